@@ -1,0 +1,421 @@
+"""The contextls protocol: method names, parameter and result types, error codes.
+
+This module is the single source of truth for the wire format. The JSON Schema
+in ``clients/protocol/contextls.schema.json`` is generated from it
+(``python -m contextls.schema``), and the editor clients are checked against
+that schema. Field names are camelCase on the wire (``rename="camel"``).
+
+Every request takes an optional ``workspace`` (a folder URI or path). Without
+it the server routes by the folder that contains ``uri``, else the only open
+folder.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+__all__ = [
+    "METHODS",
+    "NOTIFICATIONS",
+    "ErrorCode",
+    "Method",
+    "Notification",
+]
+
+
+class Wire(Struct, rename="camel", kw_only=True):
+    """Base of every wire type: camelCase keys, every field always present."""
+
+
+# --------------------------------------------------------------------------
+# Shared vocabulary
+# --------------------------------------------------------------------------
+
+ItemKind = Literal["code", "text", "file", "repl-history", "error", "custom"]
+"""What a context item holds. A symbol is ``code`` with ``metadata.symbol``."""
+
+ITEM_KINDS: Final[tuple[str, ...]] = ("code", "text", "file", "repl-history", "error", "custom")
+
+Encoding = Literal["o200k_base", "cl100k_base"]
+EvictionPolicy = Literal["fifo", "relevance"]
+RenderFormat = Literal["markdown", "xml", "json"]
+
+NonNegative = Annotated[int, Meta(ge=0)]
+PositiveLimit = Annotated[int, Meta(ge=1)]
+ItemId = Annotated[str, Meta(pattern=r"^ctx-[0-9]+$", description="An item id, ctx-N")]
+IdList = Annotated[list[ItemId], Meta(min_length=1, max_length=10_000)]
+Metadata = dict[str, Any]
+
+
+class Position(Wire):
+    """An LSP position: 0-based line and UTF-16 character offset."""
+
+    line: NonNegative
+    character: NonNegative
+
+
+class Range(Wire):
+    """An LSP range, end exclusive."""
+
+    start: Position
+    end: Position
+
+
+class ContextItem(Wire):
+    """One piece of marked context.
+
+    ``metadata`` carries ``uri``, ``path`` (relative to the workspace root),
+    ``startLine``/``endLine`` (1-based, inclusive, for display), ``language``,
+    ``symbol``, ``symbolKind``, ``source`` and any keys the client added.
+    """
+
+    id: str
+    kind: ItemKind
+    content: str
+    label: str
+    timestamp: int
+    tokens: int
+    metadata: Metadata = {}
+    pinned: bool = False
+    stale: bool = False
+
+
+class ItemSummary(Wire):
+    """A short reference to an item, for status lines and notifications."""
+
+    id: str
+    kind: ItemKind
+    label: str
+    tokens: int
+    pinned: bool = False
+
+
+class Status(Wire):
+    """The truncation status of one workspace window (pushed after every change)."""
+
+    workspace: str
+    revision: int
+    item_count: int
+    max_items: int
+    tokens: int
+    max_tokens: int
+    percent: float
+    pinned_count: int
+    stale_count: int
+    archived_count: int
+    evicted_total: int
+    encoding: Encoding
+    eviction_policy: EvictionPolicy
+    last_evicted: list[ItemSummary] = []
+    next_eviction: ItemSummary | None = None
+
+
+# --------------------------------------------------------------------------
+# Request parameters
+# --------------------------------------------------------------------------
+
+
+class WorkspaceParams(Wire):
+    workspace: str | None = None
+
+
+class AddRegionParams(WorkspaceParams, kw_only=True):
+    uri: str
+    range: Range
+    text: str | None = None
+    language: str | None = None
+    metadata: Metadata | None = None
+    pin: bool = False
+
+
+class AddFileParams(WorkspaceParams, kw_only=True):
+    uri: str
+    language: str | None = None
+    metadata: Metadata | None = None
+    pin: bool = False
+
+
+class AddSymbolParams(WorkspaceParams, kw_only=True):
+    uri: str
+    name: Annotated[str, Meta(min_length=1)]
+    range: Range
+    symbol_kind: str | int | None = None
+    text: str | None = None
+    language: str | None = None
+    metadata: Metadata | None = None
+    pin: bool = False
+
+
+class AddTextParams(WorkspaceParams, kw_only=True):
+    content: str
+    kind: ItemKind = "text"
+    language: str | None = None
+    metadata: Metadata | None = None
+    pin: bool = False
+
+
+class RemoveParams(WorkspaceParams, kw_only=True):
+    ids: IdList
+
+
+class PinParams(WorkspaceParams, kw_only=True):
+    id: ItemId
+    pinned: bool = True
+
+
+class ClearParams(WorkspaceParams, kw_only=True):
+    keep_pinned: bool = False
+
+
+class ListParams(WorkspaceParams, kw_only=True):
+    kinds: list[ItemKind] | None = None
+    limit: PositiveLimit | None = None
+
+
+class RenderParams(WorkspaceParams, kw_only=True):
+    format: RenderFormat = "markdown"
+    kinds: list[ItemKind] | None = None
+    limit: PositiveLimit | None = None
+    max_tokens: PositiveLimit | None = None
+    query: str | None = None
+
+
+class StatusParams(WorkspaceParams, kw_only=True):
+    pass
+
+
+class SearchParams(WorkspaceParams, kw_only=True):
+    query: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    limit: Annotated[int, Meta(ge=1, le=500)] = 20
+    kinds: list[ItemKind] | None = None
+
+
+class RestoreParams(WorkspaceParams, kw_only=True):
+    ids: IdList
+    pin: bool = False
+
+
+class CountTokensParams(WorkspaceParams, kw_only=True):
+    text: str
+    encoding: Encoding | None = None
+
+
+# --------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------
+
+
+class AddResult(Wire):
+    item: ContextItem
+    evicted: list[ContextItem]
+    deduplicated: bool
+    status: Status
+    merged: list[str] = []
+    """Ids of items the new one absorbed (overlapping ranges, whole file)."""
+
+
+class RestoreResult(Wire):
+    items: list[ContextItem]
+    evicted: list[ContextItem]
+    status: Status
+
+
+class RemoveResult(Wire):
+    removed: list[str]
+    status: Status
+
+
+class PinResult(Wire):
+    item: ContextItem
+    status: Status
+
+
+class ClearResult(Wire):
+    cleared: int
+    cleared_ids: list[str]
+    status: Status
+
+
+class ListResult(Wire):
+    items: list[ContextItem]
+
+
+class RenderResult(Wire):
+    text: str
+    tokens: int
+    item_ids: list[str]
+    omitted_ids: list[str]
+    format: RenderFormat = "markdown"
+    history_ids: list[str] = []
+    """Archived items appended under "Relevant history" (``query``)."""
+
+
+class SearchHit(Wire):
+    item: ContextItem
+    score: float
+    snippet: str
+    archived_at: int
+    reason: str
+
+
+class SearchResult(Wire):
+    hits: list[SearchHit]
+
+
+class CountTokensResult(Wire):
+    tokens: int
+    encoding: Encoding
+
+
+# --------------------------------------------------------------------------
+# Conversation sliding window (Roo Code's truncateConversationIfNeeded)
+# --------------------------------------------------------------------------
+
+ConversationMessage = dict[str, Any]
+"""``{role, content, ...}``; content is a string or Anthropic-style blocks
+(``{"type": "text", "text"}``, ``{"type": "image", "source": {"data"}}``).
+Other keys (``ts``, ``isSummary``) are passed back unchanged."""
+
+
+class PrepareConversationParams(WorkspaceParams, kw_only=True):
+    messages: list[ConversationMessage]
+    context_window: Annotated[int, Meta(gt=0)]
+    total_tokens: NonNegative | None = None
+    max_tokens: NonNegative | None = None
+    auto_condense_context: bool = False
+    auto_condense_context_percent: float = 100
+    system_prompt: str = ""
+    custom_condensing_prompt: str | None = None
+    profile_thresholds: dict[str, float] = {}
+    current_profile_id: str = "default"
+
+
+class PrepareConversationResult(Wire):
+    messages: list[ConversationMessage]
+    summary: str
+    cost: float
+    prev_context_tokens: int
+    truncated: bool
+    removed_count: int
+    new_context_tokens: int | None = None
+    error: str | None = None
+    warnings: list[str] = []
+
+
+# --------------------------------------------------------------------------
+# Settings (initializationOptions, workspace/didChangeConfiguration)
+# --------------------------------------------------------------------------
+
+
+class CondenseSettings(Wire):
+    """An OpenAI-compatible chat-completions endpoint used to summarise chats."""
+
+    endpoint: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    prompt: str | None = None
+    timeout: Annotated[float, Meta(gt=0, le=600)] = 60.0
+    max_tokens: Annotated[int, Meta(gt=0)] | None = None
+
+
+class Settings(Wire):
+    max_items: Annotated[int, Meta(ge=1, le=1000)] = 50
+    max_tokens: Annotated[int, Meta(ge=1, le=10_000_000)] = 8000
+    encoding: Encoding = "o200k_base"
+    eviction_policy: EvictionPolicy = "fifo"
+    max_file_bytes: Annotated[int, Meta(ge=1)] = 1_000_000
+    storage: str | None = None
+    """SQLite file path, or ``:memory:``; default is in the user state dir."""
+    condense: CondenseSettings = msgspec.field(default_factory=CondenseSettings)
+
+
+# --------------------------------------------------------------------------
+# Notifications (server -> client)
+# --------------------------------------------------------------------------
+
+EvictionReason = Literal["maxItems", "maxTokens"]
+
+
+class DidEvictParams(Wire):
+    workspace: str
+    items: list[ContextItem]
+    reason: EvictionReason
+
+
+# --------------------------------------------------------------------------
+# Method names
+# --------------------------------------------------------------------------
+
+
+class Method:
+    ADD_REGION: Final = "contextls/addRegion"
+    ADD_FILE: Final = "contextls/addFile"
+    ADD_SYMBOL: Final = "contextls/addSymbol"
+    ADD_TEXT: Final = "contextls/addText"
+    REMOVE: Final = "contextls/remove"
+    PIN: Final = "contextls/pin"
+    CLEAR: Final = "contextls/clear"
+    LIST: Final = "contextls/list"
+    RENDER: Final = "contextls/render"
+    STATUS: Final = "contextls/status"
+    SEARCH: Final = "contextls/search"
+    RESTORE: Final = "contextls/restore"
+    COUNT_TOKENS: Final = "contextls/countTokens"
+    PREPARE_CONVERSATION: Final = "contextls/prepareConversation"
+
+
+class Notification:
+    DID_CHANGE_STATUS: Final = "contextls/didChangeStatus"
+    DID_EVICT: Final = "contextls/didEvict"
+
+
+METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {
+    Method.ADD_REGION: (AddRegionParams, AddResult),
+    Method.ADD_FILE: (AddFileParams, AddResult),
+    Method.ADD_SYMBOL: (AddSymbolParams, AddResult),
+    Method.ADD_TEXT: (AddTextParams, AddResult),
+    Method.REMOVE: (RemoveParams, RemoveResult),
+    Method.PIN: (PinParams, PinResult),
+    Method.CLEAR: (ClearParams, ClearResult),
+    Method.LIST: (ListParams, ListResult),
+    Method.RENDER: (RenderParams, RenderResult),
+    Method.STATUS: (StatusParams, Status),
+    Method.SEARCH: (SearchParams, SearchResult),
+    Method.RESTORE: (RestoreParams, RestoreResult),
+    Method.COUNT_TOKENS: (CountTokensParams, CountTokensResult),
+    Method.PREPARE_CONVERSATION: (PrepareConversationParams, PrepareConversationResult),
+}
+"""Every request: method name -> (params type, result type)."""
+
+NOTIFICATIONS: Final[dict[str, type[Wire]]] = {
+    Notification.DID_CHANGE_STATUS: Status,
+    Notification.DID_EVICT: DidEvictParams,
+}
+"""Every server -> client notification: method name -> params type."""
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+
+class ErrorCode(IntEnum):
+    """JSON-RPC error codes. Domain errors live in -32099..-32000."""
+
+    INVALID_PARAMS = -32602
+    NO_WORKSPACE = -32001
+    OUTSIDE_WORKSPACE = -32002
+    FILE_NOT_FOUND = -32003
+    BINARY_FILE = -32004
+    FILE_TOO_LARGE = -32005
+    ITEM_TOO_LARGE = -32006
+    NO_ROOM = -32007
+    UNKNOWN_ITEM = -32008
+    NOT_ARCHIVED = -32009
+    INVALID_RANGE = -32010
+    STORAGE = -32011
+    CONDENSE = -32012
