@@ -1,0 +1,82 @@
+"""The ``contextls/prepareConversation`` service: wire types in, wire types out.
+
+The LSP handler decodes the params, calls ``prepare_conversation`` with the
+current condense settings and the workspace's token counter, and maps a
+``ConversationParamsError`` to JSON-RPC ``-32602``. The decision itself is the
+pure ``contextls.core.conversation``; the summariser is ``contextls.condense``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from contextls.condense import make_summarizer
+from contextls.core.conversation import (
+    ConversationParamsError,
+    TruncateResult,
+    truncate_conversation_if_needed,
+)
+from contextls.protocol import (
+    CondenseSettings,
+    PrepareConversationParams,
+    PrepareConversationResult,
+)
+
+# ConversationParamsError is re-exported for the LSP layer's error mapping.
+__all__ = ["ConversationParamsError", "prepare_conversation"]
+
+log = logging.getLogger(__name__)
+
+
+async def prepare_conversation(
+    params: PrepareConversationParams,
+    condense: CondenseSettings,
+    count_text: Callable[[str], int],
+) -> PrepareConversationResult:
+    """Condense or truncate ``params.messages`` as Roo Code would.
+
+    Condensing uses the endpoint in ``condense``; without one, a request that
+    asks for condensing gets the "not configured" error and the sliding
+    window. Raises ``ConversationParamsError`` for malformed messages.
+    """
+    result = await truncate_conversation_if_needed(
+        params.messages,
+        context_window=params.context_window,
+        count_text=count_text,
+        total_tokens=params.total_tokens,
+        max_tokens=params.max_tokens,
+        auto_condense_context=params.auto_condense_context,
+        auto_condense_context_percent=params.auto_condense_context_percent,
+        system_prompt=params.system_prompt,
+        custom_condensing_prompt=params.custom_condensing_prompt,
+        profile_thresholds=params.profile_thresholds,
+        current_profile_id=params.current_profile_id,
+        summarize=make_summarizer(condense),
+    )
+    _log_outcome(result)
+    return PrepareConversationResult(
+        messages=result.messages,
+        summary=result.summary,
+        cost=result.cost,
+        prev_context_tokens=result.prev_context_tokens,
+        truncated=result.truncated,
+        removed_count=result.removed_count,
+        new_context_tokens=result.new_context_tokens,
+        error=result.error,
+        warnings=result.warnings,
+    )
+
+
+def _log_outcome(result: TruncateResult) -> None:
+    for warning in result.warnings:
+        log.warning("prepareConversation: %s", warning)
+    if result.error:
+        log.warning("prepareConversation: condensing failed: %s", result.error)
+    if result.truncated:
+        log.info(
+            "prepareConversation: %s %d of the messages (%d tokens before)",
+            "condensed" if result.summary else "dropped",
+            result.removed_count,
+            result.prev_context_tokens,
+        )

@@ -1,0 +1,186 @@
+"""A fake OpenAI-compatible chat-completions endpoint for tests.
+
+It listens on 127.0.0.1 on an ephemeral port, in a background thread, records
+every request, and answers as told: a summary (optionally with a
+``usage.cost``), an HTTP error, a raw body, or a delay longer than the
+client's timeout. Use it as a context manager::
+
+    with FakeLLM() as llm:
+        llm.reply("the summary", cost=0.25)
+        settings = CondenseSettings(endpoint=llm.base_url, model="fake")
+        ...
+        assert llm.requests[0].body["model"] == "fake"
+
+It is usable from a test process while the server under test runs in a
+subprocess (the LSP end-to-end tests).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+__all__ = ["FakeLLM", "RecordedRequest"]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the fake endpoint saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names lower-cased."""
+    body: Any
+    """The decoded JSON body, or the raw text if it was not JSON."""
+
+
+@dataclass
+class _Behaviour:
+    status: int = 200
+    body: bytes = b""
+    delay: float = 0.0
+
+
+class FakeLLM:
+    """The fake endpoint. ``start()``/``stop()``, or use it with ``with``."""
+
+    def __init__(self) -> None:
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._behaviour = _Behaviour()
+        self._requests: list[RecordedRequest] = []
+        self.reply("A summary of the conversation.")
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(self) -> FakeLLM:
+        """Bind 127.0.0.1 on a free port and serve in a daemon thread."""
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        server.daemon_threads = True  # a sleeping handler must not block stop()
+        self._server = server
+        # A short poll interval keeps stop() (and so each test's teardown) quick.
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(0.02,), name="fake-llm", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; wakes any handler sleeping in a delay."""
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = self._thread = None
+
+    def __enter__(self) -> FakeLLM:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- where it is -------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeLLM is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, as one configures OpenAI clients."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def completions_url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    # -- what it does ------------------------------------------------------
+
+    def reply(self, summary: str, *, cost: float | None = None, delay: float = 0.0) -> None:
+        """Answer with a chat completion whose content is ``summary``."""
+        usage: dict[str, Any] = {"prompt_tokens": 100, "completion_tokens": 10}
+        if cost is not None:
+            usage["cost"] = cost
+        completion = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": summary},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": usage,
+        }
+        self.respond(200, json.dumps(completion).encode(), delay=delay)
+
+    def fail(self, status: int, message: str = "internal error") -> None:
+        """Answer with an HTTP error and an OpenAI-style error body."""
+        body = json.dumps({"error": {"message": message, "type": "server_error"}}).encode()
+        self.respond(status, body)
+
+    def respond(self, status: int, body: bytes, *, delay: float = 0.0) -> None:
+        """Answer with exactly ``body`` (any bytes), after ``delay`` seconds."""
+        with self._lock:
+            self._behaviour = _Behaviour(status, body, delay)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Requests received so far (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    # -- called by the handler thread ------------------------------------------
+
+    def _record(self, request: RecordedRequest) -> _Behaviour:
+        with self._lock:
+            self._requests.append(request)
+            return self._behaviour
+
+    def _sleep(self, seconds: float) -> None:
+        self._stopping.wait(seconds)
+
+
+def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body: Any = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            behaviour = fake._record(RecordedRequest("POST", self.path, headers, body))
+            if behaviour.delay:
+                fake._sleep(behaviour.delay)
+            try:
+                self.send_response(behaviour.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(behaviour.body)))
+                self.end_headers()
+                self.wfile.write(behaviour.body)
+            except OSError:
+                pass  # the client gave up (timeout test); nothing to tell it
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output clean
+
+    return Handler
