@@ -1,0 +1,18 @@
+"""``python -m contextls serve``: the language server, without the CLI."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["serve"]:
+        args = args[1:]
+    from contextls.lsp.cli import main as serve
+
+    return serve(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

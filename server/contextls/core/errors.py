@@ -1,0 +1,51 @@
+"""Domain errors: each carries a protocol error code and a message a person can act on."""
+
+from __future__ import annotations
+
+from contextls.protocol import ErrorCode
+
+
+class ContextError(Exception):
+    """A request the window refuses. Raised before any state changes."""
+
+    code: ErrorCode = ErrorCode.INVALID_PARAMS
+
+    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class ItemTooLarge(ContextError):
+    code = ErrorCode.ITEM_TOO_LARGE
+
+
+class NoRoom(ContextError):
+    code = ErrorCode.NO_ROOM
+
+
+class UnknownItem(ContextError):
+    code = ErrorCode.UNKNOWN_ITEM
+
+
+class NotArchived(ContextError):
+    code = ErrorCode.NOT_ARCHIVED
+
+
+class InvalidParams(ContextError):
+    """Params that decode but make no sense, e.g. a range that ends before it starts.
+
+    ``path`` names the offending field the way msgspec does (``$.range.end``).
+    """
+
+    code = ErrorCode.INVALID_PARAMS
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{message} - at `{path}`")
+        self.path = path
+
+
+def thousands(n: int) -> str:
+    """12345 -> '12,345', for messages people read."""
+    return f"{n:,}"

@@ -1,0 +1,102 @@
+"""Context items: what a person marked, with its place in the workspace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from contextls.protocol import ItemKind
+
+KIND_TITLES: Final[dict[str, str]] = {
+    "code": "Code",
+    "text": "Text",
+    "file": "File",
+    "repl-history": "REPL history",
+    "error": "Error",
+    "custom": "Custom",
+}
+
+RANGED_KINDS: Final = frozenset({"code", "file"})
+"""Kinds that can point into a file and so take part in range dedup."""
+
+_LABEL_WIDTH: Final = 60
+
+
+@dataclass(slots=True)
+class Item:
+    """One item of a window or of the archive.
+
+    ``seq`` orders the window (a refreshed item gets a new, larger seq); it is
+    persisted so a restart restores the exact order.
+    """
+
+    id: str
+    kind: ItemKind
+    content: str
+    metadata: dict[str, Any]
+    timestamp: int
+    tokens: int
+    pinned: bool = False
+    stale: bool = False
+    seq: int = 0
+    encoding: str = ""
+    label: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = make_label(self.kind, self.content, self.metadata)
+
+    @property
+    def path(self) -> str | None:
+        path = self.metadata.get("path")
+        return path if isinstance(path, str) else None
+
+    @property
+    def lines(self) -> tuple[int, int] | None:
+        """1-based inclusive line span, when the item is a region of a file."""
+        start, end = self.metadata.get("startLine"), self.metadata.get("endLine")
+        if isinstance(start, int) and isinstance(end, int):
+            return start, end
+        return None
+
+    @property
+    def is_whole_file(self) -> bool:
+        return self.kind == "file" and self.path is not None
+
+    @property
+    def is_region(self) -> bool:
+        return self.kind == "code" and self.path is not None and self.lines is not None
+
+    def relabel(self) -> None:
+        self.label = make_label(self.kind, self.content, self.metadata)
+
+
+def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
+    """A short human name: ``src/app.py:10-24 (main)``, ``src/app.py``, ``error: KeyError 'x'``."""
+    path = metadata.get("path")
+    if isinstance(path, str) and path:
+        start, end = metadata.get("startLine"), metadata.get("endLine")
+        label = path
+        if kind != "file" and isinstance(start, int) and isinstance(end, int):
+            label = f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+        symbol = metadata.get("symbol")
+        if isinstance(symbol, str) and symbol:
+            label = f"{label} ({symbol})"
+        return label
+    title = metadata.get("title")
+    if isinstance(title, str) and title.strip():
+        return _shorten(title.strip())
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    return _shorten(f"{kind}: {first}" if first else kind)
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _LABEL_WIDTH else text[: _LABEL_WIDTH - 1] + "…"
+
+
+def split_lines(content: str) -> list[str]:
+    """The lines of a region's text; one trailing newline does not make an extra line."""
+    lines = content.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines

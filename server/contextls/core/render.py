@@ -1,0 +1,240 @@
+"""Render a window (and, on request, relevant archived items) for an LLM.
+
+Markdown follows the seed's shape, fixed where it fell short: every item has a
+``### Kind (from path:start-end)`` heading and a fence tagged with its real
+language, and the fence is longer than any backtick run inside the content so
+code that itself contains fences cannot break out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+import msgspec
+
+from contextls.core.items import KIND_TITLES, Item
+from contextls.core.languages import guess_language
+from contextls.protocol import RenderFormat
+
+_BACKTICK_RUN = re.compile(r"`{3,}")
+
+
+@dataclass(slots=True)
+class Rendered:
+    text: str
+    tokens: int
+    item_ids: list[str]
+    omitted_ids: list[str]
+    history_ids: list[str]
+
+
+def select(items: Sequence[Item], kinds: Iterable[str] | None, limit: int | None) -> list[Item]:
+    """Items of the given kinds, the most recent ``limit`` of them, in window order."""
+    wanted = set(kinds) if kinds else None
+    chosen = [item for item in items if wanted is None or item.kind in wanted]
+    if limit is not None:
+        chosen = chosen[-limit:] if limit > 0 else []
+    return chosen
+
+
+def render(
+    items: Sequence[Item],
+    fmt: RenderFormat,
+    count_tokens: Callable[[str], int],
+    max_tokens: int | None = None,
+    history: Sequence[Item] = (),
+) -> Rendered:
+    """Render ``items`` (then ``history``), dropping the oldest items that do not fit.
+
+    ``tokens`` is the exact count of the returned text. Budgeting adds up each
+    section's count, which can differ from the whole by a token or two at the
+    seams, so the result is counted once more and trimmed if it still overflows.
+    """
+    formatter = _FORMATTERS[fmt]
+    kept = list(items)
+    kept_history = list(history)
+    if max_tokens is not None:
+        kept, kept_history = _fit(kept, kept_history, fmt, count_tokens, max_tokens)
+    while True:
+        text = formatter(kept, kept_history)
+        tokens = count_tokens(text)
+        if max_tokens is None or tokens <= max_tokens or not (kept or kept_history):
+            break
+        if kept_history:
+            kept_history.pop()
+        else:
+            kept.pop(0)
+    kept_ids = {item.id for item in kept}
+    return Rendered(
+        text=text,
+        tokens=tokens,
+        item_ids=[item.id for item in kept],
+        omitted_ids=[item.id for item in items if item.id not in kept_ids],
+        history_ids=[item.id for item in kept_history],
+    )
+
+
+def _fit(
+    items: list[Item],
+    history: list[Item],
+    fmt: RenderFormat,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+) -> tuple[list[Item], list[Item]]:
+    formatter = _FORMATTERS[fmt]
+    budget = max_tokens - count_tokens(formatter([], []))
+    kept: list[Item] = []
+    for item in reversed(items):  # newest first: the most recent that fit stay
+        cost = item.tokens + _overhead(item, fmt, count_tokens)
+        if cost > budget:
+            break
+        budget -= cost
+        kept.append(item)
+    kept.reverse()
+    kept_history: list[Item] = []
+    if history:
+        budget -= count_tokens(_history_heading(fmt))
+        for item in history:  # best match first
+            cost = item.tokens + _overhead(item, fmt, count_tokens)
+            if cost > budget:
+                break
+            budget -= cost
+            kept_history.append(item)
+    return kept, kept_history
+
+
+def _overhead(item: Item, fmt: RenderFormat, count_tokens: Callable[[str], int]) -> int:
+    """Tokens a section adds around the item's own content."""
+    empty = Item(
+        id=item.id,
+        kind=item.kind,
+        content="",
+        metadata=item.metadata,
+        timestamp=item.timestamp,
+        tokens=0,
+        label=item.label,
+    )
+    return count_tokens(_SECTION[fmt](empty)) + 1
+
+
+# ----------------------------------------------------------------- markdown
+
+
+def heading(item: Item) -> str:
+    title = KIND_TITLES.get(item.kind, item.kind.title())
+    meta = item.metadata
+    symbol = meta.get("symbol")
+    if isinstance(symbol, str) and symbol:
+        title = f"{title}: {symbol}"
+    elif item.kind == "custom" and isinstance(meta.get("title"), str):
+        title = f"{title}: {meta['title']}"
+    source = _source(item)
+    return f"### {title} (from {source})" if source else f"### {title}"
+
+
+def _source(item: Item) -> str | None:
+    path = item.path
+    if not path:
+        return None
+    lines = item.lines
+    if lines is None or item.kind == "file":
+        return path
+    start, end = lines
+    return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+
+
+def fence_for(content: str) -> str:
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(content)), default=2)
+    return "`" * (longest + 1)
+
+
+def language_of(item: Item) -> str:
+    language = item.metadata.get("language")
+    if isinstance(language, str) and language:
+        return language
+    return guess_language(item.path) or ("text" if item.kind == "text" else "")
+
+
+def _markdown_section(item: Item) -> str:
+    fence = fence_for(item.content)
+    body = item.content if item.content.endswith("\n") else item.content + "\n"
+    return f"{heading(item)}\n{fence}{language_of(item)}\n{body}{fence}\n"
+
+
+def _markdown(items: Sequence[Item], history: Sequence[Item]) -> str:
+    parts = ["## Context\n"]
+    parts.extend(_markdown_section(item) for item in items)
+    if history:
+        parts.append(_history_heading("markdown"))
+        parts.extend(_markdown_section(item) for item in history)
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------- xml
+
+
+def _xml_section(item: Item) -> str:
+    attrs = [f"id={quoteattr(item.id)}", f"kind={quoteattr(item.kind)}"]
+    source = _source(item)
+    if source:
+        attrs.append(f"source={quoteattr(source)}")
+    language = language_of(item)
+    if language:
+        attrs.append(f"language={quoteattr(language)}")
+    return f"<item {' '.join(attrs)}>\n{escape(item.content)}\n</item>\n"
+
+
+def _xml(items: Sequence[Item], history: Sequence[Item]) -> str:
+    parts = ["<context>\n", *(_xml_section(item) for item in items)]
+    if history:
+        parts.append("<history>\n")
+        parts.extend(_xml_section(item) for item in history)
+        parts.append("</history>\n")
+    parts.append("</context>\n")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------- json
+
+
+def _json_entry(item: Item) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "label": item.label,
+        "source": _source(item),
+        "language": language_of(item) or None,
+        "content": item.content,
+    }
+
+
+def _json_section(item: Item) -> str:
+    return msgspec.json.encode(_json_entry(item)).decode()
+
+
+def _json(items: Sequence[Item], history: Sequence[Item]) -> str:
+    document = {
+        "context": [_json_entry(item) for item in items],
+        "history": [_json_entry(item) for item in history],
+    }
+    return msgspec.json.format(msgspec.json.encode(document).decode(), indent=2) + "\n"
+
+
+def _history_heading(fmt: RenderFormat) -> str:
+    return {"markdown": "## Relevant history\n", "xml": "<history>\n</history>\n", "json": ""}[fmt]
+
+
+_FORMATTERS: dict[str, Callable[[Sequence[Item], Sequence[Item]], str]] = {
+    "markdown": _markdown,
+    "xml": _xml,
+    "json": _json,
+}
+_SECTION: dict[str, Callable[[Item], str]] = {
+    "markdown": _markdown_section,
+    "xml": _xml_section,
+    "json": _json_section,
+}

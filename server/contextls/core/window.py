@@ -1,0 +1,449 @@
+"""The sliding window of one workspace: item count and token budget, pins, dedup.
+
+Invariants after every public call: count <= max_items, tokens <= max_tokens,
+items in chronological order, pinned items never evicted. A call that would
+break one raises a ``ContextError`` before changing anything.
+
+Costs: the window is an insertion-ordered dict (chronological), with a second
+ordered dict of the unpinned ids, so FIFO eviction takes the oldest unpinned
+item in O(1) and never copies the window. Token totals are kept incrementally;
+an item is tokenized once, when it arrives or when its text changes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from contextls.core.errors import ItemTooLarge, NoRoom, UnknownItem, thousands
+from contextls.core.items import Item, split_lines
+from contextls.core.relevance import relevance
+from contextls.protocol import EvictionPolicy, EvictionReason, ItemKind
+
+LAST_EVICTED_KEPT: Final = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_items: int = 50
+    max_tokens: int = 8000
+    policy: EvictionPolicy = "fifo"
+
+
+@dataclass(slots=True)
+class Candidate:
+    """What a request wants to add. ``metadata`` carries path and lines for file regions."""
+
+    kind: ItemKind
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    pin: bool = False
+    id: str | None = None
+    """Set when restoring an archived item: it comes back under its own id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Eviction:
+    item: Item
+    reason: EvictionReason
+
+
+@dataclass(slots=True)
+class AddOutcome:
+    item: Item
+    evicted: list[Eviction]
+    deduplicated: bool
+    absorbed: list[Item]
+    """Items the new one replaced: overlapping regions, or regions of a whole file."""
+    created: bool
+    """False when an existing item was refreshed in place (same id)."""
+
+
+class Window:
+    def __init__(
+        self,
+        limits: Limits,
+        count_tokens: Callable[[str], int],
+        now_ms: Callable[[], int],
+        encoding: str = "",
+    ) -> None:
+        self.limits = limits
+        self.encoding = encoding
+        self._count = count_tokens
+        self._now = now_ms
+        self._items: dict[str, Item] = {}
+        self._unpinned: dict[str, None] = {}
+        self._by_path: dict[str, dict[str, None]] = {}
+        self._by_text: dict[tuple[str, str], str] = {}
+        self.tokens = 0
+        self.pinned_tokens = 0
+        self.pinned_count = 0
+        self.next_id = 1
+        self.next_seq = 1
+        self.last_evicted: deque[Item] = deque(maxlen=LAST_EVICTED_KEPT)
+        self._last_timestamp = 0
+
+    # ------------------------------------------------------------------ reads
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self._items.values())
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._items
+
+    def get(self, item_id: str) -> Item:
+        try:
+            return self._items[item_id]
+        except KeyError:
+            raise UnknownItem(
+                f"{item_id} is not in the window; `contextls/list` shows what is, "
+                "and `contextls/search` finds archived items"
+            ) from None
+
+    @property
+    def stale_count(self) -> int:
+        return sum(1 for item in self._items.values() if item.stale)
+
+    def items_for_path(self, path: str) -> list[Item]:
+        return [self._items[i] for i in self._by_path.get(path, ())]
+
+    def next_eviction(self) -> Item | None:
+        """The item that would go first if the window had to make room now."""
+        return self._victim(protect=None)
+
+    # ---------------------------------------------------------------- changes
+
+    def add(self, candidate: Candidate) -> AddOutcome:
+        same, absorbed = self._duplicates(candidate)
+        if absorbed and same is not None and not same.is_whole_file and same not in absorbed:
+            absorbed.append(same)
+            same = None
+        content, metadata = candidate.content, dict(candidate.metadata)
+        if absorbed and candidate.kind == "code":
+            merged = _merge_regions(absorbed, candidate)
+            if merged is None:  # texts that do not line up with their ranges: keep apart
+                absorbed = []
+            else:
+                content, metadata = merged
+        if same is not None and same.is_whole_file and candidate.kind == "code":
+            # A region of a file that is already whole in the window adds nothing.
+            content, metadata = same.content, same.metadata
+        leaving = [*absorbed, *([same] if same is not None else [])]
+        tokens = (
+            same.tokens
+            if same is not None and same.content == content and same.encoding == self.encoding
+            else self._count(content)
+        )
+        self._check_fits(tokens, leaving)
+
+        pinned = candidate.pin or any(item.pinned for item in leaving)
+        for item in absorbed:
+            self._detach(item)
+        if same is not None:
+            self._detach(same)
+            item = replace(
+                same,
+                content=content,
+                metadata={**same.metadata, **metadata},
+                tokens=tokens,
+                pinned=pinned,
+                stale=False,
+                encoding=self.encoding,
+                label="",
+            )
+        else:
+            item = Item(
+                id=candidate.id or self._allocate_id(),
+                kind=candidate.kind,
+                content=content,
+                metadata=metadata,
+                timestamp=0,
+                tokens=tokens,
+                pinned=pinned,
+                encoding=self.encoding,
+            )
+        item.timestamp = self._timestamp()
+        item.seq = self._allocate_seq()
+        self._attach(item)
+        evicted = self._evict_to_fit(protect=item.id)
+        return AddOutcome(
+            item=item,
+            evicted=evicted,
+            deduplicated=same is not None or bool(absorbed),
+            absorbed=absorbed,
+            created=same is None,
+        )
+
+    def remove(self, ids: list[str]) -> list[Item]:
+        """Take items out of the window (all of them, or none if one is unknown)."""
+        items = [self.get(item_id) for item_id in dict.fromkeys(ids)]
+        for item in items:
+            self._detach(item)
+        return items
+
+    def set_pinned(self, item_id: str, pinned: bool) -> Item:
+        item = self.get(item_id)
+        if item.pinned == pinned:
+            return item
+        item.pinned = pinned
+        sign = 1 if pinned else -1
+        self.pinned_count += sign
+        self.pinned_tokens += sign * item.tokens
+        if pinned:
+            del self._unpinned[item_id]
+        else:
+            # Back among the unpinned at its place in time. This walks the
+            # window once; pin changes are rare, adds are not.
+            self._unpinned = {
+                other_id: None for other_id, other in self._items.items() if not other.pinned
+            }
+        return item
+
+    def clear(self, keep_pinned: bool) -> list[Item]:
+        gone = [item for item in self._items.values() if not (keep_pinned and item.pinned)]
+        for item in gone:
+            self._detach(item)
+        return gone
+
+    def set_stale(self, item_id: str, stale: bool) -> None:
+        self._items[item_id].stale = stale
+
+    def reconfigure(self, limits: Limits) -> list[Eviction]:
+        """Apply new limits, evicting at once. Refused if the pinned items alone break them."""
+        if self.pinned_count > limits.max_items:
+            raise NoRoom(
+                f"maxItems {limits.max_items} is below the {self.pinned_count} pinned items; "
+                "unpin some first"
+            )
+        if self.pinned_tokens > limits.max_tokens:
+            raise NoRoom(
+                f"maxTokens {thousands(limits.max_tokens)} is below the "
+                f"{thousands(self.pinned_tokens)} tokens of pinned items; unpin some first"
+            )
+        self.limits = limits
+        return self._evict_to_fit(protect=None)
+
+    def retokenize(self, count_tokens: Callable[[str], int], encoding: str) -> list[Eviction]:
+        """Switch encodings: every item is counted once more, then the budget applies."""
+        self._count = count_tokens
+        self.encoding = encoding
+        for item in self._items.values():
+            if item.encoding != encoding:
+                self._set_tokens(item, count_tokens(item.content))
+                item.encoding = encoding
+        return self._evict_to_fit(protect=None)
+
+    def load(self, items: list[Item], next_id: int, next_seq: int) -> None:
+        """Replace the whole state with a persisted one (items in window order)."""
+        self._items.clear()
+        self._unpinned.clear()
+        self._by_path.clear()
+        self._by_text.clear()
+        self.tokens = self.pinned_tokens = self.pinned_count = 0
+        for item in items:
+            if item.encoding != self.encoding:
+                item.tokens = self._count(item.content)
+                item.encoding = self.encoding
+            self._attach(item)
+        self.next_id = next_id
+        self.next_seq = max(next_seq, max((item.seq for item in items), default=0) + 1)
+        self._last_timestamp = max((item.timestamp for item in items), default=0)
+
+    # -------------------------------------------------------------- internals
+
+    def _allocate_id(self) -> str:
+        item_id = f"ctx-{self.next_id}"
+        self.next_id += 1
+        return item_id
+
+    def _allocate_seq(self) -> int:
+        seq = self.next_seq
+        self.next_seq += 1
+        return seq
+
+    def _timestamp(self) -> int:
+        # Never go back in time, so window order is also timestamp order.
+        self._last_timestamp = max(self._now(), self._last_timestamp)
+        return self._last_timestamp
+
+    def _duplicates(self, candidate: Candidate) -> tuple[Item | None, list[Item]]:
+        path = candidate.metadata.get("path")
+        if candidate.kind not in ("code", "file") or not isinstance(path, str):
+            same_id = self._by_text.get((candidate.kind, candidate.content))
+            return (self._items[same_id] if same_id else None), []
+        same: Item | None = None
+        absorbed: list[Item] = []
+        if candidate.kind == "file":
+            for item in self.items_for_path(path):
+                if item.is_whole_file:
+                    same = item
+                elif item.is_region:
+                    absorbed.append(item)
+            return same, absorbed
+        lines = _lines_of(candidate.metadata)
+        if lines is None:
+            return None, []
+        regions = []
+        for item in self.items_for_path(path):
+            if item.is_whole_file:
+                return item, []
+            if item.is_region:
+                if item.lines == lines:
+                    same = item
+                else:
+                    regions.append(item)
+        return same, _touching_closure(lines, regions)
+
+    def _check_fits(self, tokens: int, leaving: list[Item]) -> None:
+        limits = self.limits
+        if tokens > limits.max_tokens:
+            raise ItemTooLarge(
+                f"item has {thousands(tokens)} tokens; the budget is "
+                f"{thousands(limits.max_tokens)} (raise maxTokens or mark a smaller region)"
+            )
+        pinned_count = self.pinned_count - sum(1 for item in leaving if item.pinned)
+        pinned_tokens = self.pinned_tokens - sum(item.tokens for item in leaving if item.pinned)
+        if pinned_count + 1 > limits.max_items:
+            raise NoRoom(
+                f"all {limits.max_items} places are taken by pinned items; "
+                "unpin one or raise maxItems"
+            )
+        if pinned_tokens + tokens > limits.max_tokens:
+            raise NoRoom(
+                f"item has {thousands(tokens)} tokens, but pinned items already use "
+                f"{thousands(pinned_tokens)} of the {thousands(limits.max_tokens)}-token budget; "
+                "unpin something or raise maxTokens"
+            )
+
+    def _attach(self, item: Item) -> None:
+        self._items[item.id] = item
+        self.tokens += item.tokens
+        if item.pinned:
+            self.pinned_count += 1
+            self.pinned_tokens += item.tokens
+        else:
+            self._unpinned[item.id] = None
+        self._index(item)
+
+    def _detach(self, item: Item) -> None:
+        del self._items[item.id]
+        self.tokens -= item.tokens
+        if item.pinned:
+            self.pinned_count -= 1
+            self.pinned_tokens -= item.tokens
+        else:
+            del self._unpinned[item.id]
+        self._unindex(item)
+
+    def _index(self, item: Item) -> None:
+        path = item.path
+        if path is not None and item.kind in ("code", "file"):
+            self._by_path.setdefault(path, {})[item.id] = None
+        else:
+            self._by_text[(item.kind, item.content)] = item.id
+
+    def _unindex(self, item: Item) -> None:
+        path = item.path
+        if path is not None and item.kind in ("code", "file"):
+            ids = self._by_path.get(path)
+            if ids is not None:
+                ids.pop(item.id, None)
+                if not ids:
+                    del self._by_path[path]
+        elif self._by_text.get((item.kind, item.content)) == item.id:
+            del self._by_text[(item.kind, item.content)]
+
+    def _set_tokens(self, item: Item, tokens: int) -> None:
+        delta = tokens - item.tokens
+        item.tokens = tokens
+        self.tokens += delta
+        if item.pinned:
+            self.pinned_tokens += delta
+
+    def _victim(self, protect: str | None) -> Item | None:
+        if self.limits.policy == "fifo":
+            for item_id in self._unpinned:
+                if item_id != protect:
+                    return self._items[item_id]
+            return None
+        now = self._now()
+        best: Item | None = None
+        best_score = 2.0
+        for item_id in self._unpinned:  # oldest first, so ties go to the oldest
+            if item_id == protect:
+                continue
+            item = self._items[item_id]
+            score = relevance(item, now)
+            if score < best_score:
+                best, best_score = item, score
+        return best
+
+    def _evict_to_fit(self, protect: str | None) -> list[Eviction]:
+        evicted: list[Eviction] = []
+        limits = self.limits
+        while len(self._items) > limits.max_items or self.tokens > limits.max_tokens:
+            reason: EvictionReason = (
+                "maxItems" if len(self._items) > limits.max_items else "maxTokens"
+            )
+            victim = self._victim(protect)
+            if victim is None:  # unreachable: _check_fits and reconfigure guard it
+                raise NoRoom("nothing left that may be evicted")
+            self._detach(victim)
+            self.last_evicted.append(victim)
+            evicted.append(Eviction(victim, reason))
+        return evicted
+
+
+def _lines_of(metadata: dict[str, Any]) -> tuple[int, int] | None:
+    start, end = metadata.get("startLine"), metadata.get("endLine")
+    if isinstance(start, int) and isinstance(end, int):
+        return start, end
+    return None
+
+
+def _touching_closure(lines: tuple[int, int], regions: list[Item]) -> list[Item]:
+    """Regions that overlap or touch ``lines``, directly or through each other."""
+    start, end = lines
+    absorbed: list[Item] = []
+    pending = list(regions)
+    grew = True
+    while grew:
+        grew = False
+        for item in list(pending):
+            span = item.lines
+            assert span is not None
+            if span[0] <= end + 1 and start <= span[1] + 1:
+                start, end = min(start, span[0]), max(end, span[1])
+                absorbed.append(item)
+                pending.remove(item)
+                grew = True
+    return absorbed
+
+
+def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dict[str, Any]] | None:
+    """One region covering all of them; where they overlap, the newest text wins."""
+    by_line: dict[int, str] = {}
+    newline_at_end = candidate.content.endswith("\n")
+    sources = [
+        *((item.content, item.lines) for item in sorted(absorbed, key=lambda i: i.seq)),
+        (candidate.content, _lines_of(candidate.metadata)),
+    ]
+    for content, span in sources:
+        assert span is not None
+        lines = split_lines(content)
+        if len(lines) != span[1] - span[0] + 1:
+            return None
+        by_line.update(zip(range(span[0], span[1] + 1), lines, strict=True))
+    start, end = min(by_line), max(by_line)
+    metadata = dict(candidate.metadata)
+    if (start, end) != _lines_of(candidate.metadata):
+        metadata.pop("symbol", None)
+        metadata.pop("symbolKind", None)
+    metadata["startLine"], metadata["endLine"] = start, end
+    text = "\n".join(by_line[n] for n in range(start, end + 1))
+    return (text + "\n" if newline_at_end else text), metadata

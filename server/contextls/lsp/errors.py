@@ -1,0 +1,44 @@
+"""The one place where errors become JSON-RPC errors."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, TypeVar
+
+import msgspec
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcServerError,
+)
+
+from contextls.core.errors import ContextError
+from contextls.protocol import ErrorCode
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def decode_params(raw: Any, params_type: type[S]) -> S:
+    """Dict params -> the method's Struct, or -32602 naming the bad field."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise JsonRpcInvalidParams(message="params must be an object (by-name parameters)")
+    try:
+        return msgspec.convert(raw, params_type)
+    except msgspec.ValidationError as error:
+        raise JsonRpcInvalidParams(message=f"invalid params: {error}") from None
+
+
+def to_jsonrpc(error: BaseException) -> JsonRpcException:
+    if isinstance(error, JsonRpcException):
+        return error
+    if isinstance(error, ContextError):
+        if error.code == ErrorCode.INVALID_PARAMS:
+            return JsonRpcInvalidParams(message=f"invalid params: {error.message}")
+        return JsonRpcServerError(error.message, int(error.code))  # type: ignore[no-untyped-call]
+    log.exception("internal error", exc_info=error)
+    return JsonRpcInternalError(message=f"internal error: {type(error).__name__}: {error}")

@@ -1,0 +1,243 @@
+"""Thin handlers: decode params, call the service, return builtins.
+
+Every custom request goes through ``_request``: params are decoded into the
+method's Struct (-32602 naming the field otherwise), the service first catches
+up with changes made by another server process, and any error becomes a
+JSON-RPC error. Nothing a client sends can take the server down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+from lsprotocol import types as lsp
+
+from contextls import protocol as p
+from contextls.conversation import prepare_conversation
+from contextls.lsp.errors import decode_params, to_jsonrpc
+from contextls.lsp.server import ContextServer
+
+P = TypeVar("P", bound=msgspec.Struct)
+
+
+def register(server: ContextServer) -> None:
+    _register_lifecycle(server)
+    _register_requests(server)
+
+
+def _register_lifecycle(server: ContextServer) -> None:
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: ContextServer, params: lsp.InitializeParams) -> None:
+        folders = [folder.uri for folder in params.workspace_folders or []]
+        if not folders and params.root_uri:
+            folders = [params.root_uri]
+        elif not folders and params.root_path:
+            folders = [params.root_path]
+        ls.service.set_folders(folders)
+        ls.service.configure(params.initialization_options, initial=True)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(
+        ls: ContextServer, params: lsp.DidChangeConfigurationParams
+    ) -> None:
+        _guarded(lambda: ls.service.configure(params.settings))
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: ContextServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+        ls.service.set_folders(
+            [folder.uri for folder in params.event.added],
+            [folder.uri for folder in params.event.removed],
+        )
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ContextServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        _guarded(lambda: ls.service.document_changed(uri, ls.document_text(uri)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ContextServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        document = params.text_document
+        _guarded(lambda: ls.service.document_changed(document.uri, document.text))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ContextServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        _guarded(lambda: ls.service.document_changed(uri, None))
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: ContextServer, *_: Any) -> None:
+        ls.service.close()
+
+
+def _guarded(action: Callable[[], None]) -> None:
+    """Notifications have nobody to answer: log and go on."""
+    try:
+        action()
+    except Exception as error:
+        to_jsonrpc(error)  # logs unexpected errors
+        import logging
+
+        logging.getLogger(__name__).warning("notification failed: %s", error)
+
+
+def _request(
+    server: ContextServer, method: str, handle: Callable[[ContextServer, Any], msgspec.Struct]
+) -> None:
+    params_type = p.METHODS[method][0]
+
+    def handler(ls: ContextServer, raw: Any) -> Any:
+        try:
+            params = decode_params(raw, params_type)
+            ls.service.catch_up()
+            return msgspec.to_builtins(handle(ls, params))
+        except Exception as error:
+            raise to_jsonrpc(error) from error
+
+    server.feature(method)(handler)
+
+
+def _async_request(
+    server: ContextServer,
+    method: str,
+    handle: Callable[[ContextServer, Any], Awaitable[msgspec.Struct]],
+) -> None:
+    params_type = p.METHODS[method][0]
+
+    async def handler(ls: ContextServer, raw: Any) -> Any:
+        try:
+            params = decode_params(raw, params_type)
+            return msgspec.to_builtins(await handle(ls, params))
+        except Exception as error:
+            raise to_jsonrpc(error) from error
+
+    server.feature(method)(handler)
+
+
+def _start_end(range_: p.Range) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (range_.start.line, range_.start.character), (range_.end.line, range_.end.character)
+
+
+def _symbol_kind(kind: str | int | None) -> str | int | None:
+    """LSP SymbolKind numbers become their names (``12`` -> ``"Function"``)."""
+    if isinstance(kind, int):
+        try:
+            return lsp.SymbolKind(kind).name
+        except ValueError:
+            return kind
+    return kind
+
+
+def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
+    start, end = _start_end(params.range)
+    workspace = ls.service.workspace(params.workspace, params.uri)
+    return workspace.add_region(
+        params.uri, start, end, params.text, params.language, params.metadata, params.pin
+    )
+
+
+def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
+    start, end = _start_end(params.range)
+    workspace = ls.service.workspace(params.workspace, params.uri)
+    return workspace.add_region(
+        params.uri,
+        start,
+        end,
+        params.text,
+        params.language,
+        params.metadata,
+        params.pin,
+        symbol=params.name,
+        symbol_kind=_symbol_kind(params.symbol_kind),
+    )
+
+
+def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
+    workspace = ls.service.workspace(params.workspace, params.uri)
+    return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
+
+
+def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
+    workspace = ls.service.workspace(params.workspace)
+    return workspace.add_text(
+        params.kind, params.content, params.language, params.metadata, params.pin
+    )
+
+
+def remove(ls: ContextServer, params: p.RemoveParams) -> p.RemoveResult:
+    return ls.service.workspace(params.workspace).remove(params.ids)
+
+
+def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
+    return ls.service.workspace(params.workspace).pin(params.id, params.pinned)
+
+
+def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult:
+    return ls.service.workspace(params.workspace).clear(params.keep_pinned)
+
+
+def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
+    return ls.service.workspace(params.workspace).list_items(params.kinds, params.limit)
+
+
+def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
+    return ls.service.workspace(params.workspace).render(
+        params.format,
+        params.kinds,
+        params.limit,
+        params.max_tokens,
+        params.query,
+    )
+
+
+def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
+    return ls.service.workspace(params.workspace).status()
+
+
+def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
+    return ls.service.workspace(params.workspace).search(params.query, params.limit, params.kinds)
+
+
+def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
+    return ls.service.workspace(params.workspace).restore(params.ids, params.pin)
+
+
+def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
+    encoding = params.encoding
+    if encoding is None and params.workspace:
+        encoding = ls.service.workspace(params.workspace).settings.encoding
+    return ls.service.count_tokens(params.text, encoding)
+
+
+async def prepare(
+    ls: ContextServer, params: p.PrepareConversationParams
+) -> p.PrepareConversationResult:
+    encoding = (
+        ls.service.workspace(params.workspace).settings.encoding if params.workspace else None
+    )
+    tokenizer = ls.service.tokenizer(encoding)
+    return await prepare_conversation(params, ls.service.settings.condense, tokenizer.count)
+
+
+_SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
+    p.Method.ADD_REGION: add_region,
+    p.Method.ADD_FILE: add_file,
+    p.Method.ADD_SYMBOL: add_symbol,
+    p.Method.ADD_TEXT: add_text,
+    p.Method.REMOVE: remove,
+    p.Method.PIN: pin,
+    p.Method.CLEAR: clear,
+    p.Method.LIST: list_items,
+    p.Method.RENDER: render,
+    p.Method.STATUS: status,
+    p.Method.SEARCH: search,
+    p.Method.RESTORE: restore,
+    p.Method.COUNT_TOKENS: count_tokens,
+}
+
+
+def _register_requests(server: ContextServer) -> None:
+    for method, handle in _SYNC_HANDLERS.items():
+        _request(server, method, handle)
+    _async_request(server, p.Method.PREPARE_CONVERSATION, prepare)

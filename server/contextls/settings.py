@@ -1,0 +1,93 @@
+"""Reading settings leniently: a bad key falls back to its default, with a warning.
+
+Settings arrive as ``initializationOptions`` (a flat object) or as the
+``settings`` of ``workspace/didChangeConfiguration`` (flat, or nested under
+``"contextls"``). One bad value must not throw the others away, so each key
+is checked on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from contextls.protocol import CondenseSettings, Settings
+
+_FIELDS = {f.encode_name: f for f in msgspec.structs.fields(Settings)}
+
+
+@dataclass(slots=True)
+class ParsedSettings:
+    settings: Settings
+    warnings: list[str] = field(default_factory=list)
+    given: set[str] = field(default_factory=set)
+    """The keys the client actually sent (valid or not)."""
+    ignored: list[str] = field(default_factory=list)
+    """Keys that are not contextls settings: logged, not shown (editors send extras)."""
+
+
+def unwrap(raw: Any) -> Any:
+    """``{"contextls": {...}}`` -> ``{...}``; anything else unchanged."""
+    if isinstance(raw, dict) and isinstance(raw.get("contextls"), dict):
+        return raw["contextls"]
+    return raw
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
+    """Settings from a client object; keys not given keep ``base`` (or the defaults)."""
+    base = base or Settings()
+    raw = unwrap(raw)
+    if raw is None:
+        return ParsedSettings(base)
+    if not isinstance(raw, dict):
+        return ParsedSettings(
+            base, [f"contextls settings must be an object, not {type(raw).__name__}; ignored"]
+        )
+    values: dict[str, Any] = msgspec.structs.asdict(base)
+    warnings: list[str] = []
+    ignored: list[str] = []
+    given: set[str] = set()
+    for key, value in raw.items():
+        info = _FIELDS.get(key)
+        if info is None:
+            ignored.append(key)
+            continue
+        given.add(key)
+        if value is None and key != "storage":
+            values[info.name] = info.default if info.default is not msgspec.NODEFAULT else None
+            continue
+        try:
+            checked = msgspec.convert({key: value}, _Single[key])
+        except msgspec.ValidationError as error:
+            default = _default_of(info)
+            warnings.append(
+                f"contextls setting {key} = {value!r} is invalid ({error}); using {default!r}"
+            )
+            values[info.name] = default
+            continue
+        values[info.name] = getattr(checked, info.name)
+    return ParsedSettings(Settings(**values), warnings, given, ignored)
+
+
+def _default_of(info: msgspec.structs.FieldInfo) -> Any:
+    if info.default_factory is not msgspec.NODEFAULT:
+        return info.default_factory()
+    return info.default
+
+
+def _single_field_struct(info: msgspec.structs.FieldInfo) -> type[msgspec.Struct]:
+    """A Struct with just this field, so one value is validated with its constraints."""
+    return msgspec.defstruct(
+        f"Setting_{info.name}",
+        [(info.name, info.type)],
+        rename="camel",
+    )
+
+
+_Single: dict[str, type[msgspec.Struct]] = {
+    name: _single_field_struct(info) for name, info in _FIELDS.items()
+}
+
+__all__ = ["CondenseSettings", "ParsedSettings", "Settings", "parse_settings", "unwrap"]

@@ -1,0 +1,368 @@
+"""SQLite persistence: the windows, their counters, and the searchable archive.
+
+One database holds every workspace (keyed by root URI). WAL mode lets an Emacs
+and a VS Code server share it: writes go through ``BEGIN IMMEDIATE``, and
+``PRAGMA data_version`` tells a connection cheaply that another one committed.
+The archive is indexed with FTS5 (external content) and ranked with bm25.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from contextls.core.items import Item
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION: Final = 1
+MEMORY: Final = ":memory:"
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workspaces (
+    root TEXT PRIMARY KEY,
+    next_id INTEGER NOT NULL DEFAULT 1,
+    next_seq INTEGER NOT NULL DEFAULT 1,
+    revision INTEGER NOT NULL DEFAULT 0,
+    evicted_total INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS items (
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    pinned INTEGER NOT NULL,
+    stale INTEGER NOT NULL,
+    PRIMARY KEY (root, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS archive (
+    rowid INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    pinned INTEGER NOT NULL,
+    archived_at INTEGER NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archive_by_id ON archive (root, id);
+CREATE INDEX IF NOT EXISTS archive_by_time ON archive (root, archived_at);
+CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5 (
+    label, content, content='archive', content_rowid='rowid', tokenize='unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS archive_fts_insert AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_fts (rowid, label, content) VALUES (new.rowid, new.label, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS archive_fts_delete AFTER DELETE ON archive BEGIN
+    INSERT INTO archive_fts (archive_fts, rowid, label, content)
+    VALUES ('delete', old.rowid, old.label, old.content);
+END;
+"""
+
+_ITEM_COLUMNS: Final = "id, kind, content, metadata, timestamp, tokens, encoding, pinned"
+_WORD = re.compile(r"\w+", re.UNICODE)
+_EVICTION_REASONS: Final = ("maxItems", "maxTokens")
+
+
+class StorageError(Exception):
+    """The database cannot be used (unwritable directory, locked for too long)."""
+
+
+@dataclass(slots=True)
+class WorkspaceRow:
+    next_id: int
+    next_seq: int
+    revision: int
+    evicted_total: int
+
+
+@dataclass(slots=True)
+class ArchiveHit:
+    item: Item
+    score: float
+    snippet: str
+    archived_at: int
+    reason: str
+
+
+def default_path() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("contextls")) / "contextls.sqlite3"
+
+
+class Store:
+    def __init__(self, location: str | Path | None = None) -> None:
+        self.location = str(location) if location is not None else str(default_path())
+        self.moved_aside: Path | None = None
+        """Where a corrupt database was moved, so the server can tell the user."""
+        self._db = self._open()
+        self._data_version = self._read_data_version()
+
+    # ---------------------------------------------------------------- opening
+
+    def _open(self) -> sqlite3.Connection:
+        if self.location != MEMORY:
+            Path(self.location).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as error:
+            if self.location == MEMORY or isinstance(error, sqlite3.OperationalError):
+                raise StorageError(f"cannot open {self.location}: {error}") from error
+            self.moved_aside = self._move_aside()
+            log.warning("%s was corrupt (%s); moved to %s", self.location, error, self.moved_aside)
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout = 5000")
+            if self.location != MEMORY:
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.executescript(_SCHEMA)
+            db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
+            )
+            db.execute("SELECT count(*) FROM workspaces").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        original = Path(self.location)
+        target = original.with_name(f"{original.name}.corrupt-{stamp}")
+        original.replace(target)
+        for suffix in ("-wal", "-shm"):
+            side = original.with_name(original.name + suffix)
+            if side.exists():
+                side.replace(target.with_name(target.name + suffix))
+        return target
+
+    def close(self) -> None:
+        self._db.close()
+
+    # ------------------------------------------------------------ concurrency
+
+    def _read_data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def changed_elsewhere(self) -> bool:
+        """True once after another connection committed something."""
+        version = self._read_data_version()
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        return True
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """One write transaction; other processes wait for it (busy_timeout)."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise StorageError(f"the context database is busy: {error}") from error
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        self._data_version = self._read_data_version()
+
+    # ------------------------------------------------------------- workspaces
+
+    def workspace(self, root: str) -> WorkspaceRow:
+        row = self._db.execute(
+            "SELECT next_id, next_seq, revision, evicted_total FROM workspaces WHERE root = ?",
+            (root,),
+        ).fetchone()
+        if row is None:
+            return WorkspaceRow(1, 1, 0, 0)
+        return WorkspaceRow(*row)
+
+    def save_workspace(self, root: str, row: WorkspaceRow) -> None:
+        self._db.execute(
+            "INSERT INTO workspaces (root, next_id, next_seq, revision, evicted_total) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET next_id = excluded.next_id, "
+            "next_seq = excluded.next_seq, revision = excluded.revision, "
+            "evicted_total = excluded.evicted_total",
+            (root, row.next_id, row.next_seq, row.revision, row.evicted_total),
+        )
+
+    # ------------------------------------------------------------------ items
+
+    def load_window(self, root: str) -> list[Item]:
+        rows = self._db.execute(
+            f"SELECT {_ITEM_COLUMNS}, stale, seq FROM items WHERE root = ? ORDER BY seq", (root,)
+        ).fetchall()
+        return [_item(row[:8], stale=bool(row[8]), seq=row[9]) for row in rows]
+
+    def save_items(self, root: str, items: Iterable[Item]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO items (root, id, seq, kind, content, metadata, timestamp, "
+            "tokens, encoding, pinned, stale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    root,
+                    item.id,
+                    item.seq,
+                    item.kind,
+                    item.content,
+                    _json(item.metadata),
+                    item.timestamp,
+                    item.tokens,
+                    item.encoding,
+                    item.pinned,
+                    item.stale,
+                )
+                for item in items
+            ],
+        )
+
+    def delete_items(self, root: str, ids: Iterable[str]) -> None:
+        self._db.executemany(
+            "DELETE FROM items WHERE root = ? AND id = ?", [(root, item_id) for item_id in ids]
+        )
+
+    # ---------------------------------------------------------------- archive
+
+    def archive(self, root: str, items: Iterable[Item], reason: str, at: int) -> int:
+        """Move items to the archive (one entry per id: the latest version wins)."""
+        rows = [
+            (
+                root,
+                item.id,
+                item.kind,
+                item.label,
+                item.content,
+                _json(item.metadata),
+                item.timestamp,
+                item.tokens,
+                item.encoding,
+                item.pinned,
+                at,
+                reason,
+            )
+            for item in items
+        ]
+        self._db.executemany(
+            "DELETE FROM archive WHERE root = ? AND id = ?", [(root, row[1]) for row in rows]
+        )
+        self._db.executemany(
+            "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens, "
+            "encoding, pinned, archived_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return len(rows)
+
+    def archived(self, root: str, ids: list[str]) -> dict[str, Item]:
+        found: dict[str, Item] = {}
+        for item_id in ids:
+            row = self._db.execute(
+                f"SELECT {_ITEM_COLUMNS} FROM archive WHERE root = ? AND id = ?", (root, item_id)
+            ).fetchone()
+            if row is not None:
+                found[item_id] = _item(row)
+        return found
+
+    def unarchive(self, root: str, ids: Iterable[str]) -> None:
+        self._db.executemany(
+            "DELETE FROM archive WHERE root = ? AND id = ?", [(root, item_id) for item_id in ids]
+        )
+
+    def archived_count(self, root: str) -> int:
+        return int(
+            self._db.execute("SELECT count(*) FROM archive WHERE root = ?", (root,)).fetchone()[0]
+        )
+
+    def last_evicted(self, root: str, limit: int) -> list[Item]:
+        rows = self._db.execute(
+            f"SELECT {_ITEM_COLUMNS} FROM archive WHERE root = ? AND reason IN (?, ?) "
+            "ORDER BY archived_at DESC, rowid DESC LIMIT ?",
+            (root, *_EVICTION_REASONS, limit),
+        ).fetchall()
+        return [_item(row) for row in reversed(rows)]
+
+    def search(
+        self, root: str, query: str, limit: int, kinds: Sequence[str] | None = None
+    ) -> list[ArchiveHit]:
+        """bm25-ranked archive hits: all words first; if none match, any word."""
+        words = _WORD.findall(query)
+        if not words:
+            return []
+        quoted = ['"' + word.replace('"', '""') + '"' for word in words]
+        hits = self._match(root, " AND ".join(quoted), limit, kinds)
+        if not hits and len(quoted) > 1:
+            hits = self._match(root, " OR ".join(quoted), limit, kinds)
+        return hits
+
+    def _match(
+        self, root: str, match: str, limit: int, kinds: Sequence[str] | None
+    ) -> list[ArchiveHit]:
+        kind_filter = ""
+        params: list[Any] = [match, root]
+        if kinds:
+            kind_filter = f" AND a.kind IN ({', '.join('?' * len(kinds))})"
+            params.extend(kinds)
+        params.append(limit)
+        rows = self._db.execute(
+            f"SELECT a.id, a.kind, a.content, a.metadata, a.timestamp, a.tokens, a.encoding, "
+            "a.pinned, bm25(archive_fts, 2.0, 1.0) AS rank, "
+            "snippet(archive_fts, -1, '**', '**', '…', 24), a.archived_at, a.reason "
+            "FROM archive_fts JOIN archive AS a ON a.rowid = archive_fts.rowid "
+            f"WHERE archive_fts MATCH ? AND a.root = ?{kind_filter} ORDER BY rank LIMIT ?",
+            params,
+        ).fetchall()
+        return [
+            ArchiveHit(
+                item=_item(row[:8]),
+                score=-float(row[8]),
+                snippet=row[9],
+                archived_at=row[10],
+                reason=row[11],
+            )
+            for row in rows
+        ]
+
+
+def _json(value: dict[str, Any]) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+def _item(row: tuple[Any, ...], stale: bool = False, seq: int = 0) -> Item:
+    item_id, kind, content, metadata, timestamp, tokens, encoding, pinned = row
+    return Item(
+        id=item_id,
+        kind=kind,
+        content=content,
+        metadata=msgspec.json.decode(metadata),
+        timestamp=timestamp,
+        tokens=tokens,
+        pinned=bool(pinned),
+        stale=stale,
+        seq=seq,
+        encoding=encoding,
+    )

@@ -1,0 +1,56 @@
+"""Domain objects -> protocol Structs (the only place that knows both)."""
+
+from __future__ import annotations
+
+from contextls.core.items import Item
+from contextls.core.window import Window
+from contextls.protocol import ContextItem, Encoding, ItemSummary, Status
+
+
+def context_item(item: Item) -> ContextItem:
+    return ContextItem(
+        id=item.id,
+        kind=item.kind,
+        content=item.content,
+        label=item.label,
+        timestamp=item.timestamp,
+        tokens=item.tokens,
+        metadata=item.metadata,
+        pinned=item.pinned,
+        stale=item.stale,
+    )
+
+
+def summary(item: Item) -> ItemSummary:
+    return ItemSummary(
+        id=item.id, kind=item.kind, label=item.label, tokens=item.tokens, pinned=item.pinned
+    )
+
+
+def status(
+    workspace: str,
+    window: Window,
+    encoding: Encoding,
+    revision: int,
+    archived_count: int,
+    evicted_total: int,
+) -> Status:
+    limits = window.limits
+    next_item = window.next_eviction()
+    return Status(
+        workspace=workspace,
+        revision=revision,
+        item_count=len(window),
+        max_items=limits.max_items,
+        tokens=window.tokens,
+        max_tokens=limits.max_tokens,
+        percent=round(100 * window.tokens / limits.max_tokens, 1),
+        pinned_count=window.pinned_count,
+        stale_count=window.stale_count,
+        archived_count=archived_count,
+        evicted_total=evicted_total,
+        encoding=encoding,
+        eviction_policy=limits.policy,
+        last_evicted=[summary(item) for item in reversed(window.last_evicted)],
+        next_eviction=summary(next_item) if next_item is not None else None,
+    )
