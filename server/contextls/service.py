@@ -192,6 +192,13 @@ class ContextService:
             if workspace.catch_up():
                 self.listener.status_changed(workspace.status())
 
+    def announce(self, roots: list[str] | None = None) -> None:
+        """Push the status of these folders (all by default), so status bars fill at once."""
+        for root in roots if roots is not None else list(self._folders):
+            key = _normalize_uri(root)
+            if key in self._folders:
+                self.listener.status_changed(self.workspace(key).status())
+
     def count_tokens(self, text: str, encoding: Encoding | None) -> CountTokensResult:
         tokenizer = self.tokenizer(encoding)
         return CountTokensResult(tokens=tokenizer.count(text), encoding=tokenizer.encoding)  # type: ignore[arg-type]

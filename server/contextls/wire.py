@@ -44,7 +44,7 @@ def status(
         max_items=limits.max_items,
         tokens=window.tokens,
         max_tokens=limits.max_tokens,
-        percent=round(100 * window.tokens / limits.max_tokens, 1),
+        percent=round(100 * window.tokens / limits.max_tokens, 2),
         pinned_count=window.pinned_count,
         stale_count=window.stale_count,
         archived_count=archived_count,

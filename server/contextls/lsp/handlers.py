@@ -38,6 +38,10 @@ def _register_lifecycle(server: ContextServer) -> None:
         ls.service.set_folders(folders)
         ls.service.configure(params.initialization_options, initial=True)
 
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: ContextServer, params: lsp.InitializedParams) -> None:
+        _guarded(ls.service.announce)
+
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(
         ls: ContextServer, params: lsp.DidChangeConfigurationParams
@@ -46,10 +50,9 @@ def _register_lifecycle(server: ContextServer) -> None:
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: ContextServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
-        ls.service.set_folders(
-            [folder.uri for folder in params.event.added],
-            [folder.uri for folder in params.event.removed],
-        )
+        added = [folder.uri for folder in params.event.added]
+        ls.service.set_folders(added, [folder.uri for folder in params.event.removed])
+        _guarded(lambda: ls.service.announce(added))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ContextServer, params: lsp.DidChangeTextDocumentParams) -> None:

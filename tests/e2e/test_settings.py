@@ -1,0 +1,79 @@
+"""Settings from initializationOptions and didChangeConfiguration, with fallbacks."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from .conftest import Session, Starter
+
+
+def configure(session: Session, settings: object) -> None:
+    session.client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings=settings)
+    )
+
+
+async def test_initialization_options_apply(start: Starter) -> None:
+    session = await start({"maxItems": 7, "maxTokens": 1234, "encoding": "cl100k_base"})
+    status = await session.call("contextls/status")
+    assert (status["maxItems"], status["maxTokens"], status["encoding"]) == (7, 1234, "cl100k_base")
+
+
+async def test_lowering_a_limit_evicts_at_once_and_notifies(session: Session) -> None:
+    for n in range(5):
+        await session.call("contextls/addText", content=f"note {n}")
+    configure(session, {"contextls": {"maxItems": 2}})
+    await session.wait_for(lambda: bool(session.evictions))
+    assert [item["id"] for item in session.evictions[0]["items"]] == ["ctx-1", "ctx-2", "ctx-3"]
+    await session.wait_for(lambda: session.statuses[-1]["itemCount"] == 2)
+    configure(session, {"maxTokens": 2})  # the flat form works too
+    await session.wait_for(lambda: session.statuses[-1]["maxTokens"] == 2)
+    status = await session.call("contextls/status")
+    assert status["tokens"] <= 2 and status["maxItems"] == 2
+
+
+async def test_invalid_settings_fall_back_with_a_message(start: Starter) -> None:
+    session = await start({"maxItems": 0, "maxTokens": "lots", "evictionPolicy": "random"})
+    status = await session.call("contextls/status")
+    assert (status["maxItems"], status["maxTokens"], status["evictionPolicy"]) == (50, 8000, "fifo")
+    await session.wait_for(lambda: len(session.messages) >= 3)
+    text = "\n".join(session.messages)
+    assert "maxItems" in text and "maxTokens" in text and "evictionPolicy" in text
+    configure(session, {"contextls": {"maxItems": 5000}})
+    await session.wait_for(lambda: any("5000" in message for message in session.messages))
+    assert (await session.call("contextls/status"))["maxItems"] == 50
+
+
+async def test_limit_below_pinned_usage_is_kept_with_a_message(session: Session) -> None:
+    await session.call("contextls/addText", content="pinned one", pin=True)
+    await session.call("contextls/addText", content="pinned two", pin=True)
+    configure(session, {"maxItems": 1})
+    await session.wait_for(lambda: any("pinned" in message for message in session.messages))
+    status = await session.call("contextls/status")
+    assert status["maxItems"] == 50 and status["itemCount"] == 2
+
+
+async def test_relevance_policy_evicts_low_value_first(start: Starter) -> None:
+    session = await start({"maxItems": 2, "evictionPolicy": "relevance"})
+    await session.call("contextls/addText", content="Traceback: KeyError", kind="error")
+    await session.call("contextls/addText", content="misc", kind="custom")
+    result = await session.call("contextls/addText", content="a note", kind="text")
+    assert [item["kind"] for item in result["evicted"]] == ["custom"]
+
+
+async def test_switching_encoding_recounts(session: Session) -> None:
+    await session.call("contextls/addText", content="Unicode text: naïve café résumé 東京")
+    o200k = (await session.call("contextls/status"))["tokens"]
+    configure(session, {"encoding": "cl100k_base"})
+    await session.wait_for(
+        lambda: bool(session.statuses) and session.statuses[-1]["encoding"] == "cl100k_base"
+    )
+    cl100k = (await session.call("contextls/status"))["tokens"]
+    expected = (
+        await session.call(
+            "contextls/countTokens",
+            text="Unicode text: naïve café résumé 東京",
+            encoding="cl100k_base",
+        )
+    )["tokens"]
+    assert cl100k == expected and cl100k != o200k
