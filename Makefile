@@ -1,0 +1,39 @@
+# contextls: `make run` (set up + a real daemon session through the CLI),
+# `make test` (set up + every check CI runs). Both work on a fresh clone.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test lint typecheck schema bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: setup
+	bash scripts/demo.sh
+
+lint: setup
+	$(BIN)/ruff check server clients tests
+
+typecheck: setup
+	$(BIN)/mypy
+
+schema: setup
+	$(BIN)/python -m contextls.schema
+
+test: setup lint typecheck
+	$(BIN)/python -m contextls.schema --check
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: setup
+	$(BIN)/python tests/bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,74 @@
+"""Generate ``clients/protocol/contextls.schema.json`` from protocol.py.
+
+    python -m contextls.schema            # write the file
+    python -m contextls.schema --check    # exit 1 if the file is stale
+
+The schema lists every request (params and result) and notification under
+``x-methods`` / ``x-notifications`` so editor clients can be checked against it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from contextls import protocol
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "clients" / "protocol" / "contextls.schema.json"
+
+
+def build() -> dict[str, Any]:
+    types: list[Any] = []
+    for params, result in protocol.METHODS.values():
+        types.extend([params, result])
+    types.extend(protocol.NOTIFICATIONS.values())
+    types.append(protocol.Settings)
+    (schemas, components) = msgspec.json.schema_components(
+        types, ref_template="#/$defs/{name}"
+    )
+    by_type = dict(zip(types, schemas, strict=True))
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "contextls.schema.json",
+        "title": "contextls protocol",
+        "description": "Generated from server/contextls/protocol.py; do not edit by hand.",
+        "x-methods": {
+            method: {"params": by_type[params], "result": by_type[result]}
+            for method, (params, result) in protocol.METHODS.items()
+        },
+        "x-notifications": {
+            method: {"params": by_type[params]} for method, params in protocol.NOTIFICATIONS.items()
+        },
+        "x-settings": by_type[protocol.Settings],
+        "x-errorCodes": {code.name: int(code) for code in protocol.ErrorCode},
+        "$defs": components,
+    }
+
+
+def render() -> str:
+    return msgspec.json.format(msgspec.json.encode(build()).decode(), indent=2) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the file is stale")
+    parser.add_argument("--output", type=Path, default=SCHEMA_PATH)
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = args.output.read_text() if args.output.exists() else ""
+        if current != text:
+            print(f"{args.output} is stale: run `python -m contextls.schema`", file=sys.stderr)
+            return 1
+        return 0
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""The client JSON Schema is generated from protocol.py and must not go stale."""
+
+from __future__ import annotations
+
+import json
+
+from contextls import protocol, schema
+
+
+def test_schema_file_matches_protocol() -> None:
+    on_disk = schema.SCHEMA_PATH.read_text()
+    assert on_disk == schema.render(), "run `python -m contextls.schema` and commit the result"
+
+
+def test_schema_names_every_method_and_notification() -> None:
+    document = json.loads(schema.SCHEMA_PATH.read_text())
+    assert set(document["x-methods"]) == set(protocol.METHODS)
+    assert set(document["x-notifications"]) == set(protocol.NOTIFICATIONS)
+    add_region = document["$defs"]["AddRegionParams"]
+    assert set(add_region["required"]) == {"uri", "range"}
+    assert "startLine" not in add_region["properties"]
+    assert document["$defs"]["Status"]["properties"]["nextEviction"]
+
+
+def test_check_mode_detects_a_stale_file(tmp_path: object) -> None:
+    from pathlib import Path
+
+    stale = Path(str(tmp_path)) / "schema.json"
+    stale.write_text("{}\n")
+    assert schema.main(["--check", "--output", str(stale)]) == 1
+    schema.main(["--output", str(stale)])
+    assert schema.main(["--check", "--output", str(stale)]) == 0
