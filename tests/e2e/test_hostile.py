@@ -1,0 +1,243 @@
+"""Malformed and hostile input over raw stdio: clear errors, no crash, nothing changed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import SERVER
+
+
+class RawServer:
+    """The real server with hand-made frames, to send what no LSP library would."""
+
+    def __init__(self, root: Path, storage: Path) -> None:
+        self.process = subprocess.Popen(
+            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        self.next_id = 0
+        reply = self.request(
+            "initialize",
+            {
+                "processId": None,
+                "capabilities": {},
+                "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+                "initializationOptions": {"storage": str(storage)},
+            },
+        )
+        assert "result" in reply
+        self.send_json({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def send_bytes(self, body: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def send_json(self, message: Any) -> None:
+        self.send_bytes(json.dumps(message).encode())
+
+    def read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = None
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError("the server closed its output")
+            if line == b"\r\n":
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        assert length is not None
+        message: dict[str, Any] = json.loads(self.process.stdout.read(length))
+        return message
+
+    def next_reply(self) -> dict[str, Any]:
+        """The next response, skipping the server's notifications."""
+        while True:
+            message = self.read()
+            if "method" not in message:
+                return message
+
+    def reply_to(self, msg_id: Any) -> dict[str, Any]:
+        while True:
+            message = self.read()
+            if "method" not in message and message.get("id") == msg_id:
+                return message
+
+    def request(self, method: str, params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        self.send_json({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return self.reply_to(self.next_id)
+
+    def status(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.request("contextls/status", {})["result"]
+        return result
+
+    def close(self) -> int:
+        self.request("shutdown", None)
+        self.send_json({"jsonrpc": "2.0", "method": "exit"})
+        return self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def raw(workspace: Path, storage: Path) -> Any:
+    server = RawServer(workspace, storage)
+    yield server
+    if server.process.poll() is None:
+        server.process.kill()
+
+
+BAD_PARAMS: list[tuple[str, Any, str]] = [
+    ("contextls/addText", {}, "content"),
+    ("contextls/addText", {"content": 42}, "$.content"),
+    ("contextls/addText", {"content": "x", "kind": "poem"}, "$.kind"),
+    ("contextls/addText", {"content": "x", "pin": "yes"}, "$.pin"),
+    ("contextls/addText", {"content": "x", "metadata": []}, "$.metadata"),
+    ("contextls/addText", {"content": "   "}, "$.content"),
+    ("contextls/addText", ["positional"], "object"),
+    ("contextls/addRegion", {"uri": "file:///x"}, "range"),
+    ("contextls/addRegion", {"uri": 1, "range": {}}, "$.uri"),
+    (
+        "contextls/addRegion",
+        {
+            "uri": "file:///x",
+            "range": {"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}},
+        },
+        "$.range.start.line",
+    ),
+    ("contextls/addFile", {"uri": None}, "$.uri"),
+    ("contextls/addSymbol", {"uri": "file:///x", "name": "", "range": {}}, "$.name"),
+    ("contextls/remove", {"ids": []}, "$.ids"),
+    ("contextls/remove", {"ids": ["../../etc"]}, "$.ids[0]"),
+    ("contextls/pin", {"id": 7}, "$.id"),
+    ("contextls/list", {"limit": 0}, "$.limit"),
+    ("contextls/list", {"kinds": ["nope"]}, "$.kinds[0]"),
+    ("contextls/render", {"format": "html"}, "$.format"),
+    ("contextls/render", {"maxTokens": -5}, "$.maxTokens"),
+    ("contextls/search", {"query": ""}, "$.query"),
+    ("contextls/search", {"query": "x", "limit": 10**30}, "$.limit"),
+    ("contextls/restore", {"ids": "ctx-1"}, "$.ids"),
+    ("contextls/countTokens", {"text": None}, "$.text"),
+    ("contextls/countTokens", {"text": "x", "encoding": "gpt2"}, "$.encoding"),
+    ("contextls/status", {"workspace": 12}, "$.workspace"),
+]
+
+
+def test_malformed_params_name_the_field_and_change_nothing(raw: RawServer) -> None:
+    raw.request("contextls/addText", {"content": "before"})
+    before = raw.status()
+    for method, params, field in BAD_PARAMS:
+        reply = raw.request(method, params)
+        assert "error" in reply, (method, params, reply)
+        assert reply["error"]["code"] == -32602, (method, params, reply)
+        assert field in reply["error"]["message"], (method, params, reply["error"]["message"])
+    assert raw.status() == before
+    assert raw.close() == 0
+
+
+def test_garbage_frames_get_answers_and_the_server_lives(raw: RawServer) -> None:
+    raw.send_bytes(b"{not json")
+    assert raw.next_reply()["error"]["code"] == -32700
+    raw.send_bytes(b"[1, 2, 3]")
+    assert raw.next_reply()["error"]["code"] == -32600
+    raw.send_json({"jsonrpc": "1.0", "id": 99, "method": "contextls/status"})
+    assert raw.reply_to(99)["error"]["code"] == -32600
+    raw.send_json({"jsonrpc": "2.0", "id": 100, "method": "contextls/doesNotExist", "params": {}})
+    assert raw.reply_to(100)["error"]["code"] == -32601
+    raw.send_json({"jsonrpc": "2.0", "id": 101, "method": "textDocument/didOpen"})  # no params
+    raw.send_json({"jsonrpc": "2.0", "method": "contextls/unknownNotification", "params": {}})
+    raw.send_json({"jsonrpc": "2.0", "id": "str-id", "method": "contextls/status", "params": None})
+    assert "result" in raw.reply_to("str-id")
+    assert raw.status()["itemCount"] == 0
+    assert raw.close() == 0
+
+
+def test_hostile_values_are_contained(raw: RawServer, workspace: Path) -> None:
+    nested: Any = {"jsonrpc": "2.0", "method": "exit"}
+    for _ in range(200):
+        nested = {"jsonrpc": "2.0", "inner": nested}
+    reply = raw.request("contextls/addText", {"content": "odd metadata", "metadata": nested})
+    assert "result" in reply, reply
+    reply = raw.request("contextls/addText", {"content": "x" * 2_000_000})
+    assert reply["error"]["code"] == -32006
+    reply = raw.request("contextls/addFile", {"uri": "file:///dev/zero"})
+    assert reply["error"]["code"] == -32002
+    reply = raw.request(
+        "contextls/addFile", {"uri": workspace.as_uri() + "/%2e%2e/%2e%2e/etc/passwd"}
+    )
+    assert reply["error"]["code"] == -32002
+    reply = raw.request("contextls/search", {"query": 'NEAR(" OR * AND ") ^ "'})
+    assert "result" in reply, reply
+    reply = raw.request(
+        "contextls/addRegion",
+        {
+            "uri": (workspace / "src" / "app.py").as_uri(),
+            "range": {
+                "start": {"line": 2**62, "character": 0},
+                "end": {"line": 2**62, "character": 5},
+            },
+        },
+    )
+    assert reply["error"]["code"] == -32010
+    assert raw.status()["itemCount"] == 1
+    assert raw.close() == 0
+
+
+def test_pipelined_requests_all_answered_in_order(raw: RawServer) -> None:
+    for n in range(200):
+        raw.send_json(
+            {
+                "jsonrpc": "2.0",
+                "id": 1000 + n,
+                "method": "contextls/addText",
+                "params": {"content": f"p{n}"},
+            }
+        )
+    seen = []
+    while len(seen) < 200:
+        message = raw.read()
+        if "id" in message and "method" not in message:
+            seen.append(message["id"])
+    assert seen == [1000 + n for n in range(200)]
+    assert raw.status()["itemCount"] == 50
+    assert raw.close() == 0
+
+
+def test_large_message_round_trip(raw: RawServer) -> None:
+    text = ("large message line\n" * 40_000)[:700_000]
+    reply = raw.request("contextls/countTokens", {"text": text})
+    assert reply["result"]["tokens"] > 100_000
+    assert raw.close() == 0
+
+
+def test_exit_without_shutdown_and_eof(workspace: Path, storage: Path) -> None:
+    server = RawServer(workspace, storage)
+    server.send_json({"jsonrpc": "2.0", "method": "exit"})
+    assert server.process.wait(timeout=10) == 1
+    server = RawServer(workspace, storage)
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+    assert server.process.wait(timeout=10) == 0
+
+
+def test_server_module_runs_as_documented() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "contextls", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0 and "--tcp" in result.stdout
+    result = subprocess.run(
+        [sys.executable, "-m", "contextls", "serve", "--tcp", "0.0.0.0:2087"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2 and "loopback" in result.stderr
