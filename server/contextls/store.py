@@ -250,7 +250,11 @@ class Store:
     # ---------------------------------------------------------------- archive
 
     def archive(self, root: str, items: Iterable[Item], reason: str, at: int) -> int:
-        """Move items to the archive (one entry per id: the latest version wins)."""
+        """Move items to the archive (one entry per id: the latest version wins).
+
+        Returns how many entries the archive gained, so callers can keep a count
+        without ``count(*)`` over a large archive.
+        """
         rows = [
             (
                 root,
@@ -268,15 +272,13 @@ class Store:
             )
             for item in items
         ]
-        self._db.executemany(
-            "DELETE FROM archive WHERE root = ? AND id = ?", [(root, row[1]) for row in rows]
-        )
+        replaced = self.unarchive(root, [row[1] for row in rows])
         self._db.executemany(
             "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens, "
             "encoding, pinned, archived_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        return len(rows)
+        return len(rows) - replaced
 
     def archived(self, root: str, ids: list[str]) -> dict[str, Item]:
         found: dict[str, Item] = {}
@@ -288,10 +290,12 @@ class Store:
                 found[item_id] = _item(row)
         return found
 
-    def unarchive(self, root: str, ids: Iterable[str]) -> None:
-        self._db.executemany(
+    def unarchive(self, root: str, ids: Iterable[str]) -> int:
+        """Drop archive entries; returns how many there were."""
+        cursor = self._db.executemany(
             "DELETE FROM archive WHERE root = ? AND id = ?", [(root, item_id) for item_id in ids]
         )
+        return max(cursor.rowcount, 0)  # rows of this statement, not of its triggers
 
     def archived_count(self, root: str) -> int:
         return int(

@@ -170,22 +170,20 @@ class Workspace:
         gone = [item_id for item_id in delta.touched if item_id not in window]
         self.store.save_items(root, present)
         self.store.delete_items(root, gone)
-        self.store.unarchive(root, delta.unarchive)
+        self.archived_count -= self.store.unarchive(root, delta.unarchive)
         at = self.clock()
         by_reason: dict[str, list[Item]] = {}
         for item_id, (item, reason) in delta.archive.items():
             if item_id not in window:
                 by_reason.setdefault(reason, []).append(item)
         for reason, items in by_reason.items():
-            self.store.archive(root, items, reason, at)
+            self.archived_count += self.store.archive(root, items, reason, at)
         self.revision += 1
         self.evicted_total += len(delta.evictions)
         self.store.save_workspace(
             root,
             WorkspaceRow(window.next_id, window.next_seq, self.revision, self.evicted_total),
         )
-        if delta.archive or delta.unarchive:
-            self.archived_count = self.store.archived_count(root)
 
     def _announce(self, delta: Delta) -> None:
         by_reason: dict[EvictionReason, list[ContextItem]] = {}
