@@ -1,0 +1,190 @@
+"""The ``contextls`` command line: global options and one subparser per command."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Final, get_args
+
+from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat
+
+PROGRAM: Final = "contextls"
+GLOBAL_OPTIONS_WITH_VALUE: Final = frozenset({"--workspace", "-w", "--storage"})
+GLOBAL_FLAGS: Final = frozenset({"--json"})
+TEXT_KINDS: Final = ("text", "error", "repl-history", "custom")
+
+DESCRIPTION: Final = """\
+Keep the LLM context of a workspace: mark files and line ranges, see the
+token budget, render the window for a model. Each command starts a
+`contextls serve` process, talks LSP to it, and stops it.
+"""
+
+EPILOG: Final = """\
+exit codes: 0 ok, 1 the server refused the request (its message is on
+stderr), 2 usage error.
+
+environment: CONTEXTLS_STORAGE (database path, like --storage),
+CONTEXTLS_CONFIG_DIR (where `config` keeps its settings file).
+"""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text.replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _global_options(inside_subcommand: bool) -> argparse.ArgumentParser:
+    """Options accepted before and after the subcommand name.
+
+    The copy inside each subcommand defaults to SUPPRESS so that it only
+    overrides what was given before the subcommand when it is given itself.
+    """
+    unset = argparse.SUPPRESS if inside_subcommand else None
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("global options")
+    group.add_argument(
+        "-w",
+        "--workspace",
+        metavar="DIR",
+        default=unset,
+        help="the workspace folder (default: the current directory)",
+    )
+    group.add_argument(
+        "--storage",
+        metavar="PATH",
+        default=unset,
+        help="SQLite database of the windows, or :memory: (default: $CONTEXTLS_STORAGE, "
+        "else the server's default in the user state dir)",
+    )
+    group.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if inside_subcommand else False,
+        help="print the result as JSON on stdout, for scripts",
+    )
+    return parent
+
+
+def _kind_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kind",
+        action="append",
+        choices=ITEM_KINDS,
+        metavar="KIND",
+        help=f"only items of this kind; repeatable ({', '.join(ITEM_KINDS)})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_global_options(inside_subcommand=False)],
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = [_global_options(inside_subcommand=True)]
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help_text, description=help_text, parents=common)
+
+    commands.add_parser(
+        "serve",
+        help="run the language server (arguments go to it: --stdio, --tcp HOST:PORT)",
+        add_help=False,
+    )
+
+    add = command("add", "add files, line ranges, directories or globs to the window")
+    add.add_argument(
+        "targets",
+        nargs="+",
+        metavar="PATH[:START[-END]]",
+        help="a file, FILE:LINE, FILE:START-END (1-based, inclusive), a directory, or a glob",
+    )
+    add.add_argument("--pin", action="store_true", help="pin what is added (never evicted)")
+    add.add_argument("--language", metavar="L", help="the language tag, if the extension misleads")
+
+    add_text = command("add-text", "add a piece of text (a note, an error, a REPL transcript)")
+    add_text.add_argument("text", nargs="?", help="the text; omitted or '-' reads stdin")
+    add_text.add_argument("--kind", choices=TEXT_KINDS, default="text")
+    add_text.add_argument("--language", metavar="L", help="language of the text, for its fence")
+    add_text.add_argument("--pin", action="store_true", help="pin it (never evicted)")
+
+    ls = command("ls", "list the items in the window, oldest first")
+    _kind_option(ls)
+    ls.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recent")
+
+    show = command("show", "print the window rendered for an LLM (stdout only)")
+    show.add_argument("--format", choices=get_args(RenderFormat), default="markdown")
+    show.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        metavar="N",
+        help="leave out the oldest unpinned items until the text fits in N tokens",
+    )
+    show.add_argument("--query", metavar="Q", help="also append archived items relevant to Q")
+    _kind_option(show)
+    show.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recent")
+
+    command("status", "the token budget, item counts, and what goes next")
+
+    rm = command("rm", "remove items from the window")
+    rm.add_argument("ids", nargs="+", metavar="ID")
+
+    pin = command("pin", "pin an item so it is never evicted")
+    pin.add_argument("id", metavar="ID")
+    unpin = command("unpin", "unpin an item")
+    unpin.add_argument("id", metavar="ID")
+
+    clear = command("clear", "move every item to the archive")
+    clear.add_argument("--keep-pinned", action="store_true", help="leave pinned items in place")
+
+    search = command("search", "search the archive of evicted and cleared items")
+    search.add_argument("query", nargs="+", metavar="QUERY")
+    search.add_argument("--limit", type=positive_int, default=20, metavar="N")
+    _kind_option(search)
+
+    restore = command("restore", "bring archived items back into the window")
+    restore.add_argument("ids", nargs="+", metavar="ID")
+    restore.add_argument("--pin", action="store_true", help="pin them as they come back")
+
+    count = command("tokens", "count the tokens of a file, or of stdin with '-'")
+    count.add_argument("source", metavar="PATH|-")
+    count.add_argument("--encoding", choices=get_args(Encoding), help="default: the window's")
+
+    config = command("config", "show or change the window settings of this workspace")
+    actions = config.add_subparsers(dest="config_action", metavar="ACTION")
+    actions.add_parser("show", help="the effective settings (the default action)", parents=common)
+    set_parser = actions.add_parser("set", help="set KEY to VALUE", parents=common)
+    set_parser.add_argument(
+        "key", metavar="KEY", help="maxItems, maxTokens, encoding, evictionPolicy, maxFileBytes"
+    )
+    set_parser.add_argument("value", metavar="VALUE")
+    unset_parser = actions.add_parser("unset", help="back to the default", parents=common)
+    unset_parser.add_argument("key", metavar="KEY")
+    return parser
+
+
+def serve_arguments(argv: Sequence[str]) -> list[str] | None:
+    """The arguments after ``serve`` when the command is ``serve``, else None.
+
+    ``serve`` hands everything after it to the server untouched (``--stdio``,
+    ``--help``), which argparse cannot do for a subcommand, so it is picked
+    out before parsing.
+    """
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        if token in GLOBAL_OPTIONS_WITH_VALUE:
+            index += 2
+        elif token in GLOBAL_FLAGS or token.split("=", 1)[0] in GLOBAL_OPTIONS_WITH_VALUE:
+            index += 1
+        else:
+            return list(argv[index + 1 :]) if token == "serve" else None
+    return None

@@ -1,0 +1,74 @@
+"""Commands that take text rather than files: add-text, tokens."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from contextls.protocol import AddTextParams, CountTokensParams
+from contextls_client.human import item_line, tokens, window_line
+from contextls_client.session import Invocation, UsageError
+
+STDIN = "-"
+
+
+class UnreadableInput(Exception):
+    """A file given to ``tokens`` cannot be read as text (exit code 1)."""
+
+
+async def run_add_text(invocation: Invocation) -> int:
+    args = invocation.args
+    console = invocation.console
+    content = _text_argument_or_stdin(args.text)
+    if not content.strip():
+        raise UsageError("nothing to add: the text is empty")
+    async with invocation.session() as session:
+        result = await session.client.add_text(
+            AddTextParams(
+                workspace=session.workspace,
+                kind=args.kind,
+                content=content,
+                language=args.language,
+                pin=args.pin,
+            )
+        )
+        console.out(f"added {item_line(result.item)}" + (", pinned" if result.item.pinned else ""))
+        session.evicted(result.evicted)
+    console.json(result)
+    console.out(window_line(result.status))
+    return 0
+
+
+async def run_tokens(invocation: Invocation) -> int:
+    args = invocation.args
+    console = invocation.console
+    text = _read_source(args.source)
+    async with invocation.session() as session:
+        result = await session.client.count_tokens(
+            CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding)
+        )
+    console.json(result)
+    console.out(f"{tokens(result.tokens)} ({result.encoding})")
+    return 0
+
+
+def _text_argument_or_stdin(text: str | None) -> str:
+    if text is not None and text != STDIN:
+        return text
+    if text is None and sys.stdin.isatty():
+        raise UsageError("give the text as an argument, or pipe it in: ... | contextls add-text")
+    return sys.stdin.read()
+
+
+def _read_source(source: str) -> str:
+    if source == STDIN:
+        return sys.stdin.read()
+    path = Path(source)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UnreadableInput(f"cannot read {source}: {error.strerror or error}") from error
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UnreadableInput(f"{source} is not UTF-8 text") from error

@@ -1,0 +1,143 @@
+"""Commands that read or edit the window: ls, show, status, rm, pin, unpin, clear."""
+
+from __future__ import annotations
+
+import shutil
+
+from contextls.protocol import (
+    ClearParams,
+    ListParams,
+    PinParams,
+    RemoveParams,
+    RenderParams,
+    StatusParams,
+)
+from contextls_client.commands._ids import item_id, item_ids
+from contextls_client.human import (
+    count,
+    flags,
+    item_line,
+    plural,
+    status_report,
+    table,
+    window_line,
+)
+from contextls_client.session import Invocation
+
+LABEL_COLUMN = 2
+
+
+async def run_ls(invocation: Invocation) -> int:
+    args = invocation.args
+    console = invocation.console
+    async with invocation.session() as session:
+        listing = await session.client.list_items(
+            ListParams(workspace=session.workspace, kinds=args.kind, limit=args.limit)
+        )
+        status = await session.client.status(StatusParams(workspace=session.workspace))
+    console.json(listing)
+    if not listing.items:
+        console.out("the window is empty; `contextls add PATH` puts a file in it")
+        return 0
+    rows = [
+        [item.id, item.kind, item.label, count(item.tokens), flags(item)] for item in listing.items
+    ]
+    width = shutil.get_terminal_size().columns if console.is_terminal else None
+    console.out(
+        *table(
+            ["ID", "KIND", "LABEL", "TOKENS", "FLAGS"],
+            rows,
+            right_aligned=[3],
+            shrink_column=LABEL_COLUMN,
+            max_width=width,
+        ),
+        "",
+        window_line(status),
+    )
+    return 0
+
+
+async def run_show(invocation: Invocation) -> int:
+    args = invocation.args
+    console = invocation.console
+    async with invocation.session() as session:
+        rendered = await session.client.render(
+            RenderParams(
+                workspace=session.workspace,
+                format=args.format,
+                kinds=args.kind,
+                limit=args.limit,
+                max_tokens=args.max_tokens,
+                query=args.query,
+            )
+        )
+    if console.json_mode:
+        console.json(rendered)
+    elif rendered.text:
+        # Only the context goes to stdout, so `contextls show | llm` gets nothing else.
+        console.raw(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
+    if not rendered.item_ids and not rendered.history_ids:
+        console.note("the window is empty; `contextls add PATH` puts a file in it")
+    if rendered.omitted_ids:
+        console.note(
+            f"left out {plural(len(rendered.omitted_ids), 'item')} to stay within "
+            f"{count(args.max_tokens) if args.max_tokens else 'the budget'} tokens: "
+            + ", ".join(rendered.omitted_ids)
+        )
+    return 0
+
+
+async def run_status(invocation: Invocation) -> int:
+    console = invocation.console
+    async with invocation.session() as session:
+        status = await session.client.status(StatusParams(workspace=session.workspace))
+    console.json(status)
+    console.out(*status_report(status, ascii_only=console.ascii_only))
+    return 0
+
+
+async def run_rm(invocation: Invocation) -> int:
+    ids = item_ids(invocation.args.ids)
+    console = invocation.console
+    async with invocation.session() as session:
+        result = await session.client.remove(RemoveParams(workspace=session.workspace, ids=ids))
+    console.json(result)
+    console.out(f"removed {', '.join(result.removed)}", window_line(result.status))
+    return 0
+
+
+async def run_pin(invocation: Invocation) -> int:
+    return await _set_pinned(invocation, pinned=True)
+
+
+async def run_unpin(invocation: Invocation) -> int:
+    return await _set_pinned(invocation, pinned=False)
+
+
+async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
+    target = item_id(invocation.args.id)
+    console = invocation.console
+    async with invocation.session() as session:
+        result = await session.client.pin(
+            PinParams(workspace=session.workspace, id=target, pinned=pinned)
+        )
+    console.json(result)
+    verb = "pinned" if pinned else "unpinned"
+    console.out(f"{verb} {item_line(result.item)}", window_line(result.status))
+    return 0
+
+
+async def run_clear(invocation: Invocation) -> int:
+    keep_pinned: bool = invocation.args.keep_pinned
+    console = invocation.console
+    async with invocation.session() as session:
+        result = await session.client.clear(
+            ClearParams(workspace=session.workspace, keep_pinned=keep_pinned)
+        )
+    console.json(result)
+    kept = f"; kept {plural(result.status.pinned_count, 'pinned item')}" if keep_pinned else ""
+    console.out(
+        f"cleared {plural(result.cleared, 'item')} to the archive{kept}",
+        window_line(result.status),
+    )
+    return 0

@@ -1,0 +1,145 @@
+"""Text for people: numbers, the token bar, tables, item and eviction lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+from urllib.parse import unquote, urlparse
+
+from contextls.protocol import ContextItem, ItemSummary, Status
+
+BAR_WIDTH: Final = 30
+UNICODE_BAR: Final = ("█", "░")
+ASCII_BAR: Final = ("#", "-")
+ELLIPSIS: Final = "…"
+
+
+def count(number: int) -> str:
+    """``12345`` → ``12,345``."""
+    return f"{number:,}"
+
+
+def tokens(number: int) -> str:
+    return f"{number:,} token" if number == 1 else f"{number:,} tokens"
+
+
+def plural(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+def bar(used: int, total: int, width: int = BAR_WIDTH, ascii_only: bool = False) -> str:
+    """A fixed-width gauge of ``used / total``, clamped to full."""
+    full, empty = ASCII_BAR if ascii_only else UNICODE_BAR
+    fraction = 0.0 if total <= 0 else min(max(used / total, 0.0), 1.0)
+    filled = round(fraction * width)
+    # Anything in use shows at least one cell, so a nearly empty window is not drawn as empty.
+    if used > 0 and total > 0 and filled == 0:
+        filled = 1
+    return full * filled + empty * (width - filled)
+
+
+def uri_to_path(uri: str) -> str:
+    """``file:///a%20b`` → ``/a b``; anything else is returned unchanged."""
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def flags(item: ContextItem | ItemSummary) -> str:
+    marks = ["pinned"] if item.pinned else []
+    if isinstance(item, ContextItem) and item.stale:
+        marks.append("stale")
+    return ",".join(marks)
+
+
+def item_line(item: ContextItem | ItemSummary) -> str:
+    """``ctx-3 code src/a.py:1-20 (312 tokens)``."""
+    return f"{item.id} {item.kind} {item.label} ({tokens(item.tokens)})"
+
+
+def eviction_line(item: ContextItem | ItemSummary) -> str:
+    return (
+        f"evicted {item.id} ({item.label}, {tokens(item.tokens)}) to the archive; "
+        f"`contextls restore {item.id}` brings it back"
+    )
+
+
+def window_line(status: Status) -> str:
+    """One-line window summary printed after commands that change it."""
+    return (
+        f"window: {count(status.item_count)}/{count(status.max_items)} items, "
+        f"{count(status.tokens)}/{count(status.max_tokens)} tokens ({status.percent:.1f}%)"
+    )
+
+
+def status_report(status: Status, ascii_only: bool = False) -> list[str]:
+    """The lines of ``contextls status``."""
+    gauge = bar(status.tokens, status.max_tokens, ascii_only=ascii_only)
+    lines = [
+        f"workspace  {uri_to_path(status.workspace)}",
+        f"tokens     [{gauge}] {count(status.tokens)} / {count(status.max_tokens)}"
+        f"  ({status.percent:.1f}%)",
+        f"items      {count(status.item_count)} / {count(status.max_items)}"
+        f"  ({status.pinned_count} pinned, {status.stale_count} stale)",
+        f"archive    {plural(status.archived_count, 'item')}"
+        f" ({count(status.evicted_total)} evicted in total)",
+    ]
+    if status.next_eviction is not None:
+        lines.append(f"next out   {item_line(status.next_eviction)}")
+    elif status.item_count:
+        lines.append("next out   nothing: every item is pinned")
+    else:
+        lines.append("next out   nothing: the window is empty")
+    lines.extend(
+        f"{'last out' if index == 0 else '':<10} {item_line(item)}"
+        for index, item in enumerate(status.last_evicted)
+    )
+    lines.append(f"window     {status.encoding}, {status.eviction_policy} eviction")
+    return lines
+
+
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right_aligned: Sequence[int] = (),
+    shrink_column: int | None = None,
+    max_width: int | None = None,
+) -> list[str]:
+    """Plain aligned columns; ``shrink_column`` is cut with … to fit ``max_width``."""
+    widths = [len(header) for header in headers]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+    if shrink_column is not None and max_width is not None:
+        overflow = sum(widths) + 2 * (len(widths) - 1) - max_width
+        if overflow > 0:
+            widths[shrink_column] = max(
+                len(headers[shrink_column]), widths[shrink_column] - overflow
+            )
+
+    def fit(cell: str, index: int) -> str:
+        width = widths[index]
+        if len(cell) > width:
+            cell = cell[: max(width - 1, 0)] + ELLIPSIS
+        return cell.rjust(width) if index in right_aligned else cell.ljust(width)
+
+    return [
+        "  ".join(fit(cell, index) for index, cell in enumerate(row)).rstrip()
+        for row in [list(headers), *rows]
+    ]
+
+
+EVICTION_LINES_SHOWN: Final = 10
+
+
+def eviction_lines(items: Sequence[ContextItem | ItemSummary]) -> list[str]:
+    """One line per evicted item; a long run ends in a summary line instead."""
+    if len(items) <= EVICTION_LINES_SHOWN + 2:
+        return [eviction_line(item) for item in items]
+    shown, rest = items[:EVICTION_LINES_SHOWN], items[EVICTION_LINES_SHOWN:]
+    rest_tokens = sum(item.tokens for item in rest)
+    return [
+        *(eviction_line(item) for item in shown),
+        f"evicted {len(rest)} more ({rest[0].id} … {rest[-1].id}, {tokens(rest_tokens)}) "
+        "to the archive; `contextls search QUERY` finds them, `contextls restore ID` "
+        "brings one back",
+    ]

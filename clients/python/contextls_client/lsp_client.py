@@ -1,0 +1,524 @@
+"""A small LSP client that spawns ``contextls serve`` and talks to it over stdio.
+
+It speaks plain JSON-RPC 2.0 with ``Content-Length`` framing, encodes
+parameters from the msgspec Structs of :mod:`contextls.protocol` and decodes
+results back into them, so every call doubles as a check of the wire format.
+It never imports the server's implementation, only the protocol module.
+
+Typical use::
+
+    async with ContextlsClient() as client:
+        await client.initialize(Path.cwd(), {"maxTokens": 4000})
+        status = await client.status(StatusParams())
+    # leaving the block sends shutdown + exit and waits for the process
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import sys
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+import msgspec
+
+from contextls.protocol import (
+    AddFileParams,
+    AddRegionParams,
+    AddResult,
+    AddSymbolParams,
+    AddTextParams,
+    ClearParams,
+    ClearResult,
+    CountTokensParams,
+    CountTokensResult,
+    DidEvictParams,
+    ErrorCode,
+    ListParams,
+    ListResult,
+    Method,
+    Notification,
+    PinParams,
+    PinResult,
+    PrepareConversationParams,
+    PrepareConversationResult,
+    RemoveParams,
+    RemoveResult,
+    RenderParams,
+    RenderResult,
+    RestoreParams,
+    RestoreResult,
+    SearchParams,
+    SearchResult,
+    Settings,
+    Status,
+    StatusParams,
+)
+from contextls_client.framing import FramingError, frame, read_message
+
+ResultT = TypeVar("ResultT")
+
+DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-m", "contextls", "serve")
+"""The server this client spawns unless told otherwise: the same interpreter's package."""
+
+CLIENT_NAME: Final = "contextls-cli"
+JSONRPC_VERSION: Final = "2.0"
+METHOD_NOT_FOUND: Final = -32601
+STDERR_LINES_KEPT: Final = 200
+
+
+class ContextlsError(Exception):
+    """The server answered a request with a JSON-RPC error.
+
+    ``code`` is one of :class:`contextls.protocol.ErrorCode` for domain errors
+    (a refusal such as a binary file or an item over budget) and ``message`` is
+    the server's explanation, written for a person.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @property
+    def error_code(self) -> ErrorCode | None:
+        """The code as a protocol enum member, or ``None`` for codes outside it."""
+        try:
+            return ErrorCode(self.code)
+        except ValueError:
+            return None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ServerGoneError(Exception):
+    """The server process exited, hung, or broke the framing; no answer will come."""
+
+    def __init__(self, reason: str, stderr_tail: str = "") -> None:
+        detail = (
+            f"{reason}\n--- server stderr (last lines) ---\n{stderr_tail}"
+            if stderr_tail
+            else reason
+        )
+        super().__init__(detail)
+        self.reason = reason
+        self.stderr_tail = stderr_tail
+
+
+class _ResponseError(msgspec.Struct):
+    code: int
+    message: str
+    data: Any = None
+
+
+class _Incoming(msgspec.Struct):
+    """Any message from the server; which fields are present says what it is."""
+
+    id: int | str | None = None
+    method: str | None = None
+    params: msgspec.Raw = msgspec.Raw(b"")
+    result: msgspec.Raw = msgspec.Raw(b"")
+    error: _ResponseError | None = None
+
+
+class _Request(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    id: int
+    method: str
+    params: Any = msgspec.UNSET
+    """Left out of the message when there are none, as JSON-RPC asks (not ``null``)."""
+
+
+class _NotificationOut(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    method: str
+    params: Any = msgspec.UNSET
+
+
+class _Response(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    id: int | str | None
+    result: Any
+
+
+class _ErrorResponse(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    id: int | str | None
+    error: _ResponseError
+
+
+def _or_unset(params: object) -> object:
+    return msgspec.UNSET if params is None else params
+
+
+class ReceivedNotification(msgspec.Struct, frozen=True):
+    """A notification from the server, its params kept as raw JSON until asked for."""
+
+    method: str
+    params: msgspec.Raw
+
+    def decode(self, params_type: type[ResultT]) -> ResultT:
+        """Decode the params into a protocol Struct (or any msgspec type)."""
+        return msgspec.json.decode(self.params or b"null", type=params_type)
+
+
+NotificationHandler = Callable[[ReceivedNotification], None]
+
+
+class ContextlsClient:
+    """An LSP client for one ``contextls serve`` process.
+
+    ``command`` is the server's argv (default :data:`DEFAULT_SERVER_COMMAND`).
+    ``request_timeout`` bounds every request, in seconds. Notifications the
+    server sends are kept in :attr:`notifications`; :meth:`evictions` and
+    :attr:`latest_status` decode the two contextls ones.
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str] | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        request_timeout: float = 120.0,
+    ) -> None:
+        self.command: tuple[str, ...] = tuple(command) if command else DEFAULT_SERVER_COMMAND
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self.request_timeout = request_timeout
+        self.notifications: list[ReceivedNotification] = []
+        self.server_capabilities: dict[str, Any] = {}
+        self._settings: dict[str, Any] = {}
+        self._process: asyncio.subprocess.Process | None = None
+        self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
+        self._ids = itertools.count(1)
+        self._handlers: list[NotificationHandler] = []
+        self._stderr_tail: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._write_lock = asyncio.Lock()
+        self._gone: ServerGoneError | None = None
+        self._shut_down = False
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        """Spawn the server process and start reading its output."""
+        if self._process is not None:
+            raise RuntimeError("the server is already started")
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self.env,
+                cwd=self.cwd,
+            )
+        except OSError as error:
+            raise ServerGoneError(
+                f"cannot start the server {list(self.command)}: {error}"
+            ) from error
+        self._tasks = [
+            asyncio.create_task(self._read_messages(), name="contextls-read"),
+            asyncio.create_task(self._read_stderr(), name="contextls-stderr"),
+        ]
+
+    async def initialize(
+        self, root: str | os.PathLike[str], options: Settings | Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Open ``root`` as the only workspace folder; returns the server capabilities.
+
+        ``options`` become ``initializationOptions``: a :class:`Settings` or a
+        flat camelCase mapping holding only the settings to override.
+        """
+        root_path = Path(root).resolve()
+        root_uri = root_path.as_uri()
+        if isinstance(options, Settings):
+            self._settings = msgspec.to_builtins(options)
+        else:
+            self._settings = dict(options or {})
+        params = {
+            "processId": os.getpid(),
+            "clientInfo": {"name": CLIENT_NAME},
+            "rootUri": root_uri,
+            "rootPath": str(root_path),
+            "workspaceFolders": [{"uri": root_uri, "name": root_path.name or root_uri}],
+            "capabilities": {"workspace": {"workspaceFolders": True}},
+            "initializationOptions": self._settings,
+        }
+        result = await self.request("initialize", params, dict[str, Any])
+        self.server_capabilities = result.get("capabilities", {})
+        await self.notify("initialized", {})
+        return self.server_capabilities
+
+    async def shutdown(self, timeout: float = 10.0) -> int | None:
+        """Send ``shutdown`` then ``exit`` and wait for the process; returns its exit code.
+
+        A server that does not exit within ``timeout`` seconds is killed.
+        """
+        if self._process is None or self._shut_down:
+            return self._process.returncode if self._process else None
+        self._shut_down = True
+        if self._gone is None:
+            with contextlib.suppress(ServerGoneError, ContextlsError):
+                await self.request("shutdown", None, None, timeout=timeout)
+            with contextlib.suppress(ServerGoneError, ConnectionError):
+                await self.notify("exit", None)
+        return await self._wait_for_exit(timeout)
+
+    async def close(self) -> None:
+        """Stop the process without the LSP handshake (after an error, say)."""
+        if self._process is None:
+            return
+        self._shut_down = True
+        await self._wait_for_exit(1.0)
+
+    async def __aenter__(self) -> ContextlsClient:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc is None or isinstance(exc, ContextlsError):
+            await self.shutdown()
+        else:
+            await self.close()
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last lines the server wrote to stderr (for error reports)."""
+        return "".join(self._stderr_tail)
+
+    # ------------------------------------------------------------------ messages
+
+    async def request(
+        self,
+        method: str,
+        params: msgspec.Struct | Mapping[str, Any] | None,
+        result_type: type[ResultT] | None,
+        *,
+        timeout: float | None = None,
+    ) -> ResultT:
+        """Send a request and decode its result into ``result_type``.
+
+        Raises :class:`ContextlsError` when the server answers with an error and
+        :class:`ServerGoneError` when it cannot answer at all.
+        """
+        raw = await self.request_raw(method, params, timeout=timeout)
+        try:
+            return msgspec.json.decode(raw or b"null", type=result_type)  # type: ignore[arg-type]
+        except msgspec.ValidationError as error:
+            raise ServerGoneError(
+                f"the server's answer to {method} does not match the protocol: {error}"
+            ) from error
+
+    async def request_raw(
+        self,
+        method: str,
+        params: msgspec.Struct | Mapping[str, Any] | None,
+        *,
+        timeout: float | None = None,
+    ) -> msgspec.Raw:
+        """Send a request; return the undecoded JSON result."""
+        self._check_alive()
+        request_id = next(self._ids)
+        future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self._send(_Request(id=request_id, method=method, params=_or_unset(params)))
+            return await asyncio.wait_for(future, timeout or self.request_timeout)
+        except TimeoutError as error:
+            raise ServerGoneError(
+                f"no answer to {method} within {timeout or self.request_timeout:g}s",
+                self.stderr_tail,
+            ) from error
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def notify(self, method: str, params: msgspec.Struct | Mapping[str, Any] | None) -> None:
+        """Send a notification (no answer expected)."""
+        self._check_alive()
+        await self._send(_NotificationOut(method=method, params=_or_unset(params)))
+
+    def on_notification(self, handler: NotificationHandler) -> None:
+        """Call ``handler`` for every notification, as it arrives."""
+        self._handlers.append(handler)
+
+    def evictions(self) -> list[DidEvictParams]:
+        """Every ``contextls/didEvict`` received so far, decoded."""
+        return [
+            note.decode(DidEvictParams)
+            for note in self.notifications
+            if note.method == Notification.DID_EVICT
+        ]
+
+    @property
+    def latest_status(self) -> Status | None:
+        """The last ``contextls/didChangeStatus`` pushed by the server, if any."""
+        for note in reversed(self.notifications):
+            if note.method == Notification.DID_CHANGE_STATUS:
+                return note.decode(Status)
+        return None
+
+    # ------------------------------------------------------------------ typed requests
+
+    async def add_region(self, params: AddRegionParams) -> AddResult:
+        return await self.request(Method.ADD_REGION, params, AddResult)
+
+    async def add_file(self, params: AddFileParams) -> AddResult:
+        return await self.request(Method.ADD_FILE, params, AddResult)
+
+    async def add_symbol(self, params: AddSymbolParams) -> AddResult:
+        return await self.request(Method.ADD_SYMBOL, params, AddResult)
+
+    async def add_text(self, params: AddTextParams) -> AddResult:
+        return await self.request(Method.ADD_TEXT, params, AddResult)
+
+    async def remove(self, params: RemoveParams) -> RemoveResult:
+        return await self.request(Method.REMOVE, params, RemoveResult)
+
+    async def pin(self, params: PinParams) -> PinResult:
+        return await self.request(Method.PIN, params, PinResult)
+
+    async def clear(self, params: ClearParams) -> ClearResult:
+        return await self.request(Method.CLEAR, params, ClearResult)
+
+    async def list_items(self, params: ListParams) -> ListResult:
+        return await self.request(Method.LIST, params, ListResult)
+
+    async def render(self, params: RenderParams) -> RenderResult:
+        return await self.request(Method.RENDER, params, RenderResult)
+
+    async def status(self, params: StatusParams) -> Status:
+        return await self.request(Method.STATUS, params, Status)
+
+    async def search(self, params: SearchParams) -> SearchResult:
+        return await self.request(Method.SEARCH, params, SearchResult)
+
+    async def restore(self, params: RestoreParams) -> RestoreResult:
+        return await self.request(Method.RESTORE, params, RestoreResult)
+
+    async def count_tokens(self, params: CountTokensParams) -> CountTokensResult:
+        return await self.request(Method.COUNT_TOKENS, params, CountTokensResult)
+
+    async def prepare_conversation(
+        self, params: PrepareConversationParams
+    ) -> PrepareConversationResult:
+        return await self.request(Method.PREPARE_CONVERSATION, params, PrepareConversationResult)
+
+    # ------------------------------------------------------------------ internals
+
+    def _check_alive(self) -> None:
+        if self._process is None:
+            raise RuntimeError("call start() first")
+        if self._gone is not None:
+            raise self._gone
+
+    async def _send(self, message: msgspec.Struct) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        data = frame(msgspec.json.encode(message))
+        async with self._write_lock:
+            try:
+                self._process.stdin.write(data)
+                await self._process.stdin.drain()
+            except (ConnectionError, BrokenPipeError) as error:
+                gone = self._mark_gone("the server closed its input")
+                raise gone from error
+
+    async def _read_messages(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        reader = self._process.stdout
+        try:
+            while (body := await read_message(reader)) is not None:
+                await self._dispatch(msgspec.json.decode(body, type=_Incoming))
+            reason = "the server closed its output"
+        except (FramingError, msgspec.DecodeError) as error:
+            reason = f"the server broke the protocol: {error}"
+        except Exception as error:  # a notification handler failed: stop cleanly, say why
+            reason = f"the client failed while reading: {error!r}"
+        if not self._shut_down:
+            # Give the exit code and last stderr lines a moment to land, so the
+            # report says why the server went away.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process.wait(), 1.0)
+            if self._process.returncode is not None:
+                reason += f" (exit code {self._process.returncode})"
+        self._mark_gone(reason)
+
+    async def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        while line := await self._process.stderr.readline():
+            self._stderr_tail.append(line.decode("utf-8", errors="replace"))
+
+    async def _dispatch(self, message: _Incoming) -> None:
+        if message.method is not None and message.id is not None:
+            await self._answer_server_request(message)
+        elif message.method is not None:
+            note = ReceivedNotification(message.method, message.params)
+            self.notifications.append(note)
+            for handler in self._handlers:
+                handler(note)
+        elif isinstance(message.id, int) and (future := self._pending.get(message.id)):
+            if future.done():
+                return
+            if message.error is not None:
+                error = message.error
+                future.set_exception(ContextlsError(error.code, error.message, error.data))
+            else:
+                future.set_result(message.result)
+
+    async def _answer_server_request(self, message: _Incoming) -> None:
+        """Answer the few requests a server may send a plain client."""
+        if message.method == "workspace/configuration":
+            items = msgspec.json.decode(message.params or b"{}", type=dict[str, Any]).get(
+                "items", []
+            )
+            await self._send(_Response(id=message.id, result=[self._settings for _ in items]))
+        elif message.method in (
+            "client/registerCapability",
+            "client/unregisterCapability",
+            "window/workDoneProgress/create",
+            "window/showMessageRequest",
+        ):
+            await self._send(_Response(id=message.id, result=None))
+        else:
+            not_found = _ResponseError(
+                METHOD_NOT_FOUND, f"{CLIENT_NAME} does not handle {message.method}"
+            )
+            await self._send(_ErrorResponse(id=message.id, error=not_found))
+
+    def _mark_gone(self, reason: str) -> ServerGoneError:
+        if self._gone is None:
+            self._gone = ServerGoneError(reason, self.stderr_tail)
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(self._gone)
+        return self._gone
+
+    async def _wait_for_exit(self, timeout: float) -> int | None:
+        process = self._process
+        assert process is not None
+        if process.stdin is not None and not process.stdin.is_closing():
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(task, 1.0)
+        return process.returncode

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A scripted contextls session against this repository (the README's `make run`).
+#
+# It marks a few files and regions, pins one, overflows a 6,000-token window
+# so eviction shows, searches the archive, restores an item, and prints the
+# status and the rendered markdown. State lives in a temporary directory
+# (CONTEXTLS_STORAGE / CONTEXTLS_CONFIG_DIR), so your own windows are untouched.
+#
+# Usage: scripts/demo.sh        (from anywhere; it works on the repository root)
+#        CONTEXTLS=/path/to/contextls scripts/demo.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+CONTEXTLS="${CONTEXTLS:-$ROOT/.venv/bin/contextls}"
+PYTHON="$(dirname "$CONTEXTLS")/python"
+STATE="$(mktemp -d)"
+trap 'rm -rf "$STATE"' EXIT
+export CONTEXTLS_STORAGE="$STATE/context.sqlite3"
+export CONTEXTLS_CONFIG_DIR="$STATE/config"
+
+if [[ -t 1 ]]; then BOLD=$'\e[1m' DIM=$'\e[2m' PLAIN=$'\e[0m'; else BOLD='' DIM='' PLAIN=''; fi
+
+# Print a command like a shell transcript, then run it (stderr goes to the
+# terminal too: that is where evictions are reported).
+run() {
+    printf '\n%s$ contextls %s%s\n' "$BOLD" "$*" "$PLAIN"
+    "$CONTEXTLS" "$@"
+}
+say() { printf '\n%s# %s%s\n' "$DIM" "$*" "$PLAIN"; }
+
+say "A small window so that it overflows: 6,000 tokens."
+run config set maxTokens 6000
+
+say "Mark context: a pinned file, a region, and an error we just hit."
+run add pyproject.toml --pin
+run add server/contextls/protocol.py:1-30
+printf '%s\n' 'Traceback (most recent call last):' \
+    '  File "server/contextls/workspace.py", line 88, in apply_settings' \
+    "KeyError: 'maxTokens'" > "$STATE/traceback.txt"
+printf '\n%s$ contextls add-text --kind error < traceback.txt%s\n' "$BOLD" "$PLAIN"
+"$CONTEXTLS" add-text --kind error < "$STATE/traceback.txt"
+run status
+
+say "A whole directory is more than the window holds: the oldest unpinned items go to the archive."
+run add server/contextls/core
+run ls
+
+say "Evicted items are searchable, and can come back."
+run search KeyError maxTokens
+restored_id="$("$CONTEXTLS" search KeyError maxTokens --json \
+    | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["hits"][0]["item"]["id"])')"
+run restore "$restored_id"
+
+say "What an LLM gets: contextls show | your-llm-cli (first 40 lines here)."
+printf '\n%s$ contextls show | head -n 40%s\n' "$BOLD" "$PLAIN"
+"$CONTEXTLS" show > "$STATE/context.md"
+head -n 40 "$STATE/context.md"
+printf '%s[... %s lines in all]%s\n' "$DIM" "$(wc -l < "$STATE/context.md" | tr -d ' ')" "$PLAIN"
+
+run status
