@@ -8,12 +8,14 @@ document decodes into the protocol's types.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import msgspec
 import pytest
 
 from contextls.protocol import (
     AddResult,
+    AddTextParams,
     ClearResult,
     CountTokensResult,
     ErrorCode,
@@ -24,7 +26,9 @@ from contextls.protocol import (
     RestoreResult,
     SearchResult,
     Status,
+    StatusParams,
 )
+from contextls_client import ContextlsClient
 from contextls_client.reports import AddReport, ConfigReport, ErrorDocument
 from tests.cli.conftest import Cli
 
@@ -360,3 +364,17 @@ def test_help_and_serve_help(cli: Cli) -> None:
     assert "status" in cli("--help").stdout
     assert "--pin" in cli("add", "--help").stdout
     assert "--stdio" in cli("serve", "--help").stdout
+
+
+async def test_library_drives_contextls_serve(executable: str, tmp_path: Path) -> None:
+    """The client library against ``contextls serve --stdio``: results and notifications."""
+    client = ContextlsClient([executable, "serve", "--stdio"], request_timeout=30)
+    async with client:
+        await client.initialize(tmp_path, {"storage": ":memory:", "maxItems": 1})
+        await client.add_text(AddTextParams(content="first"))
+        result = await client.add_text(AddTextParams(content="second"))
+        status = await client.status(StatusParams())
+    assert [item.id for item in result.evicted] == ["ctx-1"]
+    assert status.item_count == 1 and status.max_items == 1
+    assert [item.id for notice in client.evictions() for item in notice.items] == ["ctx-1"]
+    assert client.latest_status is not None

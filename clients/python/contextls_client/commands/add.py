@@ -23,6 +23,9 @@ SKIPPED_WHEN_EXPANDING: Final[dict[int, str]] = {
 }
 """Refusals that, for a file found by expansion, mean "leave it out" rather than "fail"."""
 
+SKIPS_NAMED: Final = 5
+"""Up to this many skipped files are named; more are only counted."""
+
 
 async def run_add(invocation: Invocation) -> int:
     args = invocation.args
@@ -50,7 +53,7 @@ async def run_add(invocation: Invocation) -> int:
     )
     itemised = len(plan.adds) <= PROGRESS_THRESHOLD
     if not plan.adds:
-        _summarise(invocation, report, itemised)
+        _summarise(invocation, report)
         return 1 if report.refused else 0
     async with invocation.session() as session:
         progress = ProgressBar.for_stream(len(plan.adds), console.stderr)
@@ -83,12 +86,16 @@ async def run_add(invocation: Invocation) -> int:
             report.status = result.status
             if itemised:
                 console.out(_added_line(result))
-            session.evicted(result.evicted, defer=progress.enabled)
+            # Many files: evictions are gathered and summarised at the end.
+            session.evicted(result.evicted, defer=not itemised)
         progress.update(len(plan.adds), "")
         progress.close()
         if progress.enabled:
             console.note(*(f"contextls: {refusal.message}" for refusal in report.refused))
-    _summarise(invocation, report, itemised)
+        if report.added and not itemised:
+            total = sum(result.item.tokens for result in report.added)
+            console.out(f"added {plural(len(report.added), 'item')} ({tokens(total)})")
+    _summarise(invocation, report)
     return 1 if report.refused else 0
 
 
@@ -126,7 +133,7 @@ def _added_line(result: AddResult) -> str:
     return line
 
 
-def _summarise(invocation: Invocation, report: AddReport, itemised: bool) -> None:
+def _summarise(invocation: Invocation, report: AddReport) -> None:
     console = invocation.console
     if report.skipped:
         reasons: dict[str, int] = {}
@@ -134,9 +141,8 @@ def _summarise(invocation: Invocation, report: AddReport, itemised: bool) -> Non
             reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
         detail = ", ".join(f"{number} {reason}" for reason, number in reasons.items())
         console.note(f"skipped {plural(len(report.skipped), 'file')} while expanding: {detail}")
-    if report.added and not itemised:
-        total = sum(result.item.tokens for result in report.added)
-        console.out(f"added {plural(len(report.added), 'item')} ({tokens(total)})")
+        if len(report.skipped) <= SKIPS_NAMED:
+            console.note(*(f"  {skip.path} ({skip.reason})" for skip in report.skipped))
     if report.status is not None:
         console.out(window_line(report.status))
     console.json(report)
