@@ -228,7 +228,12 @@ class RpcClient:
         rid = self.next_id()
         data = frame({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         fut: asyncio.Future[tuple[Message, int]] = asyncio.get_running_loop().create_future()
-        self._pending[rid] = lambda msg, t: fut.done() or fut.set_result((msg, t))
+
+        def on_reply(msg: Message, t: int) -> None:
+            if not fut.done():
+                fut.set_result((msg, t))
+
+        self._pending[rid] = on_reply
         sent = time.perf_counter_ns()
         self.write(data)
         msg, received = await fut

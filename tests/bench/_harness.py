@@ -17,7 +17,7 @@ import os
 import shlex
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,7 +230,7 @@ def rss_kib(pid: int) -> int:
 # -- CLI -----------------------------------------------------------------
 
 
-Bench = Callable[[Config], Awaitable[list[Row]]]
+Bench = Callable[[Config], Coroutine[Any, Any, list[Row]]]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

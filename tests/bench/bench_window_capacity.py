@@ -124,7 +124,7 @@ async def in_process_per_add(
     adders = {n: factory(n) for n in SIZES}
     if any(a is None for a in adders.values()):
         return None
-    batch = cfg.pick(5000, 1000)
+    batch = cfg.pick(3000, 1000)
 
     async def measure(n: int, r: int) -> float:
         add = adders[n]
@@ -135,7 +135,7 @@ async def in_process_per_add(
             add(x)
         return (time.perf_counter_ns() - start) / batch
 
-    return await interleave(cfg.pick(9, 3), SIZES, measure)
+    return await interleave(cfg.pick(15, 3), SIZES, measure)
 
 
 async def run(cfg: Config) -> list[Row]:
