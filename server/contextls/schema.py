@@ -27,9 +27,7 @@ def build() -> dict[str, Any]:
         types.extend([params, result])
     types.extend(protocol.NOTIFICATIONS.values())
     types.append(protocol.Settings)
-    (schemas, components) = msgspec.json.schema_components(
-        types, ref_template="#/$defs/{name}"
-    )
+    (schemas, components) = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
     by_type = dict(zip(types, schemas, strict=True))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

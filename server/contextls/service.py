@@ -7,6 +7,7 @@ workspace and owns everything that outlives a single request.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from contextls.store import StorageError, Store
 from contextls.workspace import Listener, Workspace, now_ms
 
 log = logging.getLogger(__name__)
+
+STORAGE_ENV = "CONTEXTLS_STORAGE"
+"""Where the database lives when the client's settings do not say (tests, scripts)."""
 
 
 class NoWorkspace(ContextError):
@@ -81,7 +85,7 @@ class ContextService:
     def store(self) -> Store:
         if self._store is None:
             try:
-                self._store = Store(self.settings.storage)
+                self._store = Store(self.settings.storage or os.environ.get(STORAGE_ENV) or None)
             except (StorageError, OSError) as error:
                 raise ContextError(
                     f"the context database cannot be opened: {error}", ErrorCode.STORAGE

@@ -366,15 +366,17 @@ class Workspace:
         """New limits or encoding: evict at once (refused if pinned items alone break them)."""
 
         def change(delta: Delta) -> None:
-            if tokenizer.encoding != self.window.encoding:
-                delta.record_evictions(self.window.retokenize(tokenizer.count, tokenizer.encoding))
-                for item in self.window:
+            window = self.window
+            if tokenizer.encoding != window.encoding:
+                delta.mutated = True  # a refusal half-way then reloads from the store
+                delta.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
+                for item in window:
                     delta.touch(item)
-                delta.mutated = True
             limits = _limits(settings)
-            if limits != self.window.limits:
-                delta.record_evictions(self.window.reconfigure(limits))
+            over = len(window) > limits.max_items or window.tokens > limits.max_tokens
+            if limits != window.limits or over:
                 delta.mutated = True
+                delta.record_evictions(window.reconfigure(limits))
 
         previous = (self.settings, self.tokenizer)
         self.settings, self.tokenizer = settings, tokenizer
@@ -475,7 +477,7 @@ def _not_archived_message(missing: list[str], window: Window) -> str:
         return f"{', '.join(in_window)} {verb} already in the window"
     return (
         f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in the archive; "
-        "`contextls/search` lists what is"
+        "search lists what is"
     )
 
 

@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import msgspec
-import pytest
 
 from contextls.protocol import (
     AddResult,
@@ -206,11 +205,6 @@ def test_search_and_restore(cli: Cli) -> None:
     assert ids(listed(cli))[-1] == "ctx-1"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server bug, reported: a persisted window is not trimmed when the settings "
-    "shrink (status shows 3/1 items) until the next add",
-)
 def test_shrinking_the_window_reports_its_evictions(cli: Cli) -> None:
     for n in range(3):
         cli.write(f"t{n}.txt", f"text {n}\n")

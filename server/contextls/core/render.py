@@ -21,6 +21,9 @@ from contextls.core.languages import guess_language
 from contextls.protocol import RenderFormat
 
 _BACKTICK_RUN = re.compile(r"`{3,}")
+# XML 1.0 forbids most control characters even as references (ANSI colours in
+# REPL output are the usual ones); they are shown as U+FFFD instead.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 @dataclass(slots=True)
@@ -62,7 +65,10 @@ def render(
     while True:
         text = formatter(kept, kept_history)
         tokens = count_tokens(text)
-        if max_tokens is None or tokens <= max_tokens or not (kept or kept_history):
+        if max_tokens is None or tokens <= max_tokens:
+            break
+        if not (kept or kept_history):
+            text, tokens = "", 0  # not even the empty frame fits such a budget
             break
         if kept_history:
             kept_history.pop()
@@ -185,7 +191,8 @@ def _xml_section(item: Item) -> str:
     language = language_of(item)
     if language:
         attrs.append(f"language={quoteattr(language)}")
-    return f"<item {' '.join(attrs)}>\n{escape(item.content)}\n</item>\n"
+    content = _NOT_XML.sub("\ufffd", item.content)
+    return f"<item {' '.join(attrs)}>\n{escape(content)}\n</item>\n"
 
 
 def _xml(items: Sequence[Item], history: Sequence[Item]) -> str:

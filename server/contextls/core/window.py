@@ -101,8 +101,8 @@ class Window:
             return self._items[item_id]
         except KeyError:
             raise UnknownItem(
-                f"{item_id} is not in the window; `contextls/list` shows what is, "
-                "and `contextls/search` finds archived items"
+                f"{item_id} is not in the window (list shows what is there; "
+                "search finds archived items)"
             ) from None
 
     @property
@@ -120,16 +120,17 @@ class Window:
 
     def add(self, candidate: Candidate) -> AddOutcome:
         same, absorbed = self._duplicates(candidate)
-        if absorbed and same is not None and not same.is_whole_file and same not in absorbed:
-            absorbed.append(same)
-            same = None
         content, metadata = candidate.content, dict(candidate.metadata)
         if absorbed and candidate.kind == "code":
-            merged = _merge_regions(absorbed, candidate)
+            # An exact match among touching regions merges with them, as one of them.
+            exact = [same] if same is not None and not same.is_whole_file else []
+            merged = _merge_regions([*absorbed, *exact], candidate)
             if merged is None:  # texts that do not line up with their ranges: keep apart
                 absorbed = []
             else:
                 content, metadata = merged
+                absorbed = [*absorbed, *exact]
+                same = None
         if same is not None and same.is_whole_file and candidate.kind == "code":
             # A region of a file that is already whole in the window adds nothing.
             content, metadata = same.content, same.metadata
@@ -229,13 +230,29 @@ class Window:
         return self._evict_to_fit(protect=None)
 
     def retokenize(self, count_tokens: Callable[[str], int], encoding: str) -> list[Eviction]:
-        """Switch encodings: every item is counted once more, then the budget applies."""
+        """Switch encodings: every item is counted once more, then the budget applies.
+
+        Refused, with nothing changed, if the pinned items alone would not fit.
+        """
+        recounted = {
+            item.id: count_tokens(item.content)
+            for item in self._items.values()
+            if item.encoding != encoding
+        }
+        pinned_tokens = sum(
+            recounted.get(item.id, item.tokens) for item in self._items.values() if item.pinned
+        )
+        if pinned_tokens > self.limits.max_tokens:
+            raise NoRoom(
+                f"in {encoding}, pinned items take {thousands(pinned_tokens)} tokens, more than "
+                f"maxTokens {thousands(self.limits.max_tokens)}; unpin some first"
+            )
         self._count = count_tokens
         self.encoding = encoding
-        for item in self._items.values():
-            if item.encoding != encoding:
-                self._set_tokens(item, count_tokens(item.content))
-                item.encoding = encoding
+        for item_id, tokens in recounted.items():
+            item = self._items[item_id]
+            self._set_tokens(item, tokens)
+            item.encoding = encoding
         return self._evict_to_fit(protect=None)
 
     def load(self, items: list[Item], next_id: int, next_seq: int) -> None:
@@ -250,7 +267,9 @@ class Window:
                 item.tokens = self._count(item.content)
                 item.encoding = self.encoding
             self._attach(item)
-        self.next_id = next_id
+        # Never trust a counter below an id already in use.
+        used = max((_id_number(item.id) for item in items), default=0)
+        self.next_id = max(next_id, used + 1)
         self.next_seq = max(next_seq, max((item.seq for item in items), default=0) + 1)
         self._last_timestamp = max((item.timestamp for item in items), default=0)
 
@@ -397,6 +416,11 @@ class Window:
             self.last_evicted.append(victim)
             evicted.append(Eviction(victim, reason))
         return evicted
+
+
+def _id_number(item_id: str) -> int:
+    _, _, number = item_id.partition("-")
+    return int(number) if number.isdigit() else 0
 
 
 def _lines_of(metadata: dict[str, Any]) -> tuple[int, int] | None:
