@@ -14,7 +14,7 @@ Then, in alternating pairs, a fresh server on the full store and a fresh
 server on an empty store (same settings: maxItems 1, so every add evicts)
 each answer a warm-up and a timed set of 2-3 word queries (half only common
 identifiers, matching most of the archive; half a common word with rare
-ones), the two taking turns request by request. RSS (VmRSS of the server
+ones), the two taking turns every 10 queries. RSS (VmRSS of the server
 process) is read after the searches; then both take turns on a few adds.
 Figures are medians over the pairs of per-pair p50/p95.
 
@@ -62,7 +62,9 @@ async def run(cfg: Config) -> list[Row]:
                     if s == "full":
                         hits.append(len(result["hits"]))
             queries = [{"query": q} for q in corpus.queries(per_pair)]
-            got = await alternating([clients[s] for s in order], "contextls/search", [queries] * 2)
+            got = await alternating(
+                [clients[s] for s in order], "contextls/search", [queries] * 2, block=10
+            )
             for s, ns in zip(order, got, strict=True):
                 fig.setdefault(f"search p50 {s}", []).append(percentile(ns, 50))
                 fig.setdefault(f"search p95 {s}", []).append(percentile(ns, 95))

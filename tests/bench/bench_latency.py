@@ -4,7 +4,7 @@ Isolates the per-request cost of the server's whole request path (framing,
 dispatch, param conversion, handler, result encoding, the status
 notification) against what a hand-written JSON-RPC loop costs for the same
 message. 5,000 sequential requests per method and side, server and floor take
-turns request by request (the first mover flips each round, and rounds
+turns every 20 requests (the first mover flips each round, and rounds
 alternate the methods); p50/p99 are medians of the per-round values.
 
 The server runs with the defaults (maxItems 50, maxTokens 8,000) and a fresh
@@ -47,7 +47,7 @@ async def run(cfg: Config) -> list[Row]:
                 await sequential(client, method, params_for(method, 200, 10_000_000))
 
         async def measure(method: str, r: int) -> dict[str, list[int]]:
-            # Request by request, server and floor take turns; who goes first flips per round.
+            # Server and floor take turns every BLOCK requests; who goes first flips per round.
             order = sides if r % 2 == 0 else sides[::-1]
             params = params_for(method, per_round, r * per_round)
             got = await alternating([clients[s] for s in order], method, [params] * 2)

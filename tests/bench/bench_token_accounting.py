@@ -11,7 +11,7 @@ cut to exactly 400 tokens with the server's encoding (o200k_base).
 Figures:
 
 * contextls end to end: sequential ``contextls/addText`` round trips taking
-  turns between the two servers request by request; median of per-round
+  turns between the two servers every 20 requests; median of per-round
   p50s. Both adds tokenize one new 400-token item and move the same payload
   (the new item, the evicted one, the notifications), so any difference is
   the window's accounting.

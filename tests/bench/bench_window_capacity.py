@@ -10,7 +10,7 @@ Three figures, each at 50 / 500 / 1,000 items:
 
 * contextls end to end (primary): three servers, one per size, filled to
   capacity, then sequential ``contextls/addText`` whose round trips take
-  turns across the three request by request; median of per-round p50s.
+  turns across the three every 20 requests; median of per-round p50s.
   The round trip includes the fixed transport cost, which dilutes a
   size-dependent cost, hence the next figure.
 * contextls core in process (secondary): ``contextls.core.window.Window.add``
