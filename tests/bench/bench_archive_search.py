@@ -50,10 +50,16 @@ async def run(cfg: Config) -> list[Row]:
         archived = 0
         for pair in range(pairs):
             order = SIDES if pair % 2 == 0 else SIDES[::-1]
+            # A fresh empty store each pair: the adds below would otherwise
+            # leave matching items in it for the next pair's searches.
+            stores = {
+                "full": the_lab.tmp / "full.sqlite3",
+                "empty": the_lab.tmp / f"e{pair}.sqlite3",
+            }
             clients = {}
             for s in order:
                 clients[s] = await the_lab.contextls(
-                    s, workspace="archive", storage=the_lab.tmp / f"{s}.sqlite3", **LSP_SETTINGS
+                    s, workspace="archive", storage=stores[s], **LSP_SETTINGS
                 )
             archived = (await clients["full"].request("contextls/status", {}))["archivedCount"]
             for s in order:
