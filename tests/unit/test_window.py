@@ -130,6 +130,7 @@ def assert_accounting(window: Window) -> None:
     assert window.tokens == sum(item.tokens for item in items)
     assert window.pinned_count == sum(1 for item in items if item.pinned)
     assert window.pinned_tokens == sum(item.tokens for item in items if item.pinned)
+    assert window.stale_count == sum(1 for item in items if item.stale)
     assert len(items) <= window.limits.max_items
     assert window.tokens <= window.limits.max_tokens
 
@@ -1078,3 +1079,19 @@ def test_fifo_eviction_never_scores_items(monkeypatch: pytest.MonkeyPatch) -> No
     for n in range(100):
         window.add(text(f"item {n}"))
     assert len(window) == 5
+
+
+def test_stale_count_follows_marks_refreshes_and_evictions() -> None:
+    window = make_window(max_items=2)
+    first = window.add(text("alpha")).item
+    second = window.add(text("beta")).item
+    window.set_stale(first.id, True)
+    window.set_stale(second.id, True)
+    window.set_stale(second.id, True)
+    assert window.stale_count == 2
+    refreshed = window.add(text("beta")).item  # re-adding makes it fresh again
+    assert refreshed.id == second.id and not refreshed.stale
+    assert window.stale_count == 1
+    window.add(text("gamma"))  # evicts the stale "alpha"
+    assert window.stale_count == 0
+    assert_accounting(window)

@@ -80,6 +80,7 @@ class Window:
         self.tokens = 0
         self.pinned_tokens = 0
         self.pinned_count = 0
+        self.stale_count = 0
         self.next_id = 1
         self.next_seq = 1
         self.last_evicted: deque[Item] = deque(maxlen=LAST_EVICTED_KEPT)
@@ -104,10 +105,6 @@ class Window:
                 f"{item_id} is not in the window (list shows what is there; "
                 "search finds archived items)"
             ) from None
-
-    @property
-    def stale_count(self) -> int:
-        return sum(1 for item in self._items.values() if item.stale)
 
     def items_for_path(self, path: str) -> list[Item]:
         return [self._items[i] for i in self._by_path.get(path, ())]
@@ -212,7 +209,9 @@ class Window:
         return gone
 
     def set_stale(self, item_id: str, stale: bool) -> None:
-        self._items[item_id].stale = stale
+        item = self._items[item_id]
+        self.stale_count += int(stale) - int(item.stale)
+        item.stale = stale
 
     def reconfigure(self, limits: Limits) -> list[Eviction]:
         """Apply new limits, evicting at once. Refused if the pinned items alone break them."""
@@ -261,7 +260,7 @@ class Window:
         self._unpinned.clear()
         self._by_path.clear()
         self._by_text.clear()
-        self.tokens = self.pinned_tokens = self.pinned_count = 0
+        self.tokens = self.pinned_tokens = self.pinned_count = self.stale_count = 0
         for item in items:
             if item.encoding != self.encoding:
                 item.tokens = self._count(item.content)
@@ -342,6 +341,7 @@ class Window:
     def _attach(self, item: Item) -> None:
         self._items[item.id] = item
         self.tokens += item.tokens
+        self.stale_count += item.stale
         if item.pinned:
             self.pinned_count += 1
             self.pinned_tokens += item.tokens
@@ -352,6 +352,7 @@ class Window:
     def _detach(self, item: Item) -> None:
         del self._items[item.id]
         self.tokens -= item.tokens
+        self.stale_count -= item.stale
         if item.pinned:
             self.pinned_count -= 1
             self.pinned_tokens -= item.tokens

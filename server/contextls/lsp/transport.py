@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import stat
 import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -148,6 +150,11 @@ async def read_frames(reader: Any, dispatch: Dispatcher) -> None:
 async def _stdin_reader(stdin: BinaryIO) -> Any:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_READ_LIMIT)
+    mode = os.fstat(stdin.fileno()).st_mode
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        # epoll refuses files and some character devices (/dev/null) only
+        # once the loop watches them, and then nothing is ever read.
+        return StdinAsyncReader(stdin)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
     except (ValueError, OSError):
