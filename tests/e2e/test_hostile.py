@@ -241,3 +241,11 @@ def test_server_module_runs_as_documented() -> None:
         timeout=30,
     )
     assert result.returncode == 2 and "loopback" in result.stderr
+
+
+def test_serve_ends_on_empty_stdin_of_any_kind(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    for stdin in (subprocess.DEVNULL, empty.open("rb")):
+        result = subprocess.run(SERVER, stdin=stdin, capture_output=True, timeout=30)
+        assert result.returncode == 0
