@@ -29,7 +29,7 @@ def find_executable() -> str:
         return str(beside)
     found = shutil.which("contextls")
     if found is None:
-        pytest.skip("the contextls executable is not installed")
+        pytest.fail("the contextls executable is not installed: run `make setup`")
     return found
 
 
