@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from contextls.core.errors import ContextError
@@ -108,7 +108,7 @@ class ContextService:
 
     # ---------------------------------------------------------------- folders
 
-    def set_folders(self, added: list[str], removed: list[str] = ()) -> None:  # type: ignore[assignment]
+    def set_folders(self, added: Sequence[str], removed: Sequence[str] = ()) -> None:
         for uri in removed:
             key = _normalize_uri(uri)
             self._folders.pop(key, None)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from contextls import wire
-from contextls.core.errors import ContextError, InvalidParams, NotArchived, thousands
+from contextls.core.errors import ContextError, InvalidParams, NotArchived
 from contextls.core.items import Item
 from contextls.core.languages import guess_language
 from contextls.core.render import render, select
@@ -479,6 +479,3 @@ def _not_archived_message(missing: list[str], window: Window) -> str:
         f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in the archive; "
         "search lists what is"
     )
-
-
-__all__ = ["Listener", "Workspace", "now_ms", "thousands"]

@@ -8,8 +8,9 @@ JSON-RPC error. Nothing a client sends can take the server down.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 from lsprotocol import types as lsp
@@ -19,7 +20,7 @@ from contextls.conversation import prepare_conversation
 from contextls.lsp.errors import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
 
-P = TypeVar("P", bound=msgspec.Struct)
+log = logging.getLogger(__name__)
 
 
 def register(server: ContextServer) -> None:
@@ -75,14 +76,11 @@ def _register_lifecycle(server: ContextServer) -> None:
 
 
 def _guarded(action: Callable[[], None]) -> None:
-    """Notifications have nobody to answer: log and go on."""
+    """Notifications have nobody to answer: log what went wrong and go on."""
     try:
         action()
-    except Exception as error:
-        to_jsonrpc(error)  # logs unexpected errors
-        import logging
-
-        logging.getLogger(__name__).warning("notification failed: %s", error)
+    except Exception:
+        log.exception("handling a notification failed")
 
 
 def _request(
