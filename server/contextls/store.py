@@ -1,8 +1,8 @@
 """SQLite persistence: the windows, their counters, and the searchable archive.
 
 One database holds every workspace (keyed by root URI). WAL mode lets an Emacs
-and a VS Code server share it: writes go through ``BEGIN IMMEDIATE``, and
-``PRAGMA data_version`` tells a connection cheaply that another one committed.
+and a VS Code server share it: each holds the write lock (``BEGIN IMMEDIATE``)
+while it works, and catches up with the other's commits when it takes it.
 The archive is indexed with FTS5 (external content) and ranked with bm25.
 """
 
@@ -24,7 +24,8 @@ from contextls.core.items import Item
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
 
 _SCHEMA: Final = """
@@ -70,12 +71,22 @@ CREATE INDEX IF NOT EXISTS archive_by_time ON archive (root, archived_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5 (
     label, content, content='archive', content_rowid='rowid', tokenize='unicode61'
 );
-CREATE TRIGGER IF NOT EXISTS archive_fts_insert AFTER INSERT ON archive BEGIN
-    INSERT INTO archive_fts (rowid, label, content) VALUES (new.rowid, new.label, new.content);
+-- Archive rows not yet in archive_fts. Indexing one row costs more than the
+-- rest of an eviction (FTS5 writes a segment per transaction), so evictions
+-- only queue their rows, and the index catches up in bulk: when the server is
+-- idle, and always before a search (see ``Store.index_backlog``).
+CREATE TABLE IF NOT EXISTS archive_fts_backlog (rowid INTEGER PRIMARY KEY);
+-- Schema 1 indexed each row as it was archived.
+DROP TRIGGER IF EXISTS archive_fts_insert;
+DROP TRIGGER IF EXISTS archive_fts_delete;
+CREATE TRIGGER IF NOT EXISTS archive_fts_queue AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_fts_backlog (rowid) VALUES (new.rowid);
 END;
-CREATE TRIGGER IF NOT EXISTS archive_fts_delete AFTER DELETE ON archive BEGIN
+CREATE TRIGGER IF NOT EXISTS archive_fts_forget AFTER DELETE ON archive BEGIN
     INSERT INTO archive_fts (archive_fts, rowid, label, content)
-    VALUES ('delete', old.rowid, old.label, old.content);
+    SELECT 'delete', old.rowid, old.label, old.content
+    WHERE NOT EXISTS (SELECT 1 FROM archive_fts_backlog WHERE rowid = old.rowid);
+    DELETE FROM archive_fts_backlog WHERE rowid = old.rowid;
 END;
 """
 
@@ -117,7 +128,6 @@ class Store:
         self.moved_aside: Path | None = None
         """Where a corrupt database was moved, so the server can tell the user."""
         self._db = self._open()
-        self._data_version = self._read_data_version()
 
     # ---------------------------------------------------------------- opening
 
@@ -136,13 +146,13 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
         try:
-            db.execute("PRAGMA busy_timeout = 5000")
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if self.location != MEMORY:
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             db.executescript(_SCHEMA)
             db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
             )
             db.execute("SELECT count(*) FROM workspaces").fetchone()
         except BaseException:
@@ -166,31 +176,49 @@ class Store:
 
     # ------------------------------------------------------------ concurrency
 
-    def _read_data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+    @property
+    def in_transaction(self) -> bool:
+        return self._db.in_transaction
 
-    def changed_elsewhere(self) -> bool:
-        """True once after another connection committed something."""
-        version = self._read_data_version()
-        if version == self._data_version:
+    def begin(self, wait: bool = True) -> bool:
+        """Take the write lock (``BEGIN IMMEDIATE``) unless this connection holds it.
+
+        True when a transaction was opened, so the caller can catch up with
+        what other processes committed before it. Other processes wait for
+        the lock (busy_timeout), so a caller must commit soon. With
+        ``wait=False`` a lock held elsewhere raises StorageError at once.
+        """
+        if self._db.in_transaction:
             return False
-        self._data_version = version
-        return True
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        """One write transaction; other processes wait for it (busy_timeout)."""
+        if not wait:
+            self._db.execute("PRAGMA busy_timeout = 0")
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
             raise StorageError(f"the context database is busy: {error}") from error
+        finally:
+            if not wait:
+                self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return True
+
+    def commit(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """One write transaction of its own (scripts and benches; the server batches)."""
+        self.begin()
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self.rollback()
             raise
-        self._db.execute("COMMIT")
-        self._data_version = self._read_data_version()
+        self.commit()
 
     # ------------------------------------------------------------- workspaces
 
@@ -292,10 +320,38 @@ class Store:
 
     def unarchive(self, root: str, ids: Iterable[str]) -> int:
         """Drop archive entries; returns how many there were."""
-        cursor = self._db.executemany(
-            "DELETE FROM archive WHERE root = ? AND id = ?", [(root, item_id) for item_id in ids]
-        )
+        keys = [(root, item_id) for item_id in ids]
+        if not keys:
+            return 0
+        cursor = self._db.executemany("DELETE FROM archive WHERE root = ? AND id = ?", keys)
         return max(cursor.rowcount, 0)  # rows of this statement, not of its triggers
+
+    def backlog(self) -> int:
+        """How many archive rows wait to be indexed for search."""
+        return int(self._db.execute("SELECT count(*) FROM archive_fts_backlog").fetchone()[0])
+
+    def index_backlog(self, limit: int | None = None) -> int:
+        """Index (up to ``limit``) archive rows for search, oldest first; returns how many.
+
+        Runs in the caller's transaction, or in one of its own.
+        """
+        oldest = "SELECT rowid FROM archive_fts_backlog ORDER BY rowid LIMIT ?"
+        bound = (-1 if limit is None else limit,)  # LIMIT -1: no limit
+        opened = self.begin()
+        try:
+            count = self._db.execute(
+                "INSERT INTO archive_fts (rowid, label, content) "
+                f"SELECT rowid, label, content FROM archive WHERE rowid IN ({oldest})",
+                bound,
+            ).rowcount
+            self._db.execute(f"DELETE FROM archive_fts_backlog WHERE rowid IN ({oldest})", bound)
+        except BaseException:
+            if opened:
+                self.rollback()
+            raise
+        if opened:
+            self.commit()
+        return max(count, 0)
 
     def archived_count(self, root: str) -> int:
         return int(
@@ -317,6 +373,7 @@ class Store:
         words = _WORD.findall(query)
         if not words:
             return []
+        self.index_backlog()
         quoted = ['"' + word.replace('"', '""') + '"' for word in words]
         hits = self._match(root, " AND ".join(quoted), limit, kinds)
         if not hits and len(quoted) > 1:

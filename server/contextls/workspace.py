@@ -1,10 +1,13 @@
 """One workspace folder's context: its window, its share of the store, its tokenizer.
 
-Every change runs in one store transaction: catch up with what another server
-process committed, change the window, write the difference, bump the revision.
-If anything fails half-way the window is reloaded from the store, so a failed
-request never leaves a change behind. Listeners hear about evictions and the
-new status only after the transaction committed.
+A change runs while the service holds the store's write lock (see
+``ContextService.begin``): change the window, bump the revision, and keep
+what changed in ``pending`` and what to announce in ``News``. The service
+writes every workspace's pending changes and commits them together a moment
+later (group commit), so a request does not wait for SQLite, and then has
+each workspace announce what the burst did. If a change fails half-way,
+what earlier requests changed is written and the window is reloaded from the
+store, so a failed request never leaves a change behind.
 """
 
 from __future__ import annotations
@@ -92,6 +95,51 @@ class Delta:
             self.evictions.append(eviction)
 
 
+@dataclass(slots=True)
+class Pending:
+    """What successful changes did since the last write to the store.
+
+    Each item's last state is kept when its change succeeds (None: it left
+    the window), so writing never reads a window that a failing change may
+    have half changed.
+    """
+
+    items: dict[str, Item | None] = field(default_factory=dict)
+    archive: dict[str, tuple[Item, str]] = field(default_factory=dict)
+    unarchive: set[str] = field(default_factory=set)
+    changed: bool = False
+    """Something changed, if only the revision."""
+
+    def absorb(self, delta: Delta, window: Window) -> int:
+        """Add a successful change; returns how many archive entries it made."""
+        self.changed = True
+        for item_id in delta.touched:
+            self.items[item_id] = window.get(item_id) if item_id in window else None
+        for item_id in delta.unarchive:
+            self.archive.pop(item_id, None)
+            self.unarchive.add(item_id)
+        archived = 0
+        for item_id, entry in delta.archive.items():
+            if item_id not in window:
+                self.unarchive.discard(item_id)
+                self.archive[item_id] = entry
+                archived += 1
+        return archived
+
+
+@dataclass(slots=True)
+class News:
+    """What to tell the editors once the changes are committed."""
+
+    evicted: dict[str, tuple[Item, EvictionReason]] = field(default_factory=dict)
+    changed: bool = False
+
+    def add(self, delta: Delta) -> None:
+        self.changed = True
+        for eviction in delta.evictions:
+            self.evicted[eviction.item.id] = (eviction.item, eviction.reason)
+
+
 class Workspace:
     def __init__(
         self,
@@ -102,6 +150,7 @@ class Workspace:
         tokenizer: Tokenizer,
         listener: Listener,
         documents: Callable[[str], str | None],
+        begin: Callable[[], None],
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.root_uri = root_uri
@@ -111,16 +160,23 @@ class Workspace:
         self.tokenizer = tokenizer
         self.listener = listener
         self.documents = documents
+        self.begin = begin
+        """Take the store's write lock before a change (the service's ``begin``)."""
         self.clock = clock
         self.window = Window(_limits(settings), tokenizer.count, clock, tokenizer.encoding)
         self.revision = 0
         self.evicted_total = 0
         self.archived_count = 0
+        self.pending = Pending()
+        """Changed since the last write to the store (see ``write_pending``)."""
+        self._status: Status | None = None
+        self._news = News()
         self._load()
 
     # ------------------------------------------------------------------ state
 
     def _load(self) -> None:
+        self._status = None
         row = self.store.workspace(self.root_uri)
         self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
         self.window.last_evicted.clear()
@@ -129,6 +185,7 @@ class Workspace:
         )
         self.revision = row.revision
         self.evicted_total = row.evicted_total
+        self._counters = row
         self.archived_count = self.store.archived_count(self.root_uri)
 
     def catch_up(self) -> bool:
@@ -139,57 +196,83 @@ class Workspace:
         return True
 
     def status(self) -> Status:
-        return wire.status(
-            self.root_uri,
-            self.window,
-            self.settings.encoding,
-            self.revision,
-            self.archived_count,
-            self.evicted_total,
-        )
+        # Built once per change: a change announces it and returns it too.
+        if self._status is None:
+            self._status = wire.status(
+                self.root_uri,
+                self.window,
+                self.settings.encoding,
+                self.revision,
+                self.archived_count,
+                self.evicted_total,
+            )
+        return self._status
 
     def _transaction(self, change: Callable[[Delta], T]) -> T:
+        self.begin()
         delta = Delta()
         try:
-            with self.store.write():
-                self.catch_up()
-                result = change(delta)
-                if delta.mutated:
-                    self._persist(delta)
+            result = change(delta)
         except BaseException as error:
             if delta.mutated or not isinstance(error, ContextError):
-                self._load()  # the store is the truth; drop what the window half did
+                # The store is the truth: write what earlier changes did, then
+                # drop what this one half did.
+                self.write_pending()
+                self._load()
             raise
         if delta.mutated:
-            self._announce(delta)
+            self._status = None
+            self.revision += 1
+            self.evicted_total += len(delta.evictions)
+            # Window ids are never in the archive (restoring takes an item out),
+            # so each item archived here is a new archive entry.
+            archived = self.pending.absorb(delta, self.window)
+            self.archived_count += archived - len(delta.unarchive)
+            self._counters = WorkspaceRow(
+                self.window.next_id, self.window.next_seq, self.revision, self.evicted_total
+            )
+            self._news.add(delta)
         return result
 
-    def _persist(self, delta: Delta) -> None:
-        root, window = self.root_uri, self.window
-        present = [window.get(item_id) for item_id in delta.touched if item_id in window]
-        gone = [item_id for item_id in delta.touched if item_id not in window]
+    def write_pending(self) -> None:
+        """Write what changed since the last write, inside the service's transaction."""
+        pending, self.pending = self.pending, Pending()
+        if not pending.changed:
+            return
+        root = self.root_uri
+        present = [item for item in pending.items.values() if item is not None]
+        gone = [item_id for item_id, item in pending.items.items() if item is None]
         self.store.save_items(root, present)
         self.store.delete_items(root, gone)
-        self.archived_count -= self.store.unarchive(root, delta.unarchive)
+        self.store.unarchive(root, pending.unarchive)
         at = self.clock()
         by_reason: dict[str, list[Item]] = {}
-        for item_id, (item, reason) in delta.archive.items():
-            if item_id not in window:
-                by_reason.setdefault(reason, []).append(item)
+        for item, reason in pending.archive.values():
+            by_reason.setdefault(reason, []).append(item)
         for reason, items in by_reason.items():
-            self.archived_count += self.store.archive(root, items, reason, at)
-        self.revision += 1
-        self.evicted_total += len(delta.evictions)
-        self.store.save_workspace(
-            root,
-            WorkspaceRow(window.next_id, window.next_seq, self.revision, self.evicted_total),
-        )
+            self.store.archive(root, items, reason, at)
+        self.store.save_workspace(root, self._counters)
 
-    def _announce(self, delta: Delta) -> None:
+    def reload(self) -> None:
+        """Forget unwritten changes and read the window back (after a failed commit)."""
+        self.pending = Pending()
+        self._news = News()
+        self._load()
+
+    def announce(self) -> None:
+        """Tell the listener what changed since the last announcement (after a commit).
+
+        One burst of requests gives one status and one eviction notice per
+        reason; an item evicted and brought back within the burst is not
+        reported as gone.
+        """
+        news, self._news = self._news, News()
+        if not news.changed:
+            return
         by_reason: dict[EvictionReason, list[ContextItem]] = {}
-        for eviction in delta.evictions:
-            if eviction.item.id not in self.window:
-                by_reason.setdefault(eviction.reason, []).append(wire.context_item(eviction.item))
+        for item, reason in news.evicted.values():
+            if item.id not in self.window:
+                by_reason.setdefault(reason, []).append(wire.context_item(item))
         for reason, items in by_reason.items():
             self.listener.evicted(self.root_uri, items, reason)
         self.listener.status_changed(self.status())
@@ -338,6 +421,8 @@ class Workspace:
     def restore(self, ids: list[str], pin: bool) -> RestoreResult:
         wanted = list(dict.fromkeys(ids))
 
+        self.write_pending()  # earlier changes may have archived what is asked for
+
         def change(delta: Delta) -> tuple[list[Item], list[Item]]:
             found = self.store.archived(self.root_uri, wanted)
             missing = [item_id for item_id in wanted if item_id not in found]
@@ -378,13 +463,16 @@ class Workspace:
                 delta.mutated = True
                 delta.record_evictions(window.reconfigure(limits))
 
+        self.write_pending()  # a refusal half-way reloads the window from the store
         previous = (self.settings, self.tokenizer)
         self.settings, self.tokenizer = settings, tokenizer
+        self._status = None
         try:
             self._transaction(change)
         except BaseException:
             self.settings, self.tokenizer = previous
             self.window.limits = _limits(previous[0])
+            self._status = None
             raise
 
     def document_changed(self, uri: str, text: str | None) -> None:
@@ -430,6 +518,7 @@ class Workspace:
         items = select(list(self.window), kinds, limit)
         history: list[Item] = []
         if query and query.strip():
+            self.write_pending()
             history = [hit.item for hit in self.store.search(self.root_uri, query, 10, kinds)]
         rendered = render(items, fmt, self.tokenizer.count, max_tokens, history)
         return RenderResult(
@@ -442,6 +531,7 @@ class Workspace:
         )
 
     def search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:
+        self.write_pending()
         hits = self.store.search(self.root_uri, query, limit, kinds)
         return SearchResult(
             hits=[

@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
-from contextls.lsp.transport import converter_factory
+from contextls.lsp.converter import converter_factory
 from contextls.protocol import Notification
 
 SERVER = [sys.executable, "-m", "contextls", "serve"]

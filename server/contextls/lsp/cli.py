@@ -68,5 +68,5 @@ def main(argv: list[str] | None = None) -> int:
     register(server)
     if args.tcp:
         host, port = args.tcp
-        return serve_tcp(server.protocol, host, port)
-    return serve_stdio(server.protocol)
+        return serve_tcp(server, host, port)
+    return serve_stdio(server)

@@ -72,6 +72,7 @@ def _register_lifecycle(server: ContextServer) -> None:
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(ls: ContextServer, *_: Any) -> None:
+        ls.has_shut_down = True
         ls.service.close()
 
 
@@ -88,15 +89,12 @@ def _request(
 ) -> None:
     params_type = p.METHODS[method][0]
 
-    def handler(ls: ContextServer, raw: Any) -> Any:
+    @server.request(method)
+    def handler(raw: Any) -> msgspec.Struct:
         try:
-            params = decode_params(raw, params_type)
-            ls.service.catch_up()
-            return msgspec.to_builtins(handle(ls, params))
+            return handle(server, decode_params(raw, params_type))
         except Exception as error:
             raise to_jsonrpc(error) from error
-
-    server.feature(method)(handler)
 
 
 def _async_request(

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from urllib.parse import unquote
 
-import msgspec
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from contextls import __version__
-from contextls.lsp.transport import converter_factory
+from contextls.lsp.converter import converter_factory
+from contextls.lsp.dispatch import DirectHandler
+from contextls.lsp.framing import Outbox
 from contextls.protocol import ContextItem, DidEvictParams, EvictionReason, Notification, Status
 from contextls.service import ContextService
 
@@ -27,16 +30,44 @@ class ContextServer(LanguageServer):
             text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
             converter_factory=converter_factory,
         )
-        self.service = ContextService(listener=self, documents=self.document_text, warn=self.warn)
+        self.outbox = Outbox()
+        """Every message out goes through here, pygls' included (see ``transport``)."""
+        self.requests: dict[str, DirectHandler] = {}
+        """The ``contextls/*`` requests the dispatcher answers without pygls' dispatch."""
+        self.has_shut_down = False
+        self.service = ContextService(
+            listener=self, documents=self.document_text, warn=self.warn, timing=self
+        )
+
+    def request(self, method: str) -> Callable[[DirectHandler], DirectHandler]:
+        """Register ``handler(params) -> result`` for ``method`` (see ``dispatch``)."""
+
+        def register(handler: DirectHandler) -> DirectHandler:
+            self.requests[method] = handler
+            return handler
+
+        return register
+
+    def shutting_down(self) -> bool:
+        return self.has_shut_down
+
+    # --- Timing (for the service's group commit)
+
+    def later(self, delay: float, callback: Callable[[], None]) -> None:
+        asyncio.get_running_loop().call_later(delay, callback)
+
+    def after_answers(self, callback: Callable[[], None]) -> None:
+        self.outbox.defer(callback)
 
     # --- Listener
 
     def status_changed(self, status: Status) -> None:
-        self.protocol.notify(Notification.DID_CHANGE_STATUS, msgspec.to_builtins(status))
+        self.outbox.notify(Notification.DID_CHANGE_STATUS, status)
 
     def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None:
-        params = DidEvictParams(workspace=workspace, items=items, reason=reason)
-        self.protocol.notify(Notification.DID_EVICT, msgspec.to_builtins(params))
+        self.outbox.notify(
+            Notification.DID_EVICT, DidEvictParams(workspace=workspace, items=items, reason=reason)
+        )
 
     # --- editor services
 
@@ -54,3 +85,4 @@ class ContextServer(LanguageServer):
             return None
         document = workspace.text_documents.get(unquote(uri))
         return document.source if document is not None else None
+
