@@ -91,6 +91,12 @@ END;
 """
 
 _ITEM_COLUMNS: Final = "id, kind, content, metadata, timestamp, tokens, encoding, pinned"
+_ARCHIVE_HIT_COLUMNS: Final = (
+    "a.rowid AS rowid, a.id, a.kind, a.content, a.metadata, a.timestamp, a.tokens, a.encoding, "
+    "a.pinned, a.archived_at, a.reason"
+)
+SEARCH_CANDIDATES: Final = 500
+"""How many of the most recent matches a search ranks (see ``Store.search``)."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 _EVICTION_REASONS: Final = ("maxItems", "maxTokens")
 
@@ -369,7 +375,12 @@ class Store:
     def search(
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None = None
     ) -> list[ArchiveHit]:
-        """bm25-ranked archive hits: all words first; if none match, any word."""
+        """bm25-ranked archive hits: all words first; if none match, any word.
+
+        Only the ``SEARCH_CANDIDATES`` most recently archived matches are
+        ranked: ranking every match of a common word costs ~30 ms on a
+        100,000-item archive, the most recent 500 about 5.
+        """
         words = _WORD.findall(query)
         if not words:
             return []
@@ -388,22 +399,35 @@ class Store:
         if kinds:
             kind_filter = f" AND a.kind IN ({', '.join('?' * len(kinds))})"
             params.extend(kinds)
-        params.append(limit)
+        params.extend((SEARCH_CANDIDATES, limit))
+        # bm25 for the most recent candidates only; the snippets (the dearest
+        # part) for the hits that are returned only.
         rows = self._db.execute(
-            f"SELECT a.id, a.kind, a.content, a.metadata, a.timestamp, a.tokens, a.encoding, "
-            "a.pinned, bm25(archive_fts, 2.0, 1.0) AS rank, "
-            "snippet(archive_fts, -1, '**', '**', '…', 24), a.archived_at, a.reason "
+            "SELECT * FROM ("
+            f"SELECT {_ARCHIVE_HIT_COLUMNS}, bm25(archive_fts, 2.0, 1.0) AS rank "
             "FROM archive_fts JOIN archive AS a ON a.rowid = archive_fts.rowid "
-            f"WHERE archive_fts MATCH ? AND a.root = ?{kind_filter} ORDER BY rank LIMIT ?",
+            f"WHERE archive_fts MATCH ? AND a.root = ?{kind_filter} "
+            "ORDER BY archive_fts.rowid DESC LIMIT ?"
+            ") ORDER BY rank, rowid DESC LIMIT ?",
             params,
         ).fetchall()
+        if not rows:
+            return []
+        rowids = [row[0] for row in rows]
+        snippets = dict(
+            self._db.execute(
+                "SELECT rowid, snippet(archive_fts, -1, '**', '**', '…', 24) FROM archive_fts "
+                f"WHERE archive_fts MATCH ? AND rowid IN ({', '.join('?' * len(rowids))})",
+                [match, *rowids],
+            ).fetchall()
+        )
         return [
             ArchiveHit(
-                item=_item(row[:8]),
-                score=-float(row[8]),
-                snippet=row[9],
-                archived_at=row[10],
-                reason=row[11],
+                item=_item(row[1:9]),
+                score=-float(row[11]),
+                snippet=snippets.get(row[0], ""),
+                archived_at=row[9],
+                reason=row[10],
             )
             for row in rows
         ]
