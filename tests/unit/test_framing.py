@@ -1,0 +1,325 @@
+"""Content-Length framing (contextls.lsp.framing): the outbox and the frame reader.
+
+The outbox is the server's only way out: everything queued while the event
+loop is busy leaves in one write when the loop next turns, in order, and
+work deferred with ``defer`` runs once right after that write. The reader
+hands each framed body on, whatever the chunks the bytes arrive in, and
+answers a frame it cannot size with -32700 without stopping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from contextls.lsp.framing import MAX_BODY_BYTES, Outbox, frame, read_frames
+from contextls.protocol import CountTokensResult
+
+
+class Sink:
+    """Where the outbox writes: records each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[bytes] = []
+
+    def __call__(self, data: bytes) -> None:
+        self.calls.append(data)
+
+    @property
+    def messages(self) -> list[Any]:
+        return parse_frames(b"".join(self.calls))
+
+
+def parse_frames(data: bytes) -> list[Any]:
+    """Split a byte stream into its JSON bodies, checking each Content-Length."""
+    messages = []
+    while data:
+        header, separator, rest = data.partition(b"\r\n\r\n")
+        assert separator, f"no header end in {data[:80]!r}"
+        name, _, value = header.decode("ascii").partition(":")
+        assert name == "Content-Length", header
+        length = int(value)
+        assert len(rest) >= length, "a frame shorter than its Content-Length"
+        messages.append(json.loads(rest[:length]))
+        data = rest[length:]
+    return messages
+
+
+async def next_turn() -> None:
+    """Let the event loop run what was scheduled with call_soon (the outbox's flush)."""
+    await asyncio.sleep(0)
+
+
+# ------------------------------------------------------------------ outbox
+
+
+def test_frame_counts_bytes_not_characters() -> None:
+    body = json.dumps({"text": "é✓🎉"}, ensure_ascii=False).encode()
+    assert frame(body) == b"Content-Length: %d\r\n\r\n" % len(body) + body
+    assert len(body) > len(body.decode())
+
+
+async def test_everything_sent_in_one_turn_leaves_in_one_write_in_order() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    pygls_frame = frame(b'{"jsonrpc":"2.0","id":1,"result":null}')
+    outbox.write(pygls_frame)  # pygls hands over whole frames
+    outbox.notify("contextls/didChangeStatus", {"revision": 1})
+    outbox.respond(2, CountTokensResult(tokens=3, encoding="o200k_base"))
+    outbox.error(3, -32602, "bad params", {"path": "$.x"})
+    outbox.error(None, -32700, "parse error")
+    outbox.write(frame(b'{"jsonrpc":"2.0","method":"window/showMessage","params":{}}'))
+    assert sink.calls == [], "nothing is written before the loop turns"
+
+    await next_turn()
+    assert len(sink.calls) == 1
+    assert sink.calls[0].startswith(pygls_frame)
+    assert sink.messages == [
+        {"jsonrpc": "2.0", "id": 1, "result": None},
+        {"jsonrpc": "2.0", "method": "contextls/didChangeStatus", "params": {"revision": 1}},
+        {"jsonrpc": "2.0", "id": 2, "result": {"tokens": 3, "encoding": "o200k_base"}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "error": {"code": -32602, "message": "bad params", "data": {"path": "$.x"}},
+        },
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}},
+        {"jsonrpc": "2.0", "method": "window/showMessage", "params": {}},
+    ]
+    await next_turn()
+    assert len(sink.calls) == 1, "an empty outbox writes nothing"
+
+
+async def test_each_turn_gets_its_own_write() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    outbox.respond(1, "first")
+    await next_turn()
+    outbox.respond(2, "second")
+    outbox.respond(3, "third")
+    await next_turn()
+    assert [parse_frames(call) for call in sink.calls] == [
+        [{"jsonrpc": "2.0", "id": 1, "result": "first"}],
+        [
+            {"jsonrpc": "2.0", "id": 2, "result": "second"},
+            {"jsonrpc": "2.0", "id": 3, "result": "third"},
+        ],
+    ]
+
+
+async def test_frames_queued_before_attach_go_out_first() -> None:
+    outbox = Outbox()
+    outbox.notify("early", 1)
+    await next_turn()  # the flush finds no sink: nothing is lost
+    outbox.notify("early", 2)
+    sink = Sink()
+    outbox.attach(sink)
+    outbox.notify("late", 3)
+    await next_turn()
+    assert [(m["method"], m["params"]) for m in sink.messages] == [
+        ("early", 1),
+        ("early", 2),
+        ("late", 3),
+    ]
+
+
+def test_without_a_running_loop_each_message_is_written_at_once() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    outbox.respond(1, None)
+    outbox.notify("n", None)
+    assert len(sink.calls) == 2
+    assert [m.get("id", m.get("method")) for m in sink.messages] == [1, "n"]
+
+
+async def test_deferred_work_runs_once_after_the_write_and_survives_errors(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    ran: list[tuple[str, int]] = []
+
+    def failing() -> None:
+        ran.append(("failing", len(sink.calls)))
+        raise RuntimeError("boom")
+
+    def recording(name: str) -> Callable[[], None]:
+        return lambda: ran.append((name, len(sink.calls)))
+
+    outbox.respond(1, "answer")
+    outbox.defer(recording("first"))
+    outbox.defer(failing)
+    outbox.defer(recording("after the failure"))
+    assert ran == []
+    with caplog.at_level(logging.ERROR, logger="contextls.lsp.framing"):
+        await next_turn()
+    # Each ran after the answer was written (one sink call already made).
+    assert ran == [("first", 1), ("failing", 1), ("after the failure", 1)]
+    assert "deferred work after a flush failed" in caplog.text
+    outbox.respond(2, "later")
+    await next_turn()
+    assert len(ran) == 3, "deferred work runs once"
+
+
+async def test_deferred_work_runs_even_when_nothing_is_queued() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    ran: list[str] = []
+    outbox.defer(lambda: ran.append("ran"))
+    await next_turn()
+    assert ran == ["ran"]
+    assert sink.calls == []
+
+
+async def test_what_deferred_work_sends_or_defers_waits_for_the_next_turn() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    ran: list[str] = []
+
+    def commit() -> None:  # like the group commit: announce after the answers
+        ran.append("commit")
+        outbox.notify("contextls/didChangeStatus", {"revision": 7})
+        outbox.defer(lambda: ran.append("after the announcement"))
+
+    outbox.respond(1, "answer")
+    outbox.defer(commit)
+    await next_turn()
+    assert ran == ["commit"]
+    assert [m.get("id") for m in sink.messages] == [1]
+    await next_turn()
+    assert ran == ["commit", "after the announcement"]
+    assert len(sink.calls) == 2
+    assert parse_frames(sink.calls[1]) == [
+        {"jsonrpc": "2.0", "method": "contextls/didChangeStatus", "params": {"revision": 7}}
+    ]
+
+
+async def test_close_writes_what_is_queued() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    outbox.respond(1, "last words")
+    outbox.close()
+    assert [m["result"] for m in sink.messages] == ["last words"]
+    await next_turn()
+    assert len(sink.calls) == 1, "nothing is written twice"
+
+
+# ------------------------------------------------------------- read_frames
+
+
+async def read_all(chunks: list[bytes]) -> tuple[list[bytes], list[Any]]:
+    """Feed ``chunks`` one loop turn apart; the bodies handed on and what the outbox sent."""
+    reader = asyncio.StreamReader()
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    bodies: list[bytes] = []
+    task = asyncio.ensure_future(read_frames(reader, bodies.append, outbox))
+    for chunk in chunks:
+        reader.feed_data(chunk)
+        await next_turn()
+    reader.feed_eof()
+    await asyncio.wait_for(task, 5)
+    await next_turn()
+    return bodies, sink.messages
+
+
+def body(n: int) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": n, "method": "m", "params": {"é": "✓" * n}}).encode(
+        "utf-8"
+    )
+
+
+async def test_frames_split_and_merged_arbitrarily_are_all_read() -> None:
+    stream = b"".join(frame(body(n)) for n in range(1, 6))
+    cuts = [0, 1, 15, 16, 17, 18, 40, 41, len(stream) - 3, len(stream)]
+    chunks = [stream[a:b] for a, b in itertools.pairwise(cuts)]
+    bodies, sent = await read_all(chunks)
+    assert bodies == [body(n) for n in range(1, 6)]
+    assert sent == []
+
+
+async def test_one_byte_at_a_time() -> None:
+    stream = frame(body(1)) + frame(body(2))
+    bodies, _ = await read_all([stream[i : i + 1] for i in range(len(stream))])
+    assert bodies == [body(1), body(2)]
+
+
+async def test_all_frames_in_one_chunk() -> None:
+    bodies, _ = await read_all([b"".join(frame(body(n)) for n in range(50))])
+    assert bodies == [body(n) for n in range(50)]
+
+
+async def test_header_names_are_case_insensitive_and_other_headers_ignored() -> None:
+    stream = (
+        b"content-length: %d\r\n" % len(body(1))
+        + b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+        + body(1)
+        + b"Content-Type: x\r\nCONTENT-LENGTH:%d\n\n" % len(body(2))
+        + body(2)
+    )
+    bodies, sent = await read_all([stream])
+    assert bodies == [body(1), body(2)]
+    assert sent == []
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"Content-Length: abc\r\n\r\n",
+        b"Content-Length: -5\r\n\r\n",
+        b"Content-Length: %d\r\n\r\n" % (MAX_BODY_BYTES + 1),
+        b"Content-Type: application/json\r\n\r\n",  # no length at all
+    ],
+    ids=["not-a-number", "negative", "too-big", "missing"],
+)
+async def test_a_frame_without_a_usable_length_gets_a_parse_error_and_reading_goes_on(
+    header: bytes,
+) -> None:
+    stream = frame(body(1)) + header + frame(body(2))
+    bodies, sent = await read_all([stream])
+    assert bodies == [body(1), body(2)]
+    assert sent == [
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32700, "message": "parse error: missing or bad Content-Length"},
+        }
+    ]
+
+
+async def test_an_empty_body_is_handed_on() -> None:
+    bodies, sent = await read_all([b"Content-Length: 0\r\n\r\n" + frame(body(1))])
+    assert bodies == [b"", body(1)]
+    assert sent == []
+
+
+async def test_end_of_input_between_or_inside_headers_ends_quietly() -> None:
+    bodies, sent = await read_all([frame(body(1)) + b"Content-Len"])
+    assert bodies == [body(1)]
+    assert sent == []
+
+
+async def test_end_of_input_inside_a_body_is_an_incomplete_read() -> None:
+    reader = asyncio.StreamReader()
+    outbox = Outbox()
+    outbox.attach(Sink())
+    reader.feed_data(frame(body(1))[:-3])
+    reader.feed_eof()
+    bodies: list[bytes] = []
+    with pytest.raises(asyncio.IncompleteReadError):
+        await read_frames(reader, bodies.append, outbox)
+    assert bodies == []
