@@ -72,6 +72,11 @@ class Dispatcher:
             return
         is_request = "id" in data and method is not None
         if is_request:
+            if self.shutting_down():
+                # LSP: requests after `shutdown` are answered with InvalidRequest
+                # (pygls would drop them without a reply).
+                self.outbox.error(data["id"], INVALID_REQUEST, "the server is shutting down")
+                return
             handle = self.direct.get(method)  # type: ignore[arg-type]
             if handle is not None:
                 self._answer(data["id"], handle, data.get("params"))
@@ -83,10 +88,6 @@ class Dispatcher:
             self.outbox.error(
                 None, INVALID_REQUEST, "invalid request: id must be a number or a string"
             )
-            return
-        if self.shutting_down():
-            # LSP: requests after `shutdown` are answered with InvalidRequest.
-            self.outbox.error(msg_id, INVALID_REQUEST, "the server is shutting down")
             return
         try:
             self.outbox.respond(msg_id, handle(params))

@@ -56,7 +56,11 @@ async def _stdin_reader(stdin: BinaryIO) -> Frames:
 
 def _blocking_writer(stdout: BinaryIO) -> Callable[[bytes], None]:
     def write(data: bytes) -> None:
-        stdout.write(data)
+        # Unbuffered (python -u), stdout.buffer is a raw FileIO: a write that
+        # a signal interrupts returns how much it wrote, and the rest must follow.
+        view = memoryview(data)
+        while view:
+            view = view[stdout.write(view) or 0 :]
         stdout.flush()
 
     return write
