@@ -163,15 +163,12 @@ class ContextService:
         if store.in_transaction:
             return None
         try:
-            store.begin(wait=False)
+            with store.write(wait=False):
+                indexed = store.index_backlog(INDEX_BATCH)
         except StorageError:  # another server holds the database
             return None
-        try:
-            indexed = store.index_backlog(INDEX_BATCH)
-            store.commit()
         except Exception:
             log.exception("indexing the archive failed; searches will index it")
-            store.rollback()
             return False
         return indexed == INDEX_BATCH
 

@@ -216,15 +216,20 @@ class Store:
             self._db.execute("ROLLBACK")
 
     @contextmanager
-    def write(self) -> Iterator[None]:
-        """One write transaction of its own (scripts and benches; the server batches)."""
-        self.begin()
+    def write(self, wait: bool = True) -> Iterator[None]:
+        """A write transaction, or a part of the one this connection has open.
+
+        Commits (or rolls back) only a transaction it opened itself.
+        """
+        opened = self.begin(wait)
         try:
             yield
         except BaseException:
-            self.rollback()
+            if opened:
+                self.rollback()
             raise
-        self.commit()
+        if opened:
+            self.commit()
 
     # ------------------------------------------------------------- workspaces
 
@@ -343,20 +348,13 @@ class Store:
         """
         oldest = "SELECT rowid FROM archive_fts_backlog ORDER BY rowid LIMIT ?"
         bound = (-1 if limit is None else limit,)  # LIMIT -1: no limit
-        opened = self.begin()
-        try:
+        with self.write():
             count = self._db.execute(
                 "INSERT INTO archive_fts (rowid, label, content) "
                 f"SELECT rowid, label, content FROM archive WHERE rowid IN ({oldest})",
                 bound,
             ).rowcount
             self._db.execute(f"DELETE FROM archive_fts_backlog WHERE rowid IN ({oldest})", bound)
-        except BaseException:
-            if opened:
-                self.rollback()
-            raise
-        if opened:
-            self.commit()
         return max(count, 0)
 
     def archived_count(self, root: str) -> int:
