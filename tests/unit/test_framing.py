@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from contextls.lsp.framing import MAX_BODY_BYTES, Outbox, frame, read_frames
+from contextls.lsp.framing import MAX_BODY_BYTES, FrameReader, Outbox, frame
 from contextls.protocol import CountTokensResult
 
 
@@ -113,6 +113,27 @@ async def test_each_turn_gets_its_own_write() -> None:
             {"jsonrpc": "2.0", "id": 3, "result": "third"},
         ],
     ]
+
+
+async def test_held_messages_wait_for_the_holders_flush_and_leave_in_one_write() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    outbox.hold()
+    outbox.respond(1, "first")
+    outbox.notify("n", {})
+    await next_turn()
+    assert sink.calls == []  # holding: no write of its own in the next turn
+    outbox.flush()
+    assert [parse_frames(call) for call in sink.calls] == [
+        [
+            {"jsonrpc": "2.0", "id": 1, "result": "first"},
+            {"jsonrpc": "2.0", "method": "n", "params": {}},
+        ]
+    ]
+    outbox.respond(2, "after")  # the flush ended the hold
+    await next_turn()
+    assert len(sink.calls) == 2
 
 
 async def test_frames_queued_before_attach_go_out_first() -> None:
@@ -217,24 +238,19 @@ async def test_close_writes_what_is_queued() -> None:
     assert len(sink.calls) == 1, "nothing is written twice"
 
 
-# ------------------------------------------------------------- read_frames
+# ------------------------------------------------------------- FrameReader
 
 
-async def read_all(chunks: list[bytes]) -> tuple[list[bytes], list[Any]]:
-    """Feed ``chunks`` one loop turn apart; the bodies handed on and what the outbox sent."""
-    reader = asyncio.StreamReader()
+def read_all(chunks: list[bytes]) -> tuple[list[bytes], list[Any], FrameReader]:
+    """Feed ``chunks`` one by one; the bodies handed on, what the outbox sent, the reader."""
     sink = Sink()
     outbox = Outbox()
     outbox.attach(sink)
     bodies: list[bytes] = []
-    task = asyncio.ensure_future(read_frames(reader, bodies.append, outbox))
+    reader = FrameReader(bodies.append, outbox)
     for chunk in chunks:
-        reader.feed_data(chunk)
-        await next_turn()
-    reader.feed_eof()
-    await asyncio.wait_for(task, 5)
-    await next_turn()
-    return bodies, sink.messages
+        reader.feed(chunk)
+    return bodies, sink.messages, reader
 
 
 def body(n: int) -> bytes:
@@ -243,27 +259,27 @@ def body(n: int) -> bytes:
     )
 
 
-async def test_frames_split_and_merged_arbitrarily_are_all_read() -> None:
+def test_frames_split_and_merged_arbitrarily_are_all_read() -> None:
     stream = b"".join(frame(body(n)) for n in range(1, 6))
     cuts = [0, 1, 15, 16, 17, 18, 40, 41, len(stream) - 3, len(stream)]
     chunks = [stream[a:b] for a, b in itertools.pairwise(cuts)]
-    bodies, sent = await read_all(chunks)
+    bodies, sent, _ = read_all(chunks)
     assert bodies == [body(n) for n in range(1, 6)]
     assert sent == []
 
 
-async def test_one_byte_at_a_time() -> None:
+def test_one_byte_at_a_time() -> None:
     stream = frame(body(1)) + frame(body(2))
-    bodies, _ = await read_all([stream[i : i + 1] for i in range(len(stream))])
+    bodies, _, _ = read_all([stream[i : i + 1] for i in range(len(stream))])
     assert bodies == [body(1), body(2)]
 
 
-async def test_all_frames_in_one_chunk() -> None:
-    bodies, _ = await read_all([b"".join(frame(body(n)) for n in range(50))])
+def test_all_frames_in_one_chunk() -> None:
+    bodies, _, _ = read_all([b"".join(frame(body(n)) for n in range(50))])
     assert bodies == [body(n) for n in range(50)]
 
 
-async def test_header_names_are_case_insensitive_and_other_headers_ignored() -> None:
+def test_header_names_are_case_insensitive_and_other_headers_ignored() -> None:
     stream = (
         b"content-length: %d\r\n" % len(body(1))
         + b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
@@ -271,7 +287,7 @@ async def test_header_names_are_case_insensitive_and_other_headers_ignored() -> 
         + b"Content-Type: x\r\nCONTENT-LENGTH:%d\n\n" % len(body(2))
         + body(2)
     )
-    bodies, sent = await read_all([stream])
+    bodies, sent, _ = read_all([stream])
     assert bodies == [body(1), body(2)]
     assert sent == []
 
@@ -286,11 +302,11 @@ async def test_header_names_are_case_insensitive_and_other_headers_ignored() -> 
     ],
     ids=["not-a-number", "negative", "too-big", "missing"],
 )
-async def test_a_frame_without_a_usable_length_gets_a_parse_error_and_reading_goes_on(
+def test_a_frame_without_a_usable_length_gets_a_parse_error_and_reading_goes_on(
     header: bytes,
 ) -> None:
     stream = frame(body(1)) + header + frame(body(2))
-    bodies, sent = await read_all([stream])
+    bodies, sent, _ = read_all([stream])
     assert bodies == [body(1), body(2)]
     assert sent == [
         {
@@ -301,25 +317,58 @@ async def test_a_frame_without_a_usable_length_gets_a_parse_error_and_reading_go
     ]
 
 
-async def test_an_empty_body_is_handed_on() -> None:
-    bodies, sent = await read_all([b"Content-Length: 0\r\n\r\n" + frame(body(1))])
+def test_an_empty_body_is_handed_on() -> None:
+    bodies, sent, _ = read_all([b"Content-Length: 0\r\n\r\n" + frame(body(1))])
     assert bodies == [b"", body(1)]
     assert sent == []
 
 
-async def test_end_of_input_between_or_inside_headers_ends_quietly() -> None:
-    bodies, sent = await read_all([frame(body(1)) + b"Content-Len"])
+def test_end_of_input_between_or_inside_headers_is_not_inside_a_message() -> None:
+    bodies, sent, reader = read_all([frame(body(1)) + b"Content-Len"])
     assert bodies == [body(1)]
     assert sent == []
+    assert not reader.inside_a_message
 
 
-async def test_end_of_input_inside_a_body_is_an_incomplete_read() -> None:
-    reader = asyncio.StreamReader()
+def test_end_of_input_inside_a_body_is_inside_a_message() -> None:
+    bodies, _, reader = read_all([frame(body(1))[:-3]])
+    assert bodies == []
+    assert reader.inside_a_message
+
+
+def test_a_failing_handler_does_not_stop_the_frames_after_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    handled: list[bytes] = []
+
+    def handle(raw: bytes) -> None:
+        handled.append(raw)
+        if raw == body(1):
+            raise RuntimeError("boom")
+
     outbox = Outbox()
     outbox.attach(Sink())
-    reader.feed_data(frame(body(1))[:-3])
-    reader.feed_eof()
-    bodies: list[bytes] = []
-    with pytest.raises(asyncio.IncompleteReadError):
-        await read_frames(reader, bodies.append, outbox)
-    assert bodies == []
+    reader = FrameReader(handle, outbox)
+    with caplog.at_level(logging.ERROR):
+        reader.feed(frame(body(1)) + frame(body(2)))
+    assert handled == [body(1), body(2)]
+    assert "handling a message failed" in caplog.text
+
+
+def test_an_exit_raised_by_a_handler_goes_through() -> None:
+    def handle(raw: bytes) -> None:
+        raise SystemExit(0)
+
+    outbox = Outbox()
+    outbox.attach(Sink())
+    with pytest.raises(SystemExit):
+        FrameReader(handle, outbox).feed(frame(body(1)))
+
+
+def test_a_large_body_in_many_chunks_is_read_whole() -> None:
+    big = json.dumps({"jsonrpc": "2.0", "method": "m", "params": "x" * 1_100_000}).encode()
+    stream = frame(big) + frame(body(1))
+    chunks = [stream[i : i + 65536] for i in range(0, len(stream), 65536)]
+    bodies, _, reader = read_all(chunks)
+    assert bodies == [big, body(1)]
+    assert not reader.inside_a_message

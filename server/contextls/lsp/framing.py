@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -21,14 +21,6 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 256 * 1024 * 1024
 
 _encoder = msgspec.json.Encoder()
-
-
-class Frames(Protocol):
-    """What reads frames: an ``asyncio.StreamReader`` or pygls' stdin reader."""
-
-    def readline(self) -> Awaitable[bytes]: ...
-
-    def readexactly(self, n: int) -> Awaitable[bytes]: ...
 
 
 def frame(body: bytes) -> bytes:
@@ -41,6 +33,7 @@ class Outbox:
         self._scheduled = False
         self._sink: Callable[[bytes], object] | None = None
         self._deferred: list[Callable[[], None]] = []
+        self._held = False
 
     def attach(self, sink: Callable[[bytes], object]) -> None:
         """Where frames go (stdout, a socket); anything already queued goes first."""
@@ -52,13 +45,21 @@ class Outbox:
         self._deferred.append(callback)
         self._schedule()
 
+    def hold(self) -> None:
+        """Queue without scheduling a write: the caller flushes at the end of its turn.
+
+        The transport holds while it handles what one read brought, so the
+        answers leave in the same loop turn instead of the next one.
+        """
+        self._held = True
+
     # pygls' Writer protocol: it hands over whole frames.
     def write(self, data: bytes) -> None:
         self._pending.append(data)
         self._schedule()
 
     def _schedule(self) -> None:
-        if self._scheduled:
+        if self._scheduled or self._held:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -88,7 +89,7 @@ class Outbox:
         self.send({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
     def flush(self) -> None:
-        self._scheduled = False
+        self._scheduled = self._held = False
         if self._sink is None:
             return
         if self._pending:
@@ -103,23 +104,68 @@ class Outbox:
                 log.exception("deferred work after a flush failed")
 
 
-async def read_frames(reader: Frames, handle: Callable[[bytes], None], outbox: Outbox) -> None:
-    """Hand each Content-Length framed body to ``handle`` until end of input."""
-    while True:
-        length: int | None = None
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            if line in (b"\r\n", b"\n"):
-                break
+class FrameReader:
+    """Content-Length frames out of a byte stream that arrives in chunks of any size.
+
+    Push-based, so the transport can hand every complete frame of a chunk to
+    ``handle`` in the loop turn that read it, and write all their answers at
+    the end of that same turn (see ``transport.FrameProtocol``).
+    """
+
+    def __init__(self, handle: Callable[[bytes], None], outbox: Outbox) -> None:
+        self._handle = handle
+        self._outbox = outbox
+        self._buffer = bytearray()
+        self._length: int | None = None
+        """Of the body being read; None while reading headers."""
+        self._header_length: int | None = None
+        self._header_bad = False
+
+    @property
+    def inside_a_message(self) -> bool:
+        """True when the input so far ends inside a frame's body."""
+        return self._length is not None
+
+    def feed(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        start = 0
+        try:
+            while True:
+                length = self._length
+                if length is None:
+                    end = buffer.find(b"\n", start)
+                    if end < 0:
+                        break
+                    line = bytes(buffer[start : end + 1])
+                    start = end + 1
+                    self._header_line(line)
+                    continue
+                if len(buffer) - start < length:
+                    break
+                body = bytes(buffer[start : start + length])
+                start += length
+                self._length = None
+                try:
+                    self._handle(body)
+                except Exception:  # the dispatcher answers every failure; the rest goes on
+                    log.exception("handling a message failed")
+        finally:
+            del buffer[:start]
+
+    def _header_line(self, line: bytes) -> None:
+        if line not in (b"\r\n", b"\n"):
             name, _, value = line.partition(b":")
             if name.strip().lower() == b"content-length":
                 try:
-                    length = int(value.strip())
+                    self._header_length = int(value.strip())
+                    self._header_bad = False
                 except ValueError:
-                    length = None
-        if length is None or not 0 <= length <= MAX_BODY_BYTES:
-            outbox.error(None, -32700, "parse error: missing or bad Content-Length")
-            continue
-        handle(await reader.readexactly(length))
+                    self._header_bad = True
+            return
+        length, self._header_length = self._header_length, None
+        bad, self._header_bad = self._header_bad, False
+        if bad or length is None or not 0 <= length <= MAX_BODY_BYTES:
+            self._outbox.error(None, -32700, "parse error: missing or bad Content-Length")
+            return
+        self._length = length

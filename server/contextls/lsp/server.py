@@ -85,4 +85,3 @@ class ContextServer(LanguageServer):
             return None
         document = workspace.text_documents.get(unquote(uri))
         return document.source if document is not None else None
-

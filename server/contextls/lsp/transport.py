@@ -3,10 +3,11 @@
 Measured on these machines, stock pygls 2.x over stdio spends most of a custom
 request outside the request: in ``_dict_to_object`` (see ``converter``), in the
 thread-pool stdin reader (a thread hop per header line and per body), and in
-its dispatch and encoding (see ``dispatch``). Here frames are read with an
-asyncio ``StreamReader`` on the stdin pipe (or the socket), dispatched by
-``Dispatcher``, and written by the server's ``Outbox``, which pygls also
-writes through (``protocol.set_writer``).
+its dispatch and encoding (see ``dispatch``). Here the event loop hands the
+bytes of the stdin pipe (or the socket) to ``FrameProtocol``, which
+dispatches each frame with ``Dispatcher`` in the same turn; the server's
+``Outbox``, which pygls also writes through (``protocol.set_writer``), writes
+the answers at the end of that turn.
 """
 
 from __future__ import annotations
@@ -20,38 +21,98 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from pygls.io_ import StdinAsyncReader
-
 from contextls.lsp.dispatch import Dispatcher
-from contextls.lsp.framing import Frames, read_frames
+from contextls.lsp.framing import FrameReader
 
 if TYPE_CHECKING:
     from contextls.lsp.server import ContextServer
 
 log = logging.getLogger(__name__)
 
-_READ_LIMIT = 1024 * 1024
+_READ_CHUNK = 256 * 1024
+
+
+class FrameProtocol(asyncio.Protocol):
+    """Handles every frame a read brings in that loop turn, and writes the answers at its end.
+
+    A request is answered in the turn that read it: no task to wake, no
+    second turn to write (each costs an extra trip through the event loop,
+    which is most of what a small request costs). A pipelined burst is
+    answered with one write.
+    """
+
+    def __init__(self, server: ContextServer, writes_back: bool = False) -> None:
+        """``writes_back``: answers go to this connection (TCP), not to stdout."""
+        self._server = server
+        self._writes_back = writes_back
+        self._transport: asyncio.WriteTransport | None = None
+        self._outbox = server.outbox
+        self._frames = FrameReader(_dispatcher(server), server.outbox)
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Resolved at the end of input (an IncompleteReadError if it ends inside a frame)."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self._writes_back:
+            assert isinstance(transport, asyncio.WriteTransport)
+            self._transport = transport
+            self._outbox.attach(transport.write)
+            self._server.protocol.set_writer(self._outbox)
+
+    async def drained(self) -> None:
+        """Wait until what was written back has left (TCP)."""
+        self._outbox.flush()
+        transport = self._transport
+        while transport is not None and not transport.is_closing():
+            if transport.get_write_buffer_size() == 0:
+                break
+            await asyncio.sleep(0.005)
+
+    def data_received(self, data: bytes) -> None:
+        self._outbox.hold()
+        try:
+            self._frames.feed(data)
+        finally:
+            self._outbox.flush()
+
+    def eof_received(self) -> bool:
+        self._finish()
+        return True  # a socket stays open for the last answers (see ``drained``)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._finish()
+
+    def _finish(self) -> None:
+        if self.done.done():
+            return
+        if self._frames.inside_a_message:
+            self.done.set_exception(asyncio.IncompleteReadError(b"", None))
+        else:
+            self.done.set_result(None)
 
 
 def _dispatcher(server: ContextServer) -> Dispatcher:
     return Dispatcher(server.protocol, server.outbox, server.requests, server.shutting_down)
 
 
-async def _stdin_reader(stdin: BinaryIO) -> Frames:
+async def _read_stdin(protocol: FrameProtocol, stdin: BinaryIO) -> None:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_READ_LIMIT)
     mode = os.fstat(stdin.fileno()).st_mode
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        # epoll refuses files and some character devices (/dev/null) only
-        # once the loop watches them, and then nothing is ever read.
-        return StdinAsyncReader(stdin)
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-    except (ValueError, OSError):
-        # A regular file or a terminal cannot be watched by the event loop;
-        # pygls' thread-backed reader works for every kind of stdin.
-        return StdinAsyncReader(stdin)
-    return reader
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        try:
+            await loop.connect_read_pipe(lambda: protocol, stdin)
+        except (ValueError, OSError):
+            pass
+        else:
+            await protocol.done
+            return
+    # A regular file, a terminal or /dev/null cannot be watched by the event
+    # loop (epoll refuses some of them only once it watches them, and then
+    # nothing is ever read): read them on a thread.
+    fd = stdin.fileno()
+    while chunk := await loop.run_in_executor(None, os.read, fd, _READ_CHUNK):
+        protocol.data_received(chunk)
+    protocol.eof_received()
+    await protocol.done
 
 
 def _blocking_writer(stdout: BinaryIO) -> Callable[[bytes], None]:
@@ -71,8 +132,7 @@ def serve_stdio(server: ContextServer) -> int:
     server.protocol.set_writer(server.outbox)
 
     async def main() -> None:
-        reader = await _stdin_reader(sys.stdin.buffer)
-        await read_frames(reader, _dispatcher(server), server.outbox)
+        await _read_stdin(FrameProtocol(server), sys.stdin.buffer)
 
     return _run(main(), server)
 
@@ -81,25 +141,32 @@ def serve_tcp(server: ContextServer, host: str, port: int) -> int:
     """One client over loopback TCP (the server ends when it disconnects)."""
 
     async def main() -> None:
-        done = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        connected: asyncio.Future[FrameProtocol] = loop.create_future()
 
-        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            server.outbox.attach(writer.write)
-            server.protocol.set_writer(server.outbox)
-            try:
-                await read_frames(reader, _dispatcher(server), server.outbox)
-            finally:
-                server.outbox.flush()
-                await writer.drain()
-                done.set()
+        def accept() -> asyncio.Protocol:
+            if connected.done():  # one client per server process
+                return _Refuse()
+            protocol = FrameProtocol(server, writes_back=True)
+            connected.set_result(protocol)
+            return protocol
 
-        listener = await asyncio.start_server(connection, host, port, limit=_READ_LIMIT)
+        listener = await loop.create_server(accept, host, port)
         bound = ", ".join(str(sock.getsockname()) for sock in listener.sockets)
         print(f"contextls listening on {bound}", file=sys.stderr, flush=True)
         async with listener:
-            await done.wait()
+            protocol = await connected
+            try:
+                await protocol.done
+            finally:
+                await protocol.drained()
 
     return _run(main(), server)
+
+
+class _Refuse(asyncio.Protocol):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.close()
 
 
 def _run(main: Coroutine[Any, Any, None], server: ContextServer) -> int:
