@@ -97,6 +97,17 @@ async def test_everything_sent_in_one_turn_leaves_in_one_write_in_order() -> Non
     assert len(sink.calls) == 1, "an empty outbox writes nothing"
 
 
+@pytest.mark.parametrize("msg_id", [0, -1, 2**53, "abc", 'é"\\'])
+def test_a_response_carries_its_id_as_sent(msg_id: int | str) -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    outbox.respond(msg_id, CountTokensResult(tokens=3, encoding="o200k_base"))
+    assert sink.messages == [
+        {"jsonrpc": "2.0", "id": msg_id, "result": {"tokens": 3, "encoding": "o200k_base"}}
+    ]
+
+
 async def test_each_turn_gets_its_own_write() -> None:
     sink = Sink()
     outbox = Outbox()

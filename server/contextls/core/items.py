@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -20,6 +21,8 @@ RANGED_KINDS: Final = frozenset({"code", "file"})
 """Kinds that can point into a file and so take part in range dedup."""
 
 _LABEL_WIDTH: Final = 60
+_FIRST_LINE: Final = re.compile(r"\S[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*")
+"""From the first character that is not white space to the end of its line (as splitlines)."""
 
 
 @dataclass(slots=True)
@@ -86,8 +89,14 @@ def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
     title = metadata.get("title")
     if isinstance(title, str) and title.strip():
         return _shorten(title.strip())
-    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    first = _first_line(content)
     return _shorten(f"{kind}: {first}" if first else kind)
+
+
+def _first_line(content: str) -> str:
+    """The first line that is not blank, stripped (without splitting all of a large text)."""
+    found = _FIRST_LINE.search(content)
+    return found.group().rstrip() if found else ""
 
 
 def _shorten(text: str) -> str:

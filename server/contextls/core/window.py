@@ -131,7 +131,7 @@ class Window:
         if same is not None and same.is_whole_file and candidate.kind == "code":
             # A region of a file that is already whole in the window adds nothing.
             content, metadata = same.content, same.metadata
-        leaving = [*absorbed, *([same] if same is not None else [])]
+        leaving = [*absorbed, same] if same is not None else absorbed
         tokens = (
             same.tokens
             if same is not None and same.content == content and same.encoding == self.encoding
@@ -324,8 +324,11 @@ class Window:
                 f"item has {thousands(tokens)} tokens; the budget is "
                 f"{thousands(limits.max_tokens)} (raise maxTokens or mark a smaller region)"
             )
-        pinned_count = self.pinned_count - sum(1 for item in leaving if item.pinned)
-        pinned_tokens = self.pinned_tokens - sum(item.tokens for item in leaving if item.pinned)
+        pinned_count, pinned_tokens = self.pinned_count, self.pinned_tokens
+        for item in leaving:
+            if item.pinned:
+                pinned_count -= 1
+                pinned_tokens -= item.tokens
         if pinned_count + 1 > limits.max_items:
             raise NoRoom(
                 f"all {limits.max_items} places are taken by pinned items; "
@@ -405,18 +408,21 @@ class Window:
 
     def _evict_to_fit(self, protect: str | None) -> list[Eviction]:
         evicted: list[Eviction] = []
-        limits = self.limits
-        while len(self._items) > limits.max_items or self.tokens > limits.max_tokens:
-            reason: EvictionReason = (
-                "maxItems" if len(self._items) > limits.max_items else "maxTokens"
-            )
+        max_items, max_tokens = self.limits.max_items, self.limits.max_tokens
+        while True:
+            reason: EvictionReason
+            if len(self._items) > max_items:
+                reason = "maxItems"
+            elif self.tokens > max_tokens:
+                reason = "maxTokens"
+            else:
+                return evicted
             victim = self._victim(protect)
             if victim is None:  # unreachable: _check_fits and reconfigure guard it
                 raise NoRoom("nothing left that may be evicted")
             self._detach(victim)
             self.last_evicted.append(victim)
             evicted.append(Eviction(victim, reason))
-        return evicted
 
 
 def _id_number(item_id: str) -> int:
