@@ -38,9 +38,44 @@ class Config:
     quick: bool = False
     fill: str = "store"
     """How bench 5 fills its archive: ``store`` (the server's store API) or ``lsp``."""
+    placement: str = "free"
+    """Which CPUs the bench and the servers run on (see ``PLACEMENTS``)."""
 
     def pick(self, full: int, quick: int) -> int:
         return quick if self.quick else full
+
+
+# -- placement -------------------------------------------------------------
+
+PLACEMENTS = {
+    "free": "the scheduler places every process (the default, and what the figures quote)",
+    "split": "the bench on the first CPU, every server on the second",
+    "shared": "the bench and every server on the first CPU",
+}
+"""On these 2-vCPU VMs a round trip costs ~100 µs when client and server run on
+different CPUs and ~50 µs when they share one, and with ``free`` the scheduler
+picks per process and per phase: a server and its floor can land in different
+modes within one run. ``split`` and ``shared`` hold both sides in the same
+mode, to tell a real difference from a placement one."""
+
+_server_cpu: int | None = None
+
+
+def place(placement: str) -> None:
+    """Pin this process (and later the servers) as ``placement`` says."""
+    global _server_cpu
+    if placement == "free":
+        return
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 and placement == "split":
+        raise SystemExit("--placement split needs two CPUs")
+    os.sched_setaffinity(0, {cpus[0]})
+    _server_cpu = cpus[1] if placement == "split" else cpus[0]
+
+
+def _pin_server(pid: int) -> None:
+    if _server_cpu is not None:
+        os.sched_setaffinity(pid, {_server_cpu})
 
 
 # -- commands --------------------------------------------------------------
@@ -93,6 +128,7 @@ async def open_session(
     finally:
         if stderr is not None:
             stderr.close()  # the child holds its own descriptor
+    _pin_server(client.pid)
     await asyncio.wait_for(client.request("initialize", initialize_params(root, options)), 60)
     client.notify("initialized", {})
     return client
@@ -251,10 +287,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="store",
         help="bench 5: fill the archive through contextls.store (fast) or contextls/addText",
     )
+    parser.add_argument(
+        "--placement",
+        choices=tuple(PLACEMENTS),
+        default="free",
+        help="; ".join(f"{name}: {what}" for name, what in PLACEMENTS.items()),
+    )
 
 
 def config(args: argparse.Namespace) -> Config:
-    return Config(quick=args.quick, fill=args.fill)
+    place(args.placement)
+    return Config(quick=args.quick, fill=args.fill, placement=args.placement)
 
 
 def bench_main(bench: Bench, title: str, argv: Sequence[str] | None = None) -> list[Row]:
