@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -249,3 +250,56 @@ def test_serve_ends_on_empty_stdin_of_any_kind(tmp_path: Path) -> None:
     for stdin in (subprocess.DEVNULL, empty.open("rb")):
         result = subprocess.run(SERVER, stdin=stdin, capture_output=True, timeout=30)
         assert result.returncode == 0
+
+
+def test_a_whole_session_read_from_a_regular_file_is_answered(tmp_path: Path) -> None:
+    """A file cannot be watched by the event loop; it is read on a thread instead."""
+
+    def framed(message: dict[str, Any]) -> bytes:
+        body = json.dumps(message).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    root = tmp_path / "project"
+    root.mkdir()
+    session = tmp_path / "session.bin"
+    session.write_bytes(
+        framed(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+            }
+        )
+        + framed({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        + framed(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "contextls/addText",
+                "params": {"kind": "text", "content": "from a file"},
+            }
+        )
+        + framed({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+        + framed({"jsonrpc": "2.0", "method": "exit"})
+    )
+    env = {"CONTEXTLS_STORAGE": str(tmp_path / "ctx.sqlite3")}
+    with session.open("rb") as stdin:
+        result = subprocess.run(
+            SERVER, stdin=stdin, capture_output=True, timeout=30, env={**os.environ, **env}
+        )
+    assert result.returncode == 0
+    answers = {m["id"]: m for m in _messages(result.stdout) if "id" in m and "method" not in m}
+    assert sorted(answers) == [1, 2, 3]
+    assert answers[2]["result"]["item"]["content"] == "from a file"
+
+
+def _messages(data: bytes) -> list[dict[str, Any]]:
+    messages = []
+    while data:
+        header, _, rest = data.partition(b"\r\n\r\n")
+        fields = dict(line.split(b":", 1) for line in header.split(b"\r\n"))
+        length = int(fields[b"Content-Length"])
+        messages.append(json.loads(rest[:length]))
+        data = rest[length:]
+    return messages

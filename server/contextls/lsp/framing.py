@@ -2,9 +2,10 @@
 
 The outbox is the one way out of the server, for pygls' own messages (it is
 the protocol's writer) and for ours. It joins everything sent while the event
-loop is busy and writes it at once when the loop next turns: a request that
-pushes a status and an eviction costs one ``write`` rather than three, and a
-burst of pipelined requests is answered in a few writes. Order is kept.
+loop is busy and writes it at once: at the end of the turn that read the
+requests (the transport holds the outbox while it handles a read), or in the
+next turn for what is sent from elsewhere (a task, a timer). A burst of
+pipelined requests is answered in one write. Order is kept.
 """
 
 from __future__ import annotations
