@@ -10,6 +10,7 @@ answer never comes, signal the process, and read until it closes its output.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import queue
@@ -23,7 +24,7 @@ from .conftest import SERVER
 
 TIMEOUT = 20.0
 
-_EOF = object()
+END_OF_OUTPUT = object()
 
 
 class Garbled:
@@ -50,6 +51,41 @@ def notification(method: str, params: Any = None) -> dict[str, Any]:
     if params is not None:
         message["params"] = params
     return message
+
+
+def read_message(stream: IO[bytes]) -> Any:
+    """The next framed JSON message of ``stream``, or ``END_OF_OUTPUT`` at its end.
+
+    Raises ValueError (or UnicodeDecodeError) for output that is not a frame.
+    """
+    length = None
+    while True:
+        line = stream.readline()
+        if not line:
+            return END_OF_OUTPUT
+        if line == b"\r\n":
+            break
+        name, _, value = line.decode("ascii").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    if length is None:
+        raise ValueError("a frame without Content-Length")
+    body = stream.read(length)
+    if len(body) < length:
+        raise ValueError(f"the output ended inside a frame: {body[:200]!r}")
+    try:
+        return json.loads(body)
+    except ValueError as error:
+        raise ValueError(f"{error} in the frame {body[:300]!r}") from error
+
+
+def read_all_messages(data: bytes) -> list[Any]:
+    """Every framed message of a whole output."""
+    stream = io.BytesIO(data)
+    messages = []
+    while (message := read_message(stream)) is not END_OF_OUTPUT:
+        messages.append(message)
+    return messages
 
 
 def is_response(message: dict[str, Any]) -> bool:
@@ -111,29 +147,14 @@ class RawStdio:
         try:
             while True:
                 self._gate.wait()
-                length = None
-                while True:
-                    line = stdout.readline()
-                    if not line:
-                        return
-                    if line == b"\r\n":
-                        break
-                    name, _, value = line.decode("ascii").partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                if length is None:
-                    raise ValueError("a frame without Content-Length")
-                body = stdout.read(length)
-                if len(body) < length:
-                    raise ValueError(f"the output ended inside a frame: {body[:200]!r}")
-                try:
-                    self._queue.put(json.loads(body))
-                except ValueError as error:
-                    raise ValueError(f"{error} in the frame {body[:300]!r}") from error
+                message = read_message(stdout)
+                if message is END_OF_OUTPUT:
+                    return
+                self._queue.put(message)
         except (ValueError, UnicodeDecodeError) as error:
             self._queue.put(Garbled(str(error)))
         finally:
-            self._queue.put(_EOF)
+            self._queue.put(END_OF_OUTPUT)
 
     def hold_output(self) -> None:
         """Stop reading the server's output (after the frame being read), so its pipe fills."""
@@ -150,7 +171,7 @@ class RawStdio:
         if isinstance(item, Garbled):
             self._eof = True
             raise AssertionError(f"the server's output is not well-formed: {item.problem}")
-        if item is _EOF:
+        if item is END_OF_OUTPUT:
             self._eof = True
         else:
             self.seen.append(item)
@@ -161,7 +182,7 @@ class RawStdio:
         if self._eof:
             raise AssertionError("the server closed its output")
         message = self._next(timeout, "waiting for a message")
-        if message is _EOF:
+        if message is END_OF_OUTPUT:
             raise AssertionError("the server closed its output")
         result: dict[str, Any] = message
         return result
@@ -171,7 +192,7 @@ class RawStdio:
         messages: list[dict[str, Any]] = []
         while not self._eof:
             item = self._next(timeout, "waiting for the server to close its output")
-            if item is not _EOF:
+            if item is not END_OF_OUTPUT:
                 messages.append(item)
         return messages
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from .conftest import SERVER
+from .rawio import is_response, read_all_messages
 
 
 class RawServer:
@@ -289,17 +290,6 @@ def test_a_whole_session_read_from_a_regular_file_is_answered(tmp_path: Path) ->
             SERVER, stdin=stdin, capture_output=True, timeout=30, env={**os.environ, **env}
         )
     assert result.returncode == 0
-    answers = {m["id"]: m for m in _messages(result.stdout) if "id" in m and "method" not in m}
+    answers = {m["id"]: m for m in read_all_messages(result.stdout) if is_response(m)}
     assert sorted(answers) == [1, 2, 3]
     assert answers[2]["result"]["item"]["content"] == "from a file"
-
-
-def _messages(data: bytes) -> list[dict[str, Any]]:
-    messages = []
-    while data:
-        header, _, rest = data.partition(b"\r\n\r\n")
-        fields = dict(line.split(b":", 1) for line in header.split(b"\r\n"))
-        length = int(fields[b"Content-Length"])
-        messages.append(json.loads(rest[:length]))
-        data = rest[length:]
-    return messages

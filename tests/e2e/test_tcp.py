@@ -7,7 +7,6 @@ and ends when its client has said ``exit``, writing the last answers first.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import socket
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from .conftest import SERVER
-from .rawio import frame, notification, request
+from .rawio import END_OF_OUTPUT, frame, notification, read_message, request
 
 TIMEOUT = 20.0
 
@@ -27,26 +26,15 @@ TIMEOUT = 20.0
 class TcpClient:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.buffer = b""
+        self.incoming = sock.makefile("rb")
 
     def send(self, *messages: dict[str, Any]) -> None:
         self.sock.sendall(b"".join(frame(message) for message in messages))
 
     def receive(self) -> dict[str, Any] | None:
         """The next message, or None when the server closed the connection."""
-        while True:
-            header, separator, rest = self.buffer.partition(b"\r\n\r\n")
-            if separator:
-                fields = dict(line.split(b":", 1) for line in header.split(b"\r\n"))
-                length = int(fields[b"Content-Length"])
-                if len(rest) >= length:
-                    self.buffer = rest[length:]
-                    message: dict[str, Any] = json.loads(rest[:length])
-                    return message
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
+        message = read_message(self.incoming)
+        return None if message is END_OF_OUTPUT else message  # type: ignore[no-any-return]
 
     def answer(self, msg_id: int) -> dict[str, Any]:
         while (message := self.receive()) is not None:
