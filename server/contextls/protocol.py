@@ -404,18 +404,26 @@ NOTIFICATIONS: Final[dict[str, type[Wire]]] = {
 
 
 class ErrorCode(IntEnum):
-    """JSON-RPC error codes. Domain errors live in -32099..-32000."""
+    """JSON-RPC error codes of contextls's answers.
+
+    ``INVALID_PARAMS`` is JSON-RPC's own (-32602, lsprotocol's
+    ``ErrorCodes.InvalidParams``; a test checks they agree). The domain codes
+    live in -31099..-31001, outside both ranges JSON-RPC and LSP reserve
+    (-32768..-32000 and -32899..-32800), so no client mistakes them for a
+    protocol failure. Clients match on the names, which the schema carries
+    under ``x-errorCodes``.
+    """
 
     INVALID_PARAMS = -32602
-    NO_WORKSPACE = -32001
-    OUTSIDE_WORKSPACE = -32002
-    FILE_NOT_FOUND = -32003
-    BINARY_FILE = -32004
-    FILE_TOO_LARGE = -32005
-    ITEM_TOO_LARGE = -32006
-    NO_ROOM = -32007
-    UNKNOWN_ITEM = -32008
-    NOT_ARCHIVED = -32009
-    INVALID_RANGE = -32010
-    STORAGE = -32011
-    CONDENSE = -32012
+    NO_WORKSPACE = -31001
+    OUTSIDE_WORKSPACE = -31002
+    FILE_NOT_FOUND = -31003
+    BINARY_FILE = -31004
+    FILE_TOO_LARGE = -31005
+    ITEM_TOO_LARGE = -31006
+    NO_ROOM = -31007
+    UNKNOWN_ITEM = -31008
+    NOT_ARCHIVED = -31009
+    INVALID_RANGE = -31010
+    STORAGE = -31011
+    CONDENSE = -31012

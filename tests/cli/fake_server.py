@@ -84,7 +84,7 @@ def main() -> int:
             write({"id": request_id, "result": STATUS})
         elif method == "contextls/addText":
             if params["content"] == "refuse":
-                error = {"code": -32006, "message": "item has 9 tokens; budget is 5"}
+                error = {"code": -31006, "message": "item has 9 tokens; budget is 5"}
                 write({"id": request_id, "error": error})
                 continue
             old = item("ctx-1", "old")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
+from contextls.protocol import ErrorCode
+
 from .conftest import Session, Starter
 
 
@@ -32,7 +34,11 @@ async def test_file_outside_the_workspace_is_refused(session: Session, tmp_path:
     outside = tmp_path / "secret.txt"
     outside.write_text("not yours\n")
     await assert_refused(
-        session, -32002, "outside the workspace", "contextls/addFile", uri=outside.as_uri()
+        session,
+        ErrorCode.OUTSIDE_WORKSPACE,
+        "outside the workspace",
+        "contextls/addFile",
+        uri=outside.as_uri(),
     )
 
 
@@ -41,11 +47,15 @@ async def test_symlink_out_of_the_workspace_is_refused(session: Session, tmp_pat
     outside.write_text("x = 1\n")
     os.symlink(outside, session.root / "link.py")
     await assert_refused(
-        session, -32002, "outside the workspace", "contextls/addFile", uri=session.uri("link.py")
+        session,
+        ErrorCode.OUTSIDE_WORKSPACE,
+        "outside the workspace",
+        "contextls/addFile",
+        uri=session.uri("link.py"),
     )
     await assert_refused(
         session,
-        -32002,
+        ErrorCode.OUTSIDE_WORKSPACE,
         "outside",
         "contextls/addRegion",
         **session.region("link.py", 1, 1),
@@ -54,7 +64,9 @@ async def test_symlink_out_of_the_workspace_is_refused(session: Session, tmp_pat
 
 async def test_dot_dot_escape_is_refused(session: Session) -> None:
     uri = session.root.as_uri() + "/../../etc/passwd"
-    await assert_refused(session, -32002, "outside", "contextls/addFile", uri=uri)
+    await assert_refused(
+        session, ErrorCode.OUTSIDE_WORKSPACE, "outside", "contextls/addFile", uri=uri
+    )
 
 
 async def test_missing_binary_and_too_big_files(start: Starter) -> None:
@@ -64,27 +76,49 @@ async def test_missing_binary_and_too_big_files(start: Starter) -> None:
     (root / "big.txt").write_text("x" * 101)
     (root / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     await assert_refused(
-        session, -32003, "does not exist", "contextls/addFile", uri=session.uri("nope.py")
+        session,
+        ErrorCode.FILE_NOT_FOUND,
+        "does not exist",
+        "contextls/addFile",
+        uri=session.uri("nope.py"),
     )
     await assert_refused(
-        session, -32004, "blob.bin is binary", "contextls/addFile", uri=session.uri("blob.bin")
+        session,
+        ErrorCode.BINARY_FILE,
+        "blob.bin is binary",
+        "contextls/addFile",
+        uri=session.uri("blob.bin"),
     )
     await assert_refused(
-        session, -32004, "not UTF-8", "contextls/addFile", uri=session.uri("latin1.txt")
+        session,
+        ErrorCode.BINARY_FILE,
+        "not UTF-8",
+        "contextls/addFile",
+        uri=session.uri("latin1.txt"),
     )
     await assert_refused(
-        session, -32005, "101 bytes", "contextls/addFile", uri=session.uri("big.txt")
+        session,
+        ErrorCode.FILE_TOO_LARGE,
+        "101 bytes",
+        "contextls/addFile",
+        uri=session.uri("big.txt"),
     )
     await assert_refused(
-        session, -32005, "maxFileBytes", "contextls/addRegion", **session.region("big.txt", 1, 1)
+        session,
+        ErrorCode.FILE_TOO_LARGE,
+        "maxFileBytes",
+        "contextls/addRegion",
+        **session.region("big.txt", 1, 1),
     )
-    await assert_refused(session, -32003, "directory", "contextls/addFile", uri=session.uri("src"))
+    await assert_refused(
+        session, ErrorCode.FILE_NOT_FOUND, "directory", "contextls/addFile", uri=session.uri("src")
+    )
 
 
 async def test_bad_ranges(session: Session) -> None:
     await assert_refused(
         session,
-        -32010,
+        ErrorCode.INVALID_RANGE,
         "has 120 lines",
         "contextls/addRegion",
         **session.region("src/app.py", 500, 501),

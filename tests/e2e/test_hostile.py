@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from contextls.protocol import ErrorCode
+
 from .conftest import SERVER
 from .rawio import is_response, read_all_messages
 
@@ -167,13 +169,13 @@ def test_hostile_values_are_contained(raw: RawServer, workspace: Path) -> None:
     reply = raw.request("contextls/addText", {"content": "odd metadata", "metadata": nested})
     assert "result" in reply, reply
     reply = raw.request("contextls/addText", {"content": "x" * 2_000_000})
-    assert reply["error"]["code"] == -32006
+    assert reply["error"]["code"] == ErrorCode.ITEM_TOO_LARGE
     reply = raw.request("contextls/addFile", {"uri": "file:///dev/zero"})
-    assert reply["error"]["code"] == -32002
+    assert reply["error"]["code"] == ErrorCode.OUTSIDE_WORKSPACE
     reply = raw.request(
         "contextls/addFile", {"uri": workspace.as_uri() + "/%2e%2e/%2e%2e/etc/passwd"}
     )
-    assert reply["error"]["code"] == -32002
+    assert reply["error"]["code"] == ErrorCode.OUTSIDE_WORKSPACE
     reply = raw.request("contextls/search", {"query": 'NEAR(" OR * AND ") ^ "'})
     assert "result" in reply, reply
     reply = raw.request(
@@ -186,7 +188,7 @@ def test_hostile_values_are_contained(raw: RawServer, workspace: Path) -> None:
             },
         },
     )
-    assert reply["error"]["code"] == -32010
+    assert reply["error"]["code"] == ErrorCode.INVALID_RANGE
     assert raw.status()["itemCount"] == 1
     assert raw.close() == 0
 

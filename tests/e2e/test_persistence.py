@@ -6,6 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
+from contextls.protocol import ErrorCode
+
 from .conftest import Starter, stop
 
 
@@ -66,14 +68,14 @@ async def test_routing_between_folders(start: Starter, tmp_path: Path) -> None:
         (folder / "a.py").write_text(f"name = {folder.name!r}\n")
     session = await start(folders=[one, two], root=one)
     error = await session.error("contextls/addText", content="which one?")
-    assert error.code == -32001 and "workspace" in str(error)
+    assert error.code == ErrorCode.NO_WORKSPACE and "workspace" in str(error)
     added = await session.call("contextls/addFile", uri=(two / "a.py").as_uri())
     assert added["status"]["workspace"] == two.as_uri()
     named = await session.call("contextls/status", workspace=str(two))
     assert named["itemCount"] == 1
     assert (await session.call("contextls/status", workspace=one.as_uri()))["itemCount"] == 0
     error = await session.error("contextls/status", workspace="/nowhere")
-    assert error.code == -32001
+    assert error.code == ErrorCode.NO_WORKSPACE
 
     session.client.workspace_did_change_workspace_folders(
         lsp.DidChangeWorkspaceFoldersParams(
@@ -90,5 +92,5 @@ async def test_routing_between_folders(start: Starter, tmp_path: Path) -> None:
 async def test_no_workspace_is_a_clear_error(start: Starter) -> None:
     session = await start(folders=[])
     error = await session.error("contextls/status")
-    assert error.code == -32001 and "no workspace folder" in str(error)
+    assert error.code == ErrorCode.NO_WORKSPACE and "no workspace folder" in str(error)
     assert (await session.call("contextls/countTokens", text="still works"))["tokens"] > 0

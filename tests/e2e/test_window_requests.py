@@ -11,6 +11,7 @@ import msgspec
 from contextls.protocol import (
     AddResult,
     ClearResult,
+    ErrorCode,
     ListResult,
     PinResult,
     RemoveResult,
@@ -91,7 +92,7 @@ async def test_item_that_cannot_fit_beside_pins_is_refused(start: Starter) -> No
     await session.call("contextls/addText", content=" ".join(["pinned"] * 20), pin=True)
     before = await session.call("contextls/status")
     error = await session.error("contextls/addText", content=" ".join(["other"] * 15))
-    assert error.code == -32007
+    assert error.code == ErrorCode.NO_ROOM
     assert "pinned" in str(error)
     assert await session.call("contextls/status") == before
 
@@ -99,7 +100,7 @@ async def test_item_that_cannot_fit_beside_pins_is_refused(start: Starter) -> No
 async def test_item_larger_than_budget_is_refused(start: Starter) -> None:
     session = await start({"maxTokens": 10})
     error = await session.error("contextls/addText", content="word " * 50)
-    assert error.code == -32006
+    assert error.code == ErrorCode.ITEM_TOO_LARGE
     assert "budget is 10" in str(error)
     assert decode(await session.call("contextls/status"), Status).item_count == 0
 
@@ -205,16 +206,16 @@ async def test_remove_clear_search_restore(start: Starter) -> None:
     rendered = decode(await session.call("contextls/render", query="quick fox"), RenderResult)
     assert "## Relevant history" in rendered.text and rendered.history_ids == ["ctx-1"]
     error = await session.error("contextls/restore", ids=["ctx-99"])
-    assert error.code == -32009
+    assert error.code == ErrorCode.NOT_ARCHIVED
 
 
 async def test_unknown_ids_change_nothing(session: Session) -> None:
     await session.call("contextls/addText", content="keep")
     before = await session.call("contextls/status")
     error = await session.error("contextls/remove", ids=["ctx-1", "ctx-42"])
-    assert error.code == -32008 and "ctx-42" in str(error)
+    assert error.code == ErrorCode.UNKNOWN_ITEM and "ctx-42" in str(error)
     error = await session.error("contextls/pin", id="ctx-42")
-    assert error.code == -32008
+    assert error.code == ErrorCode.UNKNOWN_ITEM
     assert await session.call("contextls/status") == before
 
 

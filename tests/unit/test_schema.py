@@ -30,3 +30,16 @@ def test_check_mode_detects_a_stale_file(tmp_path: object) -> None:
     assert schema.main(["--check", "--output", str(stale)]) == 1
     schema.main(["--output", str(stale)])
     assert schema.main(["--check", "--output", str(stale)]) == 0
+
+
+def test_error_codes_are_named_in_the_schema_outside_reserved_ranges() -> None:
+    from lsprotocol.types import ErrorCodes
+
+    codes = json.loads(schema.SCHEMA_PATH.read_text())["x-errorCodes"]
+    assert codes == {code.name: int(code) for code in protocol.ErrorCode}
+    assert codes["INVALID_PARAMS"] == ErrorCodes.InvalidParams
+    domain = {name: code for name, code in codes.items() if name != "INVALID_PARAMS"}
+    assert len(set(domain.values())) == len(domain)
+    for name, code in domain.items():
+        assert not -32768 <= code <= -32000, f"{name} {code} is in JSON-RPC's reserved range"
+        assert not -32899 <= code <= -32800, f"{name} {code} is in LSP's reserved range"

@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import msgspec
+from lsprotocol.types import ErrorCodes
 
 from contextls.protocol import (
     AddFileParams,
@@ -69,7 +70,7 @@ DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-m", "context
 
 CLIENT_NAME: Final = "contextls-cli"
 JSONRPC_VERSION: Final = "2.0"
-METHOD_NOT_FOUND: Final = -32601
+METHOD_NOT_FOUND: Final = int(ErrorCodes.MethodNotFound)
 STDERR_LINES_KEPT: Final = 200
 
 

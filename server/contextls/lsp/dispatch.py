@@ -24,6 +24,7 @@ from typing import Any
 
 import cattrs
 import msgspec
+from lsprotocol.types import ErrorCodes
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol
 
@@ -34,8 +35,10 @@ log = logging.getLogger(__name__)
 DirectHandler = Callable[[Any], Any]
 """Raw params in, a msgspec-encodable result out; failures raise JsonRpcException."""
 
-INVALID_REQUEST = -32600
-INTERNAL_ERROR = -32603
+INVALID_REQUEST = int(ErrorCodes.InvalidRequest)
+INTERNAL_ERROR = int(ErrorCodes.InternalError)
+PARSE_ERROR = int(ErrorCodes.ParseError)
+INVALID_PARAMS = int(ErrorCodes.InvalidParams)
 
 
 class Dispatcher:
@@ -56,7 +59,7 @@ class Dispatcher:
         try:
             data = self._decoder.decode(body)
         except msgspec.DecodeError as error:
-            self.outbox.error(None, -32700, f"parse error: {error}")
+            self.outbox.error(None, PARSE_ERROR, f"parse error: {error}")
             return
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             msg_id = data.get("id") if isinstance(data, dict) else None
@@ -102,7 +105,7 @@ class Dispatcher:
             message = self.protocol.structure_message(data)
         except Exception as error:
             if is_request:
-                self.outbox.error(data["id"], -32602, _describe(method, error))
+                self.outbox.error(data["id"], INVALID_PARAMS, _describe(method, error))
             else:
                 log.warning("dropped a malformed message: %s", _describe(method, error))
             return

@@ -10,7 +10,6 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
-    JsonRpcServerError,
 )
 
 from contextls.core.errors import ContextError
@@ -39,6 +38,8 @@ def to_jsonrpc(error: BaseException) -> JsonRpcException:
     if isinstance(error, ContextError):
         if error.code == ErrorCode.INVALID_PARAMS:
             return JsonRpcInvalidParams(message=f"invalid params: {error.message}")
-        return JsonRpcServerError(error.message, int(error.code))  # type: ignore[no-untyped-call]
+        # pygls' JsonRpcServerError insists on -32099..-32000, the very range
+        # our codes keep out of (see ``ErrorCode``).
+        return JsonRpcException(message=error.message, code=int(error.code))
     log.exception("internal error", exc_info=error)
     return JsonRpcInternalError(message=f"internal error: {type(error).__name__}: {error}")

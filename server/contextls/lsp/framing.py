@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+from lsprotocol.types import ErrorCodes
 
 log = logging.getLogger(__name__)
 
@@ -173,6 +174,8 @@ class FrameReader:
         length, self._header_length = self._header_length, None
         bad, self._header_bad = self._header_bad, False
         if bad or length is None or not 0 <= length <= MAX_BODY_BYTES:
-            self._outbox.error(None, -32700, "parse error: missing or bad Content-Length")
+            self._outbox.error(
+                None, ErrorCodes.ParseError, "parse error: missing or bad Content-Length"
+            )
             return
         self._length = length
