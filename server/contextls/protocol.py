@@ -13,7 +13,7 @@ folder.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 import msgspec
 from msgspec import Meta, Struct
@@ -27,6 +27,10 @@ __all__ = [
 ]
 
 
+STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
+"""Environment variable naming the database when the settings do not (the CLI, tests)."""
+
+
 class Wire(Struct, rename="camel", kw_only=True):
     """Base of every wire type: camelCase keys, every field always present."""
 
@@ -38,10 +42,15 @@ class Wire(Struct, rename="camel", kw_only=True):
 ItemKind = Literal["code", "text", "file", "repl-history", "error", "custom"]
 """What a context item holds. A symbol is ``code`` with ``metadata.symbol``."""
 
-ITEM_KINDS: Final[tuple[str, ...]] = ("code", "text", "file", "repl-history", "error", "custom")
+ITEM_KINDS: Final[tuple[str, ...]] = get_args(ItemKind)
+
+RANGED_KINDS: Final[frozenset[str]] = frozenset({"code", "file"})
+"""Kinds that can point into a file, and so take part in range dedup."""
 
 Encoding = Literal["o200k_base", "cl100k_base"]
+ENCODINGS: Final[tuple[str, ...]] = get_args(Encoding)
 EvictionPolicy = Literal["fifo", "relevance"]
+Durability = Literal["normal", "full"]
 RenderFormat = Literal["markdown", "xml", "json"]
 
 NonNegative = Annotated[int, Meta(ge=0)]
@@ -330,6 +339,9 @@ class Settings(Wire):
     max_file_bytes: Annotated[int, Meta(ge=1)] = 1_000_000
     storage: str | None = None
     """SQLite file path, or ``:memory:``; default is in the user state dir."""
+    durability: Durability = "normal"
+    """``normal``: a committed change survives the process being killed; ``full``: it
+    also survives power loss (SQLite ``synchronous=FULL``, ~0.2 ms more per commit)."""
     condense: CondenseSettings = msgspec.field(default_factory=CondenseSettings)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from contextls.bpe import tokenizer as offline_tokenizer
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.core.render import Rendered, fence_for, render, select
@@ -46,7 +47,7 @@ def code_item(n: int = 1, **metadata: Any) -> Item:
 
 @pytest.fixture(scope="module")
 def tokenizer() -> Tokenizer:
-    return Tokenizer("o200k_base")
+    return offline_tokenizer("o200k_base")
 
 
 # ----------------------------------------------------------------- markdown

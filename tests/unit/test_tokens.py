@@ -1,11 +1,13 @@
-"""Exact token counts with tiktoken, loaded offline and lazily (contextls.core.tokens)."""
+"""Exact token counts with tiktoken, loaded offline (contextls.bpe) and lazily (core.tokens)."""
 
 from __future__ import annotations
 
 import pytest
 import tiktoken
 
-from contextls.core.tokens import DEFAULT_ENCODING, ENCODINGS, Tokenizer, load_encoding
+from contextls.bpe import load_encoding, tokenizer
+from contextls.core.tokens import DEFAULT_ENCODING, Tokenizer
+from contextls.protocol import ENCODINGS
 from tests.support.offline_tiktoken import encoding as reference_encoding
 
 SAMPLES = (
@@ -21,8 +23,7 @@ SAMPLES = (
 @pytest.mark.parametrize("name", ENCODINGS)
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_counts_match_tiktoken(name: str, sample: str) -> None:
-    tokenizer = Tokenizer(name)
-    counted = tokenizer.count(sample)
+    counted = tokenizer(name).count(sample)
     # After the Tokenizer seeded the cache, tiktoken loads the encoding itself.
     assert counted == len(tiktoken.get_encoding(name).encode_ordinary(sample))
     # ...and an encoding built straight from the bundled BPE file agrees.
@@ -40,39 +41,38 @@ def test_counts_match_tiktoken(name: str, sample: str) -> None:
     ],
 )
 def test_known_counts(name: str, sample: str, expected: int) -> None:
-    assert Tokenizer(name).count(sample) == expected
+    assert tokenizer(name).count(sample) == expected
 
 
 def test_the_two_encodings_differ_on_some_text() -> None:
     sample = "日本語のテキストと emoji 😀🐍 mixed in"
-    assert Tokenizer("o200k_base").count(sample) != Tokenizer("cl100k_base").count(sample)
+    assert tokenizer("o200k_base").count(sample) != tokenizer("cl100k_base").count(sample)
 
 
 def test_special_token_text_is_counted_as_ordinary_text() -> None:
-    tokenizer = Tokenizer("o200k_base")
+    counter = tokenizer("o200k_base")
     special = "<|endoftext|>"
-    assert tokenizer.count(special) > 1  # split into pieces, not the one special token
+    assert counter.count(special) > 1  # split into pieces, not the one special token
     with pytest.raises(ValueError):
         tiktoken.get_encoding("o200k_base").encode(special)  # what encode() would do
 
 
 def test_default_encoding_is_o200k_base() -> None:
     assert DEFAULT_ENCODING == "o200k_base"
-    assert Tokenizer().encoding == "o200k_base"
 
 
 def test_nothing_loads_until_the_first_count() -> None:
-    tokenizer = Tokenizer("cl100k_base")
-    assert not tokenizer.loaded
-    assert tokenizer.count("") == 0
-    assert not tokenizer.loaded  # the empty string costs nothing
-    assert tokenizer.count("x") == 1
-    assert tokenizer.loaded
+    counter = tokenizer("cl100k_base")
+    assert not counter.loaded
+    assert counter.count("") == 0
+    assert not counter.loaded  # the empty string costs nothing
+    assert counter.count("x") == 1
+    assert counter.loaded
 
 
 def test_each_tokenizer_starts_unloaded() -> None:
-    Tokenizer("o200k_base").count("warm the process-wide cache")
-    assert not Tokenizer("o200k_base").loaded
+    tokenizer("o200k_base").count("warm the process-wide cache")
+    assert not tokenizer("o200k_base").loaded
 
 
 def test_load_encoding_is_shared_per_name() -> None:
@@ -84,4 +84,4 @@ def test_load_encoding_is_shared_per_name() -> None:
 @pytest.mark.parametrize("name", ["p50k_base", "O200K_BASE", "", "gpt-4o"])
 def test_unknown_encoding_is_refused(name: str) -> None:
     with pytest.raises(ValueError, match="unknown encoding"):
-        Tokenizer(name)
+        Tokenizer(name, load_encoding)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from contextls.protocol import ItemKind
+from contextls.protocol import RANGED_KINDS, ItemKind
 
 KIND_TITLES: Final[dict[str, str]] = {
     "code": "Code",
@@ -16,9 +16,6 @@ KIND_TITLES: Final[dict[str, str]] = {
     "error": "Error",
     "custom": "Custom",
 }
-
-RANGED_KINDS: Final = frozenset({"code", "file"})
-"""Kinds that can point into a file and so take part in range dedup."""
 
 _LABEL_WIDTH: Final = 60
 _FIRST_LINE: Final = re.compile(r"\S[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*")
@@ -57,10 +54,12 @@ class Item:
     @property
     def lines(self) -> tuple[int, int] | None:
         """1-based inclusive line span, when the item is a region of a file."""
-        start, end = self.metadata.get("startLine"), self.metadata.get("endLine")
-        if isinstance(start, int) and isinstance(end, int):
-            return start, end
-        return None
+        return lines_of(self.metadata)
+
+    @property
+    def is_ranged(self) -> bool:
+        """Points into a file, so range dedup applies (a region or a whole file)."""
+        return self.kind in RANGED_KINDS and self.path is not None
 
     @property
     def is_whole_file(self) -> bool:
@@ -70,18 +69,12 @@ class Item:
     def is_region(self) -> bool:
         return self.kind == "code" and self.path is not None and self.lines is not None
 
-    def relabel(self) -> None:
-        self.label = make_label(self.kind, self.content, self.metadata)
-
 
 def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
     """A short human name: ``src/app.py:10-24 (main)``, ``src/app.py``, ``error: KeyError 'x'``."""
     path = metadata.get("path")
     if isinstance(path, str) and path:
-        start, end = metadata.get("startLine"), metadata.get("endLine")
-        label = path
-        if kind != "file" and isinstance(start, int) and isinstance(end, int):
-            label = f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+        label = source_label(kind, path, lines_of(metadata))
         symbol = metadata.get("symbol")
         if isinstance(symbol, str) and symbol:
             label = f"{label} ({symbol})"
@@ -91,6 +84,22 @@ def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
         return _shorten(title.strip())
     first = _first_line(content)
     return _shorten(f"{kind}: {first}" if first else kind)
+
+
+def lines_of(metadata: dict[str, Any]) -> tuple[int, int] | None:
+    """The 1-based inclusive ``startLine``/``endLine`` of item metadata, if it has both."""
+    start, end = metadata.get("startLine"), metadata.get("endLine")
+    if isinstance(start, int) and isinstance(end, int):
+        return start, end
+    return None
+
+
+def source_label(kind: str, path: str, lines: tuple[int, int] | None) -> str:
+    """Where an item comes from: ``src/app.py:10-24``, ``src/app.py:7``, or the path of a file."""
+    if lines is None or kind == "file":
+        return path
+    start, end = lines
+    return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
 
 
 def _first_line(content: str) -> str:

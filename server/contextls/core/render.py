@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import msgspec
 
-from contextls.core.items import KIND_TITLES, Item
+from contextls.core.items import KIND_TITLES, Item, source_label
 from contextls.core.languages import guess_language
 from contextls.protocol import RenderFormat
 
@@ -144,13 +144,7 @@ def heading(item: Item) -> str:
 
 def _source(item: Item) -> str | None:
     path = item.path
-    if not path:
-        return None
-    lines = item.lines
-    if lines is None or item.kind == "file":
-        return path
-    start, end = lines
-    return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+    return source_label(item.kind, path, item.lines) if path else None
 
 
 def fence_for(content: str) -> str:

@@ -41,12 +41,25 @@ def utf16_to_index(line: str, character: int) -> int:
     return len(line)
 
 
-def slice_range(
-    text: str, start: tuple[int, int], end: tuple[int, int], label: str = "the document"
-) -> Slice:
-    """The text between two LSP positions; an end past the last line is clamped."""
+Position = tuple[int, int]
+"""An LSP position as (line, UTF-16 character), both 0-based."""
+
+
+def check_range(start: Position, end: Position) -> None:
     if end < start:
         raise InvalidParams("$.range", "the range ends before it starts")
+
+
+def display_lines(start: Position, end: Position) -> tuple[int, int]:
+    """The 1-based inclusive lines a range covers; one that stops at column 0 of a line
+    does not include that line."""
+    last = end[0] if end[1] == 0 and end[0] > start[0] else end[0] + 1
+    return start[0] + 1, last
+
+
+def slice_range(text: str, start: Position, end: Position, label: str = "the document") -> Slice:
+    """The text between two LSP positions; an end past the last line is clamped."""
+    check_range(start, end)
     lines = lines_with_ends(text)
     (start_line, start_char), (end_line, end_char) = start, end
     if not lines:
@@ -68,11 +81,10 @@ def slice_range(
             + "".join(lines[start_line + 1 : end_line])
             + lines[end_line][:end_index]
         )
-    # A range that stops at column 0 of a line does not include that line.
-    last = end_line if end_line > start_line and end_char == 0 else end_line + 1
     if not content.strip():
         raise InvalidParams("$.range", "the range holds no text")
-    return Slice(content=content, start_line=start_line + 1, end_line=max(last, start_line + 1))
+    first, last = display_lines((start_line, start_char), (end_line, end_char))
+    return Slice(content=content, start_line=first, end_line=max(last, first))
 
 
 def _strip_eol(line: str) -> str:

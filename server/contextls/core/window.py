@@ -18,18 +18,27 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from contextls.core.errors import ItemTooLarge, NoRoom, UnknownItem, thousands
-from contextls.core.items import Item, split_lines
+from contextls.core.items import Item, lines_of, split_lines
 from contextls.core.relevance import relevance
-from contextls.protocol import EvictionPolicy, EvictionReason, ItemKind
+from contextls.protocol import RANGED_KINDS, EvictionPolicy, EvictionReason, ItemKind, Settings
 
 LAST_EVICTED_KEPT: Final = 5
 
 
+_DEFAULTS: Final = Settings()
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    max_items: int = 50
-    max_tokens: int = 8000
-    policy: EvictionPolicy = "fifo"
+    """The window's bounds; the defaults are the settings' (protocol.Settings)."""
+
+    max_items: int = _DEFAULTS.max_items
+    max_tokens: int = _DEFAULTS.max_tokens
+    policy: EvictionPolicy = _DEFAULTS.eviction_policy
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(settings.max_items, settings.max_tokens, settings.eviction_policy)
 
 
 @dataclass(slots=True)
@@ -254,6 +263,12 @@ class Window:
             item.encoding = encoding
         return self._evict_to_fit(protect=None)
 
+    def use(self, limits: Limits, count_tokens: Callable[[str], int], encoding: str) -> None:
+        """Set limits and encoding without evicting or recounting (before ``load``)."""
+        self.limits = limits
+        self._count = count_tokens
+        self.encoding = encoding
+
     def load(self, items: list[Item], next_id: int, next_seq: int) -> None:
         """Replace the whole state with a persisted one (items in window order)."""
         self._items.clear()
@@ -291,7 +306,7 @@ class Window:
 
     def _duplicates(self, candidate: Candidate) -> tuple[Item | None, list[Item]]:
         path = candidate.metadata.get("path")
-        if candidate.kind not in ("code", "file") or not isinstance(path, str):
+        if candidate.kind not in RANGED_KINDS or not isinstance(path, str):
             same_id = self._by_text.get((candidate.kind, candidate.content))
             return (self._items[same_id] if same_id else None), []
         same: Item | None = None
@@ -303,7 +318,7 @@ class Window:
                 elif item.is_region:
                     absorbed.append(item)
             return same, absorbed
-        lines = _lines_of(candidate.metadata)
+        lines = lines_of(candidate.metadata)
         if lines is None:
             return None, []
         regions = []
@@ -365,14 +380,14 @@ class Window:
 
     def _index(self, item: Item) -> None:
         path = item.path
-        if path is not None and item.kind in ("code", "file"):
+        if path is not None and item.is_ranged:
             self._by_path.setdefault(path, {})[item.id] = None
         else:
             self._by_text[(item.kind, item.content)] = item.id
 
     def _unindex(self, item: Item) -> None:
         path = item.path
-        if path is not None and item.kind in ("code", "file"):
+        if path is not None and item.is_ranged:
             ids = self._by_path.get(path)
             if ids is not None:
                 ids.pop(item.id, None)
@@ -430,13 +445,6 @@ def _id_number(item_id: str) -> int:
     return int(number) if number.isdigit() else 0
 
 
-def _lines_of(metadata: dict[str, Any]) -> tuple[int, int] | None:
-    start, end = metadata.get("startLine"), metadata.get("endLine")
-    if isinstance(start, int) and isinstance(end, int):
-        return start, end
-    return None
-
-
 def _touching_closure(lines: tuple[int, int], regions: list[Item]) -> list[Item]:
     """Regions that overlap or touch ``lines``, directly or through each other."""
     start, end = lines
@@ -462,7 +470,7 @@ def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dic
     newline_at_end = candidate.content.endswith("\n")
     sources = [
         *((item.content, item.lines) for item in sorted(absorbed, key=lambda i: i.seq)),
-        (candidate.content, _lines_of(candidate.metadata)),
+        (candidate.content, lines_of(candidate.metadata)),
     ]
     for content, span in sources:
         assert span is not None
@@ -472,7 +480,7 @@ def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dic
         by_line.update(zip(range(span[0], span[1] + 1), lines, strict=True))
     start, end = min(by_line), max(by_line)
     metadata = dict(candidate.metadata)
-    if (start, end) != _lines_of(candidate.metadata):
+    if (start, end) != lines_of(candidate.metadata):
         metadata.pop("symbol", None)
         metadata.pop("symbolKind", None)
     metadata["startLine"], metadata["endLine"] = start, end

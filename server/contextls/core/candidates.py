@@ -1,0 +1,83 @@
+"""What a request asks to add, as a window ``Candidate`` with its metadata built once.
+
+Regions and files carry ``uri``, ``path`` (relative to the workspace root),
+``language`` and, for regions, 1-based ``startLine``/``endLine``; the
+client's own metadata keys come first, so ours win where they clash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contextls.core.errors import InvalidParams
+from contextls.core.languages import guess_language
+from contextls.core.window import Candidate
+from contextls.protocol import ItemKind
+
+Metadata = dict[str, Any]
+
+
+def region(
+    content: str,
+    uri: str,
+    path: str,
+    lines: tuple[int, int],
+    language: str | None = None,
+    metadata: Metadata | None = None,
+    pin: bool = False,
+    symbol: str | None = None,
+    symbol_kind: str | int | None = None,
+) -> Candidate:
+    meta = {
+        **(metadata or {}),
+        "uri": uri,
+        "path": path,
+        "startLine": lines[0],
+        "endLine": lines[1],
+        "language": _language(language, metadata, path),
+    }
+    if symbol is not None:
+        meta["symbol"] = symbol
+        meta["symbolKind"] = symbol_kind
+    return Candidate("code", content, _compact(meta), pin)
+
+
+def file(
+    content: str,
+    uri: str,
+    path: str,
+    language: str | None = None,
+    metadata: Metadata | None = None,
+    pin: bool = False,
+) -> Candidate:
+    meta = {
+        **(metadata or {}),
+        "uri": uri,
+        "path": path,
+        "language": _language(language, metadata, path),
+    }
+    return Candidate("file", content, _compact(meta), pin)
+
+
+def text(
+    kind: ItemKind,
+    content: str,
+    language: str | None = None,
+    metadata: Metadata | None = None,
+    pin: bool = False,
+) -> Candidate:
+    if not content.strip():
+        raise InvalidParams("$.content", "the content is empty")
+    meta = dict(metadata or {})
+    if language:
+        meta["language"] = language
+    return Candidate(kind, content, meta, pin)
+
+
+def _language(language: str | None, metadata: Metadata | None, path: str) -> str | None:
+    given = (metadata or {}).get("language")
+    return language or (given if isinstance(given, str) and given else None) or guess_language(path)
+
+
+def _compact(metadata: Metadata) -> Metadata:
+    return {key: value for key, value in metadata.items() if value is not None}
