@@ -1,19 +1,16 @@
 """The context service behind the server: settings, the store, one Workspace per folder.
 
-The LSP layer calls it with plain values; it routes each request to the right
-workspace and owns everything that outlives a single request.
+The LSP layer calls it with plain values. ``route`` finds the workspace a
+request is for; it is a lookup (it reads, and catches up with what other
+processes committed) and takes no lock. A change takes the write lock
+through the write burst (``burst``), which the transport commits before the
+answers leave: ``commit`` is that gate.
 
-Group commit: the first request of a burst takes the store's write lock and
-catches up with what other server processes committed; the requests that
-follow run under the same lock, and then everything they changed is written
-and committed at once (``pacing`` says when: within a few milliseconds while
-requests keep coming, 25 ms after a lone one). A request never waits for
-SQLite. Another process waits for the lock (its busy timeout is 5 s) and
-sees our changes as soon as it has it. The editors hear of a burst once it
-is committed: one status push, and one eviction notice per reason.
-Shutting down, closing the store and switching storage commit first. What a
-failed commit could not write is not hidden: the windows are reloaded from
-the database, the editors get the new status and a warning.
+When the database goes wrong under a running server the service keeps what
+was acknowledged: a failed commit reloads the windows from the database (the
+answers that reported the lost changes become the storage error), and a
+database file that was overwritten is moved aside and the windows in memory
+are written into a fresh one.
 """
 
 from __future__ import annotations
@@ -23,19 +20,20 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from contextls.bpe import tokenizer as offline_tokenizer
+from contextls.burst import Listener, WriteBurst
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
 from contextls.files import uri_to_path
-from contextls.pacing import Pacer, Timing
-from contextls.protocol import CountTokensResult, Encoding, ErrorCode, Settings
+from contextls.idle import IdleIndexing, Later
+from contextls.protocol import STORAGE_ENV, CountTokensResult, Encoding, ErrorCode, Settings
+from contextls.rescue import rescue_into_fresh_database
 from contextls.settings import parse_settings
+from contextls.sources import Documents
 from contextls.store import StorageError, Store
-from contextls.workspace import Listener, Workspace, now_ms
+from contextls.workspace import Workspace, now_ms
 
 log = logging.getLogger(__name__)
-
-STORAGE_ENV = "CONTEXTLS_STORAGE"
-"""Where the database lives when the client's settings do not say (tests, scripts)."""
 
 INDEX_BATCH = 500
 """Archive rows indexed per idle turn (a few milliseconds of the event loop)."""
@@ -49,18 +47,19 @@ class ContextService:
     def __init__(
         self,
         listener: Listener,
-        documents: Callable[[str], str | None],
+        documents: Documents,
         warn: Callable[[str], None],
-        timing: Timing,
+        later: Later,
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.listener = listener
-        self.pacer = Pacer(timing, self.commit, self._index_some)
         self.documents = documents
         self.warn = warn
         """Tell the person (window/showMessage); used for settings and storage trouble."""
         self.clock = clock
         self.settings = Settings()
+        self.burst = WriteBurst(listener, self._catch_up, self._recover)
+        self.idle = IdleIndexing(later, self.index_some)
         self._store: Store | None = None
         self._folders: dict[str, Path] = {}
         self._workspaces: dict[str, Workspace] = {}
@@ -76,11 +75,12 @@ class ContextService:
         if parsed.ignored:
             log.info("ignoring unknown settings: %s", ", ".join(parsed.ignored))
         new = parsed.settings
-        if not initial and new.storage != self.settings.storage:
+        if not initial and (new.storage, new.durability) != (
+            self.settings.storage,
+            self.settings.durability,
+        ):
             self._close_store()
         self.settings = new
-        if self._workspaces:
-            self.begin()
         for workspace in list(self._workspaces.values()):
             self._apply(workspace, new)
 
@@ -96,7 +96,7 @@ class ContextService:
     def tokenizer(self, encoding: Encoding | None = None) -> Tokenizer:
         name = encoding or self.settings.encoding
         if name not in self._tokenizers:
-            self._tokenizers[name] = Tokenizer(name)
+            self._tokenizers[name] = offline_tokenizer(name)
         return self._tokenizers[name]
 
     # ---------------------------------------------------------------- storage
@@ -104,8 +104,9 @@ class ContextService:
     @property
     def store(self) -> Store:
         if self._store is None:
+            location = self.settings.storage or os.environ.get(STORAGE_ENV) or None
             try:
-                self._store = Store(self.settings.storage or os.environ.get(STORAGE_ENV) or None)
+                self._store = Store(location, self.settings.durability)
             except (StorageError, OSError) as error:
                 raise ContextError(
                     f"the context database cannot be opened: {error}", ErrorCode.STORAGE
@@ -115,11 +116,28 @@ class ContextService:
                     f"the context database was corrupt; it was moved to "
                     f"{self._store.moved_aside} and contextls started with an empty one"
                 )
+            if self._store.read_only is not None:
+                self.warn(f"{self._store.read_only}: the context can be read, not changed")
         return self._store
+
+    def commit(self) -> str | None:
+        """Commit the open write burst (the outbox calls this before answers leave).
+
+        Returns why it failed, for the answers that reported a change, or None.
+        """
+        if not self.burst.open:
+            return None
+        failure = self.burst.commit()
+        if failure is None:
+            self.idle.committed()
+        return failure
 
     def _close_store(self) -> None:
         if self._store is not None:
             self.commit()
+            self.burst.abandon()  # nothing is left open; it lets go of the store
+            while self.index_some():  # searchable by the next reader, even a read-only one
+                pass
             self._store.close()
         self._store = None
         self._workspaces.clear()
@@ -127,38 +145,65 @@ class ContextService:
     def close(self) -> None:
         self._close_store()
 
-    def begin(self) -> None:
-        """Hold the write lock for this burst, caught up with other processes."""
-        store = self.store
-        began = store.begin()
-        self.pacer.request(began)
-        if not began:
+    def _catch_up(self) -> None:
+        """Reload the windows other processes changed, and tell the editors."""
+        store = self._store
+        if store is None:
+            return
+        damage = store.damaged()
+        if damage is not None:
+            self._rescue(damage)
+            return
+        if not store.changed_elsewhere():
             return
         for workspace in self._workspaces.values():
             if workspace.catch_up():
                 self.listener.status_changed(workspace.status())
 
-    def commit(self) -> None:
-        """Write every workspace's pending changes and commit them together."""
+    def _recover(self, error: Exception) -> str:
+        """A commit failed and was rolled back: reload what the database holds."""
         store = self._store
-        if store is None or not store.in_transaction:
-            return
+        location = store.location if store is not None else "the context database"
+        log.error("committing to %s failed: %s", location, error)
+        damage = store.damaged() if store is not None else None
+        if damage is not None:
+            self._rescue(damage)
+            return f"{damage}; the change was not saved"
         try:
             for workspace in self._workspaces.values():
-                workspace.write_pending()
-            store.commit()
-        except Exception as error:
-            log.exception("committing to %s failed", store.location)
-            self._recover(store, error)
-            return
-        for workspace in self._workspaces.values():
-            workspace.announce()
-        self.pacer.committed()
+                workspace.load()
+                self.listener.status_changed(workspace.status())
+        except Exception:
+            log.exception("reloading after a failed commit failed; reopening the store")
+            self._store = None
+            self._workspaces.clear()
+        message = (
+            f"the change could not be saved to {location} ({error}); nothing changed. "
+            "Free disk space or check the file, then try again"
+        )
+        self.warn(message)
+        return message
 
-    def _index_some(self) -> bool | None:
+    def _rescue(self, damage: str) -> None:
+        """The file under us is not our database any more: keep what is in memory."""
+        store = self._store
+        assert store is not None
+        self.burst.abandon()
+        fresh, moved_to = rescue_into_fresh_database(store, list(self._workspaces.values()))
+        self._store = fresh
+        for workspace in self._workspaces.values():
+            workspace.store = fresh
+            workspace.load()
+            self.listener.status_changed(workspace.status())
+        self.warn(
+            f"{damage}. It was moved to {moved_to}; the windows were saved into a fresh "
+            f"database at {fresh.location}"
+        )
+
+    def index_some(self) -> bool | None:
         """Index a batch of archived rows for search: True if more wait, None if busy."""
         store = self._store
-        if store is None:
+        if store is None or store.read_only is not None:
             return False
         if store.in_transaction:
             return None
@@ -172,26 +217,9 @@ class ContextService:
             return False
         return indexed == INDEX_BATCH
 
-    def _recover(self, store: Store, error: Exception) -> None:
-        try:
-            store.rollback()
-            for workspace in self._workspaces.values():
-                workspace.reload()
-                self.listener.status_changed(workspace.status())
-        except Exception:
-            log.exception("reloading after a failed commit failed; reopening the store")
-            self._store = None
-            self._workspaces.clear()
-        self.warn(
-            f"the latest changes could not be saved to {store.location} ({error}); "
-            "the context was reloaded from the database"
-        )
-
     # ---------------------------------------------------------------- folders
 
     def set_folders(self, added: Sequence[str], removed: Sequence[str] = ()) -> None:
-        if removed:
-            self.commit()
         for uri in removed:
             key = _normalize_uri(uri)
             self._folders.pop(key, None)
@@ -204,32 +232,35 @@ class ContextService:
             except ContextError as error:
                 self.warn(f"workspace folder {uri} is ignored: {error.message}")
 
-    @property
-    def folders(self) -> dict[str, Path]:
-        return dict(self._folders)
+    def route(self, name: str | None = None, uri: str | None = None) -> Workspace:
+        """The workspace a request is for: named, else the folder holding ``uri``, else the only.
 
-    def workspace(self, name: str | None = None, uri: str | None = None) -> Workspace:
-        """The workspace a request is for: named, else the folder holding ``uri``, else the only."""
-        root = self._route(name, uri)
-        self.begin()
+        A lookup: it takes no lock. It catches up with other processes' commits
+        first, so what a request reads is current.
+        """
+        root = self._root(name, uri)
+        self.idle.request()
+        store = self.store
+        if not self.burst.open:
+            self._catch_up()
+            store = self.store  # a rescue may have replaced it
         workspace = self._workspaces.get(root)
         if workspace is None:
             workspace = self._workspaces[root] = Workspace(
                 root,
                 self._folders[root],
-                self.store,
+                store,
+                self.burst,
                 self.settings,
                 self.tokenizer(),
-                self.listener,
                 self.documents,
-                self.begin,
                 self.clock,
             )
             # The store may hold a window saved under other limits.
             self._apply(workspace, self.settings)
         return workspace
 
-    def _route(self, name: str | None, uri: str | None) -> str:
+    def _root(self, name: str | None, uri: str | None) -> str:
         if not self._folders:
             raise NoWorkspace(
                 "no workspace folder is open; open a folder (or a project) in the editor, "
@@ -278,7 +309,7 @@ class ContextService:
         for root in roots if roots is not None else list(self._folders):
             key = _normalize_uri(root)
             if key in self._folders:
-                self.listener.status_changed(self.workspace(key).status())
+                self.listener.status_changed(self.route(key).status())
 
     def count_tokens(self, text: str, encoding: Encoding | None) -> CountTokensResult:
         tokenizer = self.tokenizer(encoding)

@@ -22,8 +22,6 @@ _FIELDS = {f.encode_name: f for f in msgspec.structs.fields(Settings)}
 class ParsedSettings:
     settings: Settings
     warnings: list[str] = field(default_factory=list)
-    given: set[str] = field(default_factory=set)
-    """The keys the client actually sent (valid or not)."""
     ignored: list[str] = field(default_factory=list)
     """Keys that are not contextls settings: logged, not shown (editors send extras)."""
 
@@ -48,13 +46,11 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
     values: dict[str, Any] = msgspec.structs.asdict(base)
     warnings: list[str] = []
     ignored: list[str] = []
-    given: set[str] = set()
     for key, value in raw.items():
         info = _FIELDS.get(key)
         if info is None:
             ignored.append(key)
             continue
-        given.add(key)
         if value is None and key != "storage":
             values[info.name] = info.default if info.default is not msgspec.NODEFAULT else None
             continue
@@ -68,7 +64,7 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
             values[info.name] = default
             continue
         values[info.name] = getattr(checked, info.name)
-    return ParsedSettings(Settings(**values), warnings, given, ignored)
+    return ParsedSettings(Settings(**values), warnings, ignored)
 
 
 def _default_of(info: msgspec.structs.FieldInfo) -> Any:

@@ -1,38 +1,37 @@
-"""One workspace folder's context: its window, its share of the store, its tokenizer.
+"""One workspace folder's context: its window, its rows in the store, its tokenizer.
 
-A change runs while the service holds the store's write lock (see
-``ContextService.begin``): change the window, bump the revision, and keep
-what changed in ``pending`` and what to announce in ``News``. The service
-writes every workspace's pending changes and commits them together a moment
-later (group commit), so a request does not wait for SQLite, and then has
-each workspace announce what the burst did. If a change fails half-way,
-what earlier requests changed is written and the window is reloaded from the
-store, so a failed request never leaves a change behind.
+Every change follows one path (``_change``): join the write burst (which
+holds the store's write lock), change the window in memory (the window
+refuses before it changes anything), then write what the ``Change`` recorded
+into the open transaction under a savepoint. If the change fails half-way,
+the window is read back from the store, which holds exactly the changes that
+succeeded before it. The burst commits before the answers leave (``burst``).
+
+Reading (list, render, status, search) takes no lock.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from contextls import wire
+from contextls.burst import WriteBurst
+from contextls.changes import Change
+from contextls.core import candidates
 from contextls.core.errors import ContextError, InvalidParams, NotArchived
 from contextls.core.items import Item
-from contextls.core.languages import guess_language
 from contextls.core.render import render, select
-from contextls.core.text import slice_range
+from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.tokens import Tokenizer
-from contextls.core.window import AddOutcome, Candidate, Eviction, Limits, Window
-from contextls.files import check_size, read_text_file, uri_to_path
+from contextls.core.window import AddOutcome, Candidate, Limits, Window
+from contextls.files import check_size
 from contextls.protocol import (
     AddResult,
     ClearResult,
-    ContextItem,
     ErrorCode,
-    EvictionReason,
     ItemKind,
     ListResult,
     PinResult,
@@ -45,99 +44,14 @@ from contextls.protocol import (
     Settings,
     Status,
 )
-from contextls.store import Store, WorkspaceRow
+from contextls.sources import Documents, Sources
+from contextls.store import ArchiveHit, StorageError, Store, WorkspaceRow
 
 T = TypeVar("T")
-
-Position = tuple[int, int]
-
-
-class Listener(Protocol):
-    def status_changed(self, status: Status) -> None: ...
-
-    def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None: ...
 
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-@dataclass(slots=True)
-class Delta:
-    """What one transaction changed, so only that is written."""
-
-    touched: dict[str, None] = field(default_factory=dict)
-    archive: dict[str, tuple[Item, str]] = field(default_factory=dict)
-    unarchive: set[str] = field(default_factory=set)
-    evictions: list[Eviction] = field(default_factory=list)
-    mutated: bool = False
-
-    def touch(self, item: Item) -> None:
-        self.mutated = True
-        self.touched[item.id] = None
-
-    def to_archive(self, item: Item, reason: str) -> None:
-        self.touch(item)
-        self.archive[item.id] = (item, reason)
-        self.unarchive.discard(item.id)
-
-    def record(self, outcome: AddOutcome) -> None:
-        self.touch(outcome.item)
-        for item in outcome.absorbed:
-            self.touch(item)
-        for eviction in outcome.evicted:
-            self.to_archive(eviction.item, eviction.reason)
-            self.evictions.append(eviction)
-
-    def record_evictions(self, evictions: list[Eviction]) -> None:
-        for eviction in evictions:
-            self.to_archive(eviction.item, eviction.reason)
-            self.evictions.append(eviction)
-
-
-@dataclass(slots=True)
-class Pending:
-    """What successful changes did since the last write to the store.
-
-    Each item's last state is kept when its change succeeds (None: it left
-    the window), so writing never reads a window that a failing change may
-    have half changed.
-    """
-
-    items: dict[str, Item | None] = field(default_factory=dict)
-    archive: dict[str, tuple[Item, str]] = field(default_factory=dict)
-    unarchive: set[str] = field(default_factory=set)
-    changed: bool = False
-    """Something changed, if only the revision."""
-
-    def absorb(self, delta: Delta, window: Window) -> int:
-        """Add a successful change; returns how many archive entries it made."""
-        self.changed = True
-        for item_id in delta.touched:
-            self.items[item_id] = window.get(item_id) if item_id in window else None
-        for item_id in delta.unarchive:
-            self.archive.pop(item_id, None)
-            self.unarchive.add(item_id)
-        archived = 0
-        for item_id, entry in delta.archive.items():
-            if item_id not in window:
-                self.unarchive.discard(item_id)
-                self.archive[item_id] = entry
-                archived += 1
-        return archived
-
-
-@dataclass(slots=True)
-class News:
-    """What to tell the editors once the changes are committed."""
-
-    evicted: dict[str, tuple[Item, EvictionReason]] = field(default_factory=dict)
-    changed: bool = False
-
-    def add(self, delta: Delta) -> None:
-        self.changed = True
-        for eviction in delta.evictions:
-            self.evicted[eviction.item.id] = (eviction.item, eviction.reason)
 
 
 class Workspace:
@@ -146,38 +60,33 @@ class Workspace:
         root_uri: str,
         root_path: Path,
         store: Store,
+        burst: WriteBurst,
         settings: Settings,
         tokenizer: Tokenizer,
-        listener: Listener,
-        documents: Callable[[str], str | None],
-        begin: Callable[[], None],
+        documents: Documents,
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.root_uri = root_uri
-        self.root_path = root_path
         self.store = store
+        self.burst = burst
         self.settings = settings
         self.tokenizer = tokenizer
-        self.listener = listener
-        self.documents = documents
-        self.begin = begin
-        """Take the store's write lock before a change (the service's ``begin``)."""
+        self.sources = Sources(root_path, documents)
         self.clock = clock
-        self.window = Window(_limits(settings), tokenizer.count, clock, tokenizer.encoding)
+        self.window = Window(Limits.of(settings), tokenizer.count, clock, tokenizer.encoding)
         self.revision = 0
         self.evicted_total = 0
         self.archived_count = 0
-        self.pending = Pending()
-        """Changed since the last write to the store (see ``write_pending``)."""
         self._status: Status | None = None
-        self._news = News()
-        self._load()
+        self.load()
 
     # ------------------------------------------------------------------ state
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Read the window back from the store (the truth of every change that succeeded)."""
         self._status = None
         row = self.store.workspace(self.root_uri)
+        self.window.use(Limits.of(self.settings), self.tokenizer.count, self.tokenizer.encoding)
         self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
         self.window.last_evicted.clear()
         self.window.last_evicted.extend(
@@ -185,14 +94,13 @@ class Workspace:
         )
         self.revision = row.revision
         self.evicted_total = row.evicted_total
-        self._counters = row
         self.archived_count = self.store.archived_count(self.root_uri)
 
     def catch_up(self) -> bool:
         """Reload if another process changed this workspace; True if it did."""
         if self.store.workspace(self.root_uri).revision == self.revision:
             return False
-        self._load()
+        self.load()
         return True
 
     def status(self) -> Status:
@@ -208,74 +116,52 @@ class Workspace:
             )
         return self._status
 
-    def _transaction(self, change: Callable[[Delta], T]) -> T:
-        self.begin()
-        delta = Delta()
+    def _change(self, apply: Callable[[Change], T]) -> T:
         try:
-            result = change(delta)
+            self.burst.begin(self.store)
+        except StorageError as error:
+            raise ContextError(str(error), ErrorCode.STORAGE) from error
+        change = Change()
+        try:
+            result = apply(change)
         except BaseException as error:
-            if delta.mutated or not isinstance(error, ContextError):
-                # The store is the truth: write what earlier changes did, then
-                # drop what this one half did.
-                self.write_pending()
-                self._load()
+            if change.mutated or not isinstance(error, ContextError):
+                self.load()  # drop what this change half did
             raise
-        if delta.mutated:
-            self._status = None
-            self.revision += 1
-            self.evicted_total += len(delta.evictions)
-            # Window ids are never in the archive (restoring takes an item out),
-            # so each item archived here is a new archive entry.
-            archived = self.pending.absorb(delta, self.window)
-            self.archived_count += archived - len(delta.unarchive)
-            self._counters = WorkspaceRow(
-                self.window.next_id, self.window.next_seq, self.revision, self.evicted_total
-            )
-            self._news.add(delta)
+        if change.mutated:
+            self._save(change)
         return result
 
-    def write_pending(self) -> None:
-        """Write what changed since the last write, inside the service's transaction."""
-        pending, self.pending = self.pending, Pending()
-        if not pending.changed:
-            return
-        root = self.root_uri
-        present = [item for item in pending.items.values() if item is not None]
-        gone = [item_id for item_id, item in pending.items.items() if item is None]
-        self.store.save_items(root, present)
-        self.store.delete_items(root, gone)
-        self.store.unarchive(root, pending.unarchive)
-        at = self.clock()
-        by_reason: dict[str, list[Item]] = {}
-        for item, reason in pending.archive.values():
-            by_reason.setdefault(reason, []).append(item)
-        for reason, items in by_reason.items():
-            self.store.archive(root, items, reason, at)
-        self.store.save_workspace(root, self._counters)
-
-    def reload(self) -> None:
-        """Forget unwritten changes and read the window back (after a failed commit)."""
-        self.pending = Pending()
-        self._news = News()
-        self._load()
-
-    def announce(self) -> None:
-        """Tell the listener what changed since the last announcement (after a commit).
-
-        One burst of requests gives one status and one eviction notice per
-        reason; an item evicted and brought back within the burst is not
-        reported as gone.
-        """
-        news, self._news = self._news, News()
-        if not news.changed:
-            return
-        by_reason: dict[EvictionReason, list[ContextItem]] = {}
-        for item, reason in news.evicted.values():
-            if item.id not in self.window:
-                by_reason.setdefault(reason, []).append(wire.context_item(item))
-        for reason, items in by_reason.items():
-            self.listener.evicted(self.root_uri, items, reason)
-        self.listener.status_changed(self.status())
+    def _save(self, change: Change) -> None:
+        revision = self.revision + 1
+        evicted_total = self.evicted_total + len(change.evictions)
+        window, store, root = self.window, self.store, self.root_uri
+        try:
+            with store.savepoint():
+                present = [window.get(i) for i in change.touched if i in window]
+                gone = [i for i in change.touched if i not in window]
+                store.save_items(root, present)
+                store.delete_items(root, gone)
+                gained = -store.unarchive(root, change.restored)
+                at = self.clock()
+                by_reason: dict[str, list[Item]] = {}
+                for item_id, (item, reason) in change.archived.items():
+                    if item_id not in window:
+                        by_reason.setdefault(reason, []).append(item)
+                for reason, items in by_reason.items():
+                    gained += store.archive(root, items, reason, at)
+                store.save_workspace(
+                    root, WorkspaceRow(window.next_id, window.next_seq, revision, evicted_total)
+                )
+        except Exception as error:
+            self.load()
+            raise ContextError(
+                f"the change could not be saved ({error}); nothing changed", ErrorCode.STORAGE
+            ) from error
+        self.revision, self.evicted_total = revision, evicted_total
+        self.archived_count += gained
+        self._status = None
+        self.burst.changed(self, change.evictions)
 
     # ---------------------------------------------------------------- adding
 
@@ -291,35 +177,27 @@ class Workspace:
         symbol: str | None = None,
         symbol_kind: str | int | None = None,
     ) -> AddResult:
-        path, rel = self.locate(uri)
-        if end < start:
-            raise InvalidParams("$.range", "the range ends before it starts")
-        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
-            # The whole file is already context: refresh it rather than add a piece of it.
-            return self.add_file(uri, language, metadata, pin)
+        path, rel = self.sources.locate(uri)
+        check_range(start, end)
         if text is None:
-            source = self._file_text(uri, path, rel)
+            # Cut first, so a range the file does not have is refused whatever
+            # the window holds.
+            source = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
             piece = slice_range(source, start, end, rel)
-            content, first, last = piece.content, piece.start_line, piece.end_line
+            content, lines = piece.content, (piece.start_line, piece.end_line)
         else:
             if not text.strip():
                 raise InvalidParams("$.text", "the text is empty")
             check_size(len(text.encode()), rel, self.settings.max_file_bytes)
-            content = text
-            first = start[0] + 1
-            last = end[0] if end[1] == 0 and end[0] > start[0] else end[0] + 1
-        meta = {
-            **(metadata or {}),
-            "uri": uri,
-            "path": rel,
-            "startLine": first,
-            "endLine": last,
-            "language": language or _str(metadata, "language") or guess_language(rel),
-        }
-        if symbol is not None:
-            meta["symbol"] = symbol
-            meta["symbolKind"] = symbol_kind
-        return self._add(Candidate("code", content, _compact(meta), pin))
+            content, lines = text, display_lines(start, end)
+        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
+            # The whole file is already context: refresh it rather than add a piece of it.
+            return self.add_file(uri, language, metadata, pin)
+        return self._add(
+            candidates.region(
+                content, uri, rel, lines, language, metadata, pin, symbol, symbol_kind
+            )
+        )
 
     def add_file(
         self,
@@ -328,15 +206,9 @@ class Workspace:
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
     ) -> AddResult:
-        path, rel = self.locate(uri)
-        content = self._file_text(uri, path, rel)
-        meta = {
-            **(metadata or {}),
-            "uri": uri,
-            "path": rel,
-            "language": language or _str(metadata, "language") or guess_language(rel),
-        }
-        return self._add(Candidate("file", content, _compact(meta), pin))
+        path, rel = self.sources.locate(uri)
+        content = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+        return self._add(candidates.file(content, uri, rel, language, metadata, pin))
 
     def add_text(
         self,
@@ -346,20 +218,15 @@ class Workspace:
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
     ) -> AddResult:
-        if not content.strip():
-            raise InvalidParams("$.content", "the content is empty")
-        meta = dict(metadata or {})
-        if language:
-            meta["language"] = language
-        return self._add(Candidate(kind, content, meta, pin))
+        return self._add(candidates.text(kind, content, language, metadata, pin))
 
     def _add(self, candidate: Candidate) -> AddResult:
-        def change(delta: Delta) -> AddOutcome:
+        def apply(change: Change) -> AddOutcome:
             outcome = self.window.add(candidate)
-            delta.record(outcome)
+            change.record(outcome)
             return outcome
 
-        outcome = self._transaction(change)
+        outcome = self._change(apply)
         return AddResult(
             item=wire.context_item(outcome.item),
             evicted=[wire.context_item(e.item) for e in outcome.evicted],
@@ -368,52 +235,35 @@ class Workspace:
             merged=[item.id for item in outcome.absorbed],
         )
 
-    def _file_text(self, uri: str, path: Path, rel: str) -> str:
-        text = self.documents(uri)
-        if text is None:
-            return read_text_file(path, rel, self.settings.max_file_bytes)
-        check_size(len(text.encode()), rel, self.settings.max_file_bytes)
-        return text
-
-    def locate(self, uri: str) -> tuple[Path, str]:
-        """The resolved path of ``uri`` and its path relative to the root (symlinks resolved)."""
-        path = uri_to_path(uri).resolve()
-        root = self.root_path
-        if not path.is_relative_to(root):
-            raise ContextError(
-                f"{path} is outside the workspace folder {root}", ErrorCode.OUTSIDE_WORKSPACE
-            )
-        return path, path.relative_to(root).as_posix() or "."
-
     # --------------------------------------------------------------- changing
 
     def remove(self, ids: list[str]) -> RemoveResult:
-        def change(delta: Delta) -> list[Item]:
+        def apply(change: Change) -> list[Item]:
             removed = self.window.remove(ids)
             for item in removed:
-                delta.to_archive(item, "removed")
+                change.to_archive(item, "removed")
             return removed
 
-        removed = self._transaction(change)
+        removed = self._change(apply)
         return RemoveResult(removed=[item.id for item in removed], status=self.status())
 
     def pin(self, item_id: str, pinned: bool) -> PinResult:
-        def change(delta: Delta) -> Item:
+        def apply(change: Change) -> Item:
             item = self.window.set_pinned(item_id, pinned)
-            delta.touch(item)
+            change.touch(item)
             return item
 
-        item = self._transaction(change)
+        item = self._change(apply)
         return PinResult(item=wire.context_item(item), status=self.status())
 
     def clear(self, keep_pinned: bool) -> ClearResult:
-        def change(delta: Delta) -> list[Item]:
+        def apply(change: Change) -> list[Item]:
             cleared = self.window.clear(keep_pinned)
             for item in cleared:
-                delta.to_archive(item, "cleared")
+                change.to_archive(item, "cleared")
             return cleared
 
-        cleared = self._transaction(change)
+        cleared = self._change(apply)
         return ClearResult(
             cleared=len(cleared), cleared_ids=[item.id for item in cleared], status=self.status()
         )
@@ -421,9 +271,7 @@ class Workspace:
     def restore(self, ids: list[str], pin: bool) -> RestoreResult:
         wanted = list(dict.fromkeys(ids))
 
-        self.write_pending()  # earlier changes may have archived what is asked for
-
-        def change(delta: Delta) -> tuple[list[Item], list[Item]]:
+        def apply(change: Change) -> tuple[list[Item], list[Item]]:
             found = self.store.archived(self.root_uri, wanted)
             missing = [item_id for item_id in wanted if item_id not in found]
             if missing:
@@ -434,13 +282,12 @@ class Workspace:
                 outcome = self.window.add(
                     Candidate(old.kind, old.content, old.metadata, pin or old.pinned, id=old.id)
                 )
-                delta.unarchive.add(item_id)
-                delta.archive.pop(item_id, None)
-                delta.record(outcome)
+                change.restore(item_id)
+                change.record(outcome)
                 restored.append(outcome.item)
-            return restored, [eviction.item for eviction in delta.evictions]
+            return restored, [eviction.item for eviction in change.evictions]
 
-        restored, evicted = self._transaction(change)
+        restored, evicted = self._change(apply)
         return RestoreResult(
             items=[wire.context_item(item) for item in restored if item.id in self.window],
             evicted=[wire.context_item(item) for item in evicted if item.id not in self.window],
@@ -449,57 +296,51 @@ class Workspace:
 
     def apply_settings(self, settings: Settings, tokenizer: Tokenizer) -> None:
         """New limits or encoding: evict at once (refused if pinned items alone break them)."""
+        limits = Limits.of(settings)
+        window = self.window
 
-        def change(delta: Delta) -> None:
-            window = self.window
+        def apply(change: Change) -> None:
             if tokenizer.encoding != window.encoding:
-                delta.mutated = True  # a refusal half-way then reloads from the store
-                delta.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
+                change.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
                 for item in window:
-                    delta.touch(item)
-            limits = _limits(settings)
+                    change.touch(item)
+                change.mutated = True
             over = len(window) > limits.max_items or window.tokens > limits.max_tokens
             if limits != window.limits or over:
-                delta.mutated = True
-                delta.record_evictions(window.reconfigure(limits))
+                change.record_evictions(window.reconfigure(limits))
+                change.mutated = True
 
-        self.write_pending()  # a refusal half-way reloads the window from the store
-        previous = (self.settings, self.tokenizer)
+        over = len(window) > limits.max_items or window.tokens > limits.max_tokens
+        if tokenizer.encoding == window.encoding and limits == window.limits and not over:
+            self.settings = settings  # nothing the window holds depends on the change
+            self._status = None
+            return
+        self._change(apply)  # a refusal leaves the window (and so the settings) as they were
         self.settings, self.tokenizer = settings, tokenizer
         self._status = None
-        try:
-            self._transaction(change)
-        except BaseException:
-            self.settings, self.tokenizer = previous
-            self.window.limits = _limits(previous[0])
-            self._status = None
-            raise
 
     def document_changed(self, uri: str, text: str | None) -> None:
         """Mark this document's items stale (or fresh again) after an edit or save."""
         try:
-            _, rel = self.locate(uri)
+            _, rel = self.sources.locate(uri)
         except ContextError:
             return
         items = self.window.items_for_path(rel)
         if not items:
             return
         if text is None:
-            try:
-                text = read_text_file(self.root_path / rel, rel, self.settings.max_file_bytes)
-            except ContextError:
-                text = ""
+            text = self.sources.on_disk(rel, self.settings.max_file_bytes) or ""
         flips = [item for item in items if item.stale != (item.content not in text)]
         if not flips:
             return
 
-        def change(delta: Delta) -> None:
+        def apply(change: Change) -> None:
             for item in flips:
                 if item.id in self.window:
                     self.window.set_stale(item.id, not item.stale)
-                    delta.touch(item)
+                    change.touch(item)
 
-        self._transaction(change)
+        self._change(apply)
 
     # ---------------------------------------------------------------- reading
 
@@ -518,8 +359,7 @@ class Workspace:
         items = select(list(self.window), kinds, limit)
         history: list[Item] = []
         if query and query.strip():
-            self.write_pending()
-            history = [hit.item for hit in self.store.search(self.root_uri, query, 10, kinds)]
+            history = [hit.item for hit in self._search(query, 10, kinds)]
         rendered = render(items, fmt, self.tokenizer.count, max_tokens, history)
         return RenderResult(
             text=rendered.text,
@@ -531,8 +371,7 @@ class Workspace:
         )
 
     def search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:
-        self.write_pending()
-        hits = self.store.search(self.root_uri, query, limit, kinds)
+        hits = self._search(query, limit, kinds)
         return SearchResult(
             hits=[
                 SearchHit(
@@ -546,18 +385,11 @@ class Workspace:
             ]
         )
 
-
-def _limits(settings: Settings) -> Limits:
-    return Limits(settings.max_items, settings.max_tokens, settings.eviction_policy)
-
-
-def _str(metadata: dict[str, Any] | None, key: str) -> str | None:
-    value = (metadata or {}).get(key)
-    return value if isinstance(value, str) and value else None
-
-
-def _compact(metadata: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in metadata.items() if value is not None}
+    def _search(self, query: str, limit: int, kinds: Sequence[str] | None) -> list[ArchiveHit]:
+        try:
+            return self.store.search(self.root_uri, query, limit, kinds)
+        except StorageError as error:
+            raise ContextError(str(error), ErrorCode.STORAGE) from error
 
 
 def _not_archived_message(missing: list[str], window: Window) -> str:

@@ -1,8 +1,8 @@
 """Group commit and the archive's search backlog, against the real server and its SQLite file.
 
-A burst of requests runs under one write lock and is committed together a
-few milliseconds later; archived rows are queued in ``archive_fts_backlog``
-and indexed when the server is idle or before a search. These tests check
+A burst of requests runs under one write lock and is committed together
+right before its answers are written; archived rows are queued in
+``archive_fts_backlog`` and indexed when the server is idle or before a search. These tests check
 what a user relies on: two servers on one database never collide, nothing
 answered is lost when the session ends without ``shutdown`` (end of input,
 SIGTERM, ``exit``), searches and restores see what the same burst archived,
@@ -165,7 +165,7 @@ def test_answered_adds_survive_sigterm(servers: RawServers) -> None:
     server.warm_up()
     for n in range(5):
         server.result("contextls/addText", {"content": f"before term {n}"})
-    # A lone request's burst is committed 25 ms later; the signal comes first.
+    # Its answer came after its commit; the signal comes right behind it.
     last = server.result("contextls/addText", {"content": "just before the signal"})
     server.terminate()
     assert server.wait() == 0

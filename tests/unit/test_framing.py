@@ -13,13 +13,12 @@ import asyncio
 import itertools
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from contextls.lsp.framing import MAX_BODY_BYTES, FrameReader, Outbox, frame
-from contextls.protocol import CountTokensResult
+from contextls.protocol import CountTokensResult, ErrorCode
 
 
 class Sink:
@@ -173,71 +172,6 @@ def test_without_a_running_loop_each_message_is_written_at_once() -> None:
     assert [m.get("id", m.get("method")) for m in sink.messages] == [1, "n"]
 
 
-async def test_deferred_work_runs_once_after_the_write_and_survives_errors(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    sink = Sink()
-    outbox = Outbox()
-    outbox.attach(sink)
-    ran: list[tuple[str, int]] = []
-
-    def failing() -> None:
-        ran.append(("failing", len(sink.calls)))
-        raise RuntimeError("boom")
-
-    def recording(name: str) -> Callable[[], None]:
-        return lambda: ran.append((name, len(sink.calls)))
-
-    outbox.respond(1, "answer")
-    outbox.defer(recording("first"))
-    outbox.defer(failing)
-    outbox.defer(recording("after the failure"))
-    assert ran == []
-    with caplog.at_level(logging.ERROR, logger="contextls.lsp.framing"):
-        await next_turn()
-    # Each ran after the answer was written (one sink call already made).
-    assert ran == [("first", 1), ("failing", 1), ("after the failure", 1)]
-    assert "deferred work after a flush failed" in caplog.text
-    outbox.respond(2, "later")
-    await next_turn()
-    assert len(ran) == 3, "deferred work runs once"
-
-
-async def test_deferred_work_runs_even_when_nothing_is_queued() -> None:
-    sink = Sink()
-    outbox = Outbox()
-    outbox.attach(sink)
-    ran: list[str] = []
-    outbox.defer(lambda: ran.append("ran"))
-    await next_turn()
-    assert ran == ["ran"]
-    assert sink.calls == []
-
-
-async def test_what_deferred_work_sends_or_defers_waits_for_the_next_turn() -> None:
-    sink = Sink()
-    outbox = Outbox()
-    outbox.attach(sink)
-    ran: list[str] = []
-
-    def commit() -> None:  # like the group commit: announce after the answers
-        ran.append("commit")
-        outbox.notify("contextls/didChangeStatus", {"revision": 7})
-        outbox.defer(lambda: ran.append("after the announcement"))
-
-    outbox.respond(1, "answer")
-    outbox.defer(commit)
-    await next_turn()
-    assert ran == ["commit"]
-    assert [m.get("id") for m in sink.messages] == [1]
-    await next_turn()
-    assert ran == ["commit", "after the announcement"]
-    assert len(sink.calls) == 2
-    assert parse_frames(sink.calls[1]) == [
-        {"jsonrpc": "2.0", "method": "contextls/didChangeStatus", "params": {"revision": 7}}
-    ]
-
-
 async def test_close_writes_what_is_queued() -> None:
     sink = Sink()
     outbox = Outbox()
@@ -383,3 +317,49 @@ def test_a_large_body_in_many_chunks_is_read_whole() -> None:
     bodies, _, reader = read_all(chunks)
     assert bodies == [big, body(1)]
     assert not reader.inside_a_message
+
+
+def test_the_gate_commits_before_anything_is_written() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    order: list[str] = []
+
+    def gate() -> str | None:
+        order.append(f"commit with {len(sink.calls)} writes done")
+        outbox.notify("contextls/didChangeStatus", {"revision": 2})  # joins this write
+        return None
+
+    outbox.attach(sink)
+    outbox.gate = gate
+    outbox.hold()
+    outbox.respond(1, {"ok": True}, reports_change=True)
+    outbox.flush()
+    assert order == ["commit with 0 writes done"]
+    assert len(sink.calls) == 1
+    assert sink.messages == [
+        {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}},
+        {"jsonrpc": "2.0", "method": "contextls/didChangeStatus", "params": {"revision": 2}},
+    ]
+
+
+def test_a_failed_commit_turns_answers_that_report_changes_into_the_storage_error() -> None:
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    outbox.gate = lambda: "the disk is full; nothing changed"
+    outbox.hold()
+    outbox.respond(1, {"item": "ctx-1"}, reports_change=True)
+    outbox.respond("two", {"items": []})  # a read: it stands
+    outbox.respond(3, {"item": "ctx-2"}, reports_change=True)
+    outbox.flush()
+    storage = {"code": int(ErrorCode.STORAGE), "message": "the disk is full; nothing changed"}
+    assert sink.messages == [
+        {"jsonrpc": "2.0", "id": 1, "error": storage},
+        {"jsonrpc": "2.0", "id": "two", "result": {"items": []}},
+        {"jsonrpc": "2.0", "id": 3, "error": storage},
+    ]
+    # The next flush starts clean: a later answer is not rewritten.
+    outbox.gate = lambda: None
+    outbox.respond(4, {"item": "ctx-3"}, reports_change=True)
+    outbox.flush()
+    assert sink.messages[-1] == {"jsonrpc": "2.0", "id": 4, "result": {"item": "ctx-3"}}

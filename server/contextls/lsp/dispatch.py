@@ -48,11 +48,14 @@ class Dispatcher:
         outbox: Outbox,
         direct: Mapping[str, DirectHandler],
         shutting_down: Callable[[], bool],
+        changes_made: Callable[[], int],
     ) -> None:
         self.protocol = protocol
         self.outbox = outbox
         self.direct = direct
         self.shutting_down = shutting_down
+        self.changes_made = changes_made
+        """Counts changes; an answer given while it grew waits for their commit."""
         self._decoder = msgspec.json.Decoder()
 
     def __call__(self, body: bytes) -> None:
@@ -92,8 +95,10 @@ class Dispatcher:
                 None, INVALID_REQUEST, "invalid request: id must be a number or a string"
             )
             return
+        before = self.changes_made()
         try:
-            self.outbox.respond(msg_id, handle(params))
+            result = handle(params)
+            self.outbox.respond(msg_id, result, reports_change=self.changes_made() != before)
         except JsonRpcException as error:
             self.outbox.error(msg_id, error.code, error.message, error.data)
         except Exception as error:  # the handlers map every error; this is a last resort

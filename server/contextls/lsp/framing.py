@@ -6,6 +6,11 @@ loop is busy and writes it at once: at the end of the turn that read the
 requests (the transport holds the outbox while it handles a read), or in the
 next turn for what is sent from elsewhere (a task, a timer). A burst of
 pipelined requests is answered in one write. Order is kept.
+
+Before it writes, the outbox passes its ``gate``: the service commits what
+the answers report (``ContextService.commit``). If that fails, every answer
+that reported a change is replaced by the storage error, so no client is
+told of a change that was not saved.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from typing import Any
 
 import msgspec
 from lsprotocol.types import ErrorCodes
+
+from contextls.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +41,16 @@ class Outbox:
         self._pending: list[bytes] = []
         self._scheduled = False
         self._sink: Callable[[bytes], object] | None = None
-        self._deferred: list[Callable[[], None]] = []
         self._held = False
+        self._reporting: list[tuple[int, Any]] = []
+        """(index in ``_pending``, id) of answers that report an uncommitted change."""
+        self.gate: Callable[[], str | None] | None = None
+        """Commits what the queued answers report; returns why it failed, or None."""
 
     def attach(self, sink: Callable[[bytes], object]) -> None:
         """Where frames go (stdout, a socket); anything already queued goes first."""
         self._sink = sink
         self.flush()
-
-    def defer(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once, right after the next flush (work that may follow the answers)."""
-        self._deferred.append(callback)
-        self._schedule()
 
     def hold(self) -> None:
         """Queue without scheduling a write: the caller flushes at the end of its turn.
@@ -81,7 +86,10 @@ class Outbox:
     def notify(self, method: str, params: Any) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def respond(self, msg_id: Any, result: Any) -> None:
+    def respond(self, msg_id: Any, result: Any, reports_change: bool = False) -> None:
+        """Queue an answer; ``reports_change``: it must not leave unless the gate commits."""
+        if reports_change:
+            self._reporting.append((len(self._pending), msg_id))
         if type(msg_id) is not int:
             self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
             return
@@ -97,19 +105,29 @@ class Outbox:
         self.send({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
     def flush(self) -> None:
-        self._scheduled = self._held = False
         if self._sink is None:
+            self._scheduled = self._held = False
             return
+        if self.gate is not None:
+            self._held = True  # what the gate sends (notifications) joins this write
+            failure = self.gate()
+            if failure is not None:
+                for index, msg_id in self._reporting:
+                    self._pending[index] = frame(
+                        _encoder.encode(
+                            {
+                                "jsonrpc": "2.0",
+                                "id": msg_id,
+                                "error": {"code": int(ErrorCode.STORAGE), "message": failure},
+                            }
+                        )
+                    )
+        self._reporting.clear()
+        self._scheduled = self._held = False
         if self._pending:
             data = b"".join(self._pending) if len(self._pending) > 1 else self._pending[0]
             self._pending.clear()
             self._sink(data)
-        deferred, self._deferred = self._deferred, []
-        for callback in deferred:
-            try:
-                callback()
-            except Exception:
-                log.exception("deferred work after a flush failed")
 
 
 class FrameReader:

@@ -1,9 +1,9 @@
 """Thin handlers: decode params, call the service, return builtins.
 
 Every custom request goes through ``_request``: params are decoded into the
-method's Struct (-32602 naming the field otherwise), the service first catches
-up with changes made by another server process, and any error becomes a
-JSON-RPC error. Nothing a client sends can take the server down.
+method's Struct (-32602 naming the field otherwise), the service routes it to
+its workspace (catching up with other processes' commits), and any error
+becomes a JSON-RPC error. Nothing a client sends can take the server down.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def _symbol_kind(kind: str | int | None) -> str | int | None:
 
 def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
     start, end = _start_end(params.range)
-    workspace = ls.service.workspace(params.workspace, params.uri)
+    workspace = ls.service.route(params.workspace, params.uri)
     return workspace.add_region(
         params.uri, start, end, params.text, params.language, params.metadata, params.pin
     )
@@ -138,7 +138,7 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
 
 def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     start, end = _start_end(params.range)
-    workspace = ls.service.workspace(params.workspace, params.uri)
+    workspace = ls.service.route(params.workspace, params.uri)
     return workspace.add_region(
         params.uri,
         start,
@@ -153,35 +153,35 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
 
 
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
-    workspace = ls.service.workspace(params.workspace, params.uri)
+    workspace = ls.service.route(params.workspace, params.uri)
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
 def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
-    workspace = ls.service.workspace(params.workspace)
+    workspace = ls.service.route(params.workspace)
     return workspace.add_text(
         params.kind, params.content, params.language, params.metadata, params.pin
     )
 
 
 def remove(ls: ContextServer, params: p.RemoveParams) -> p.RemoveResult:
-    return ls.service.workspace(params.workspace).remove(params.ids)
+    return ls.service.route(params.workspace).remove(params.ids)
 
 
 def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
-    return ls.service.workspace(params.workspace).pin(params.id, params.pinned)
+    return ls.service.route(params.workspace).pin(params.id, params.pinned)
 
 
 def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult:
-    return ls.service.workspace(params.workspace).clear(params.keep_pinned)
+    return ls.service.route(params.workspace).clear(params.keep_pinned)
 
 
 def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
-    return ls.service.workspace(params.workspace).list_items(params.kinds, params.limit)
+    return ls.service.route(params.workspace).list_items(params.kinds, params.limit)
 
 
 def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
-    return ls.service.workspace(params.workspace).render(
+    return ls.service.route(params.workspace).render(
         params.format,
         params.kinds,
         params.limit,
@@ -191,30 +191,28 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
 
 
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
-    return ls.service.workspace(params.workspace).status()
+    return ls.service.route(params.workspace).status()
 
 
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
-    return ls.service.workspace(params.workspace).search(params.query, params.limit, params.kinds)
+    return ls.service.route(params.workspace).search(params.query, params.limit, params.kinds)
 
 
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
-    return ls.service.workspace(params.workspace).restore(params.ids, params.pin)
+    return ls.service.route(params.workspace).restore(params.ids, params.pin)
 
 
 def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
     encoding = params.encoding
     if encoding is None and params.workspace:
-        encoding = ls.service.workspace(params.workspace).settings.encoding
+        encoding = ls.service.route(params.workspace).settings.encoding
     return ls.service.count_tokens(params.text, encoding)
 
 
 async def prepare(
     ls: ContextServer, params: p.PrepareConversationParams
 ) -> p.PrepareConversationResult:
-    encoding = (
-        ls.service.workspace(params.workspace).settings.encoding if params.workspace else None
-    )
+    encoding = ls.service.route(params.workspace).settings.encoding if params.workspace else None
     tokenizer = ls.service.tokenizer(encoding)
     return await prepare_conversation(params, ls.service.settings.condense, tokenizer.count)
 

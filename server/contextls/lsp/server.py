@@ -36,8 +36,10 @@ class ContextServer(LanguageServer):
         """The ``contextls/*`` requests the dispatcher answers without pygls' dispatch."""
         self.has_shut_down = False
         self.service = ContextService(
-            listener=self, documents=self.document_text, warn=self.warn, timing=self
+            listener=self, documents=self.document_text, warn=self.warn, later=self.later
         )
+        # Nothing leaves before the changes it reports are committed.
+        self.outbox.gate = self.service.commit
 
     def request(self, method: str) -> Callable[[DirectHandler], DirectHandler]:
         """Register ``handler(params) -> result`` for ``method`` (see ``dispatch``)."""
@@ -51,13 +53,12 @@ class ContextServer(LanguageServer):
     def shutting_down(self) -> bool:
         return self.has_shut_down
 
-    # --- Timing (for the service's group commit)
+    def changes_made(self) -> int:
+        """How many changes the service has made: an answer given while this grew reports one."""
+        return self.service.burst.changes
 
     def later(self, delay: float, callback: Callable[[], None]) -> None:
         asyncio.get_running_loop().call_later(delay, callback)
-
-    def after_answers(self, callback: Callable[[], None]) -> None:
-        self.outbox.defer(callback)
 
     # --- Listener
 

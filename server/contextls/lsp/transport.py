@@ -91,7 +91,9 @@ class FrameProtocol(asyncio.Protocol):
 
 
 def _dispatcher(server: ContextServer) -> Dispatcher:
-    return Dispatcher(server.protocol, server.outbox, server.requests, server.shutting_down)
+    return Dispatcher(
+        server.protocol, server.outbox, server.requests, server.shutting_down, server.changes_made
+    )
 
 
 async def _read_stdin(protocol: FrameProtocol, stdin: BinaryIO) -> None:

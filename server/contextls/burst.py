@@ -1,0 +1,114 @@
+"""The write burst: the one owner of the write transaction and of when it commits.
+
+The first change of a burst of requests takes the store's write lock (and so
+catches up with what other processes committed); the changes that follow join
+the same transaction. The transport commits the burst right before the
+answers leave (``commit`` is the outbox's gate): a pipelined burst is
+committed once, and an answer that reports a change is written only after the
+change is committed. If the commit fails, the answers that reported changes
+become the storage error instead (see ``lsp.framing.Outbox``), the windows are
+reloaded from the database, and the editors get the new status.
+
+After a commit, each changed window is announced once: one eviction notice
+per reason (an item evicted and restored within the burst is not reported)
+and one status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from contextls import wire
+from contextls.core.items import Item
+from contextls.core.window import Eviction
+from contextls.protocol import ContextItem, EvictionReason, Status
+
+if TYPE_CHECKING:
+    from contextls.store import Store
+    from contextls.workspace import Workspace
+
+
+class Listener(Protocol):
+    """Who hears of committed changes (the LSP server: notifications to the editor)."""
+
+    def status_changed(self, status: Status) -> None: ...
+
+    def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None: ...
+
+
+class WriteBurst:
+    def __init__(
+        self,
+        listener: Listener,
+        catch_up: Callable[[], None],
+        recover: Callable[[Exception], str],
+    ) -> None:
+        """``catch_up`` reloads what other processes changed; ``recover`` handles a failed
+        commit (after the rollback) and returns what to tell the requests that lost their change.
+        """
+        self.listener = listener
+        self._catch_up = catch_up
+        self._recover = recover
+        self._store: Store | None = None
+        self._changed: dict[str, Workspace] = {}
+        self._evicted: dict[str, dict[str, tuple[Item, EvictionReason]]] = {}
+        self.changes = 0
+        """Changes made so far, ever: an answer given while it grew reported a change."""
+
+    @property
+    def open(self) -> bool:
+        return self._store is not None and self._store.in_transaction
+
+    def begin(self, store: Store) -> None:
+        """Join the open burst, or open one: take the write lock and catch up."""
+        if store.begin():
+            self._store = store
+            self._catch_up()
+
+    def changed(self, workspace: Workspace, evictions: list[Eviction]) -> None:
+        """A change of ``workspace`` was written into the open transaction."""
+        self.changes += 1
+        self._changed[workspace.root_uri] = workspace
+        evicted = self._evicted.setdefault(workspace.root_uri, {})
+        for eviction in evictions:
+            evicted[eviction.item.id] = (eviction.item, eviction.reason)
+
+    def commit(self) -> str | None:
+        """Commit the open burst and announce it; on failure, why (and the windows reloaded)."""
+        store = self._store
+        if store is None or not store.in_transaction:
+            return None
+        try:
+            store.commit()
+        except Exception as error:
+            self._forget()
+            with contextlib.suppress(Exception):  # a connection that is gone: recover reopens
+                store.rollback()
+            return self._recover(error)
+        self._announce()
+        return None
+
+    def abandon(self) -> None:
+        """Forget what was not committed (the store rolled back or went away)."""
+        self._forget()
+        store, self._store = self._store, None
+        if store is not None and store.in_transaction:
+            store.rollback()
+
+    def _forget(self) -> None:
+        self._changed.clear()
+        self._evicted.clear()
+
+    def _announce(self) -> None:
+        changed, self._changed = self._changed, {}
+        evicted, self._evicted = self._evicted, {}
+        for root, workspace in changed.items():
+            by_reason: dict[EvictionReason, list[ContextItem]] = {}
+            for item, reason in evicted.get(root, {}).values():
+                if item.id not in workspace.window:
+                    by_reason.setdefault(reason, []).append(wire.context_item(item))
+            for reason, items in by_reason.items():
+                self.listener.evicted(root, items, reason)
+            self.listener.status_changed(workspace.status())

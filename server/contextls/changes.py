@@ -1,0 +1,52 @@
+"""The record of one change to a window: what to save, archive and announce.
+
+A request changes the window in memory first (the window refuses before it
+changes anything); what it changed is recorded here and then written to the
+store inside the open write transaction, under a savepoint, before the next
+request runs. The write burst (``burst``) commits and announces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from contextls.core.items import Item
+from contextls.core.window import AddOutcome, Eviction
+
+
+@dataclass(slots=True)
+class Change:
+    touched: dict[str, None] = field(default_factory=dict)
+    """Ids whose row is saved (still in the window) or deleted (left it)."""
+    archived: dict[str, tuple[Item, str]] = field(default_factory=dict)
+    """Items that left the window for the archive, with why."""
+    restored: set[str] = field(default_factory=set)
+    """Ids taken out of the archive."""
+    evictions: list[Eviction] = field(default_factory=list)
+    mutated: bool = False
+    """The window changed (if only an item's flags): the revision moves on."""
+
+    def touch(self, item: Item) -> None:
+        self.mutated = True
+        self.touched[item.id] = None
+
+    def to_archive(self, item: Item, reason: str) -> None:
+        self.touch(item)
+        self.archived[item.id] = (item, reason)
+        self.restored.discard(item.id)
+
+    def restore(self, item_id: str) -> None:
+        self.mutated = True
+        self.restored.add(item_id)
+        self.archived.pop(item_id, None)
+
+    def record(self, outcome: AddOutcome) -> None:
+        self.touch(outcome.item)
+        for item in outcome.absorbed:
+            self.touch(item)
+        self.record_evictions(outcome.evicted)
+
+    def record_evictions(self, evictions: list[Eviction]) -> None:
+        for eviction in evictions:
+            self.to_archive(eviction.item, eviction.reason)
+            self.evictions.append(eviction)

@@ -1,0 +1,158 @@
+"""A full disk and a read-only file system, for real: a small tmpfs mounted for the test.
+
+Mounting needs root (CAP_SYS_ADMIN); without it these tests are skipped, and
+``tests/unit/test_service.py`` still checks the same paths in process with
+SQLite's own ``max_page_count`` and an injected commit failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contextls.protocol import ErrorCode
+
+from .rawio import RawServers, RawStdio
+
+
+def _mount(*args: str) -> bool:
+    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MiB tmpfs, unmounted at the end."""
+    target = tmp_path / "small"
+    target.mkdir()
+    if os.geteuid() != 0 or not _mount("-t", "tmpfs", "-o", "size=2m", "tmpfs", str(target)):
+        pytest.skip("mounting a tmpfs needs root; the in-process tests cover this path")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+
+
+def start(root: Path, storage: Path, servers: list[RawStdio], **options: object) -> RawStdio:
+    server = RawServers(root, storage)({"maxItems": 1000, "maxTokens": 10_000_000, **options})
+    servers.append(server)
+    return server
+
+
+@pytest.fixture
+def started() -> Iterator[list[RawStdio]]:
+    servers: list[RawStdio] = []
+    yield servers
+    for server in servers:
+        server.kill()
+
+
+def saved_contents(storage: Path, root: Path, tmp_path: Path) -> list[str]:
+    """What the database holds, read from a copy outside the small disk."""
+    copy = tmp_path / "copy"
+    copy.mkdir(exist_ok=True)
+    for suffix in ("", "-wal"):
+        source = storage.with_name(storage.name + suffix)
+        if source.exists():
+            shutil.copy(source, copy / (storage.name + suffix))
+    db = sqlite3.connect(copy / storage.name)
+    try:
+        rows = db.execute(
+            "SELECT content FROM items WHERE root = ? ORDER BY seq", (root.as_uri(),)
+        ).fetchall()
+    finally:
+        db.close()
+    return [row[0] for row in rows]
+
+
+def test_full_disk_refuses_the_add_and_loses_nothing_answered(
+    small_disk: Path, workspace: Path, tmp_path: Path, started: list[RawStdio]
+) -> None:
+    storage = small_disk / "context.sqlite3"
+    server = start(workspace, storage, started)
+    answered: list[str] = []
+    refusals = []
+    for n in range(400):
+        content = f"note {n} " + "payload " * 500
+        reply = server.request("contextls/addText", {"content": content})
+        if "result" in reply:
+            answered.append(content)
+        else:
+            refusals.append(reply["error"])
+            if len(refusals) >= 3:
+                break
+    assert refusals, "the 2 MiB disk never filled up"
+    assert all(error["code"] == ErrorCode.STORAGE for error in refusals)
+    assert "full" in refusals[0]["message"]
+    # It keeps serving reads, and what it lists is what was answered.
+    listed = [item["content"] for item in server.result("contextls/list")["items"]]
+    assert listed == answered
+    assert server.result("contextls/status")["itemCount"] == len(answered)
+    assert server.shutdown_and_exit() == 0
+    assert saved_contents(storage, workspace, tmp_path) == answered
+
+
+def test_cli_exits_non_zero_when_the_disk_is_full(
+    small_disk: Path, workspace: Path, tmp_path: Path
+) -> None:
+    storage = small_disk / "context.sqlite3"
+    filler = small_disk / "filler"
+    env = {**os.environ, "CONTEXTLS_STORAGE": str(storage)}
+    command = [sys.executable, "-m", "contextls_client.cli", "--workspace", str(workspace)]
+    first = subprocess.run(
+        [*command, "add-text", "first"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert first.returncode == 0, first.stderr
+    # Fill what is left of the disk, then try to add.
+    with open(filler, "wb") as out:
+        try:
+            while True:
+                out.write(b"\0" * 65536)
+        except OSError:
+            pass
+    second = subprocess.run(
+        [*command, "add-text", "second " * 2000],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert second.returncode == 1, (second.stdout, second.stderr)
+    assert "added" not in second.stdout
+    assert "full" in second.stderr or "cannot" in second.stderr
+    filler.unlink()
+    listed = subprocess.run([*command, "ls"], env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "first" in listed.stdout and "second" not in listed.stdout
+
+
+def test_read_only_file_system_serves_reads_and_refuses_changes(
+    small_disk: Path, workspace: Path, started: list[RawStdio]
+) -> None:
+    storage = small_disk / "context.sqlite3"
+    server = start(workspace, storage, started, maxItems=2)
+    for n in range(4):
+        server.result("contextls/addText", {"content": f"zebra note {n}"})
+    assert server.shutdown_and_exit() == 0
+    if not _mount("-o", "remount,ro", str(small_disk)):
+        pytest.skip("cannot remount the tmpfs read-only here")
+    try:
+        reader = start(workspace, storage, started, maxItems=2)
+        listed = [item["content"] for item in reader.result("contextls/list")["items"]]
+        assert listed == ["zebra note 2", "zebra note 3"]
+        hits = reader.result("contextls/search", {"query": "zebra"})["hits"]
+        assert {hit["item"]["content"] for hit in hits} == {"zebra note 0", "zebra note 1"}
+        assert reader.result("contextls/status")["itemCount"] == 2
+        refused = reader.request("contextls/addText", {"content": "cannot be saved"})
+        assert refused["error"]["code"] == ErrorCode.STORAGE
+        assert "read-only" in refused["error"]["message"]
+        assert reader.result("contextls/status")["itemCount"] == 2
+        assert reader.shutdown_and_exit() == 0
+    finally:
+        _mount("-o", "remount,rw", str(small_disk))

@@ -1,0 +1,324 @@
+"""The stateful middle in process: service, workspace, write burst, settings and store.
+
+Real SQLite (a file in tmp_path, or ``:memory:``) and real tokenizers; the
+editor is a fake listener that records what it is told, and timers are
+recorded rather than run. Storage faults that cannot be made on demand
+(a commit that fails) are injected by replacing one store method.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contextls.core.errors import ContextError
+from contextls.protocol import ContextItem, ErrorCode, EvictionReason, Status
+from contextls.service import ContextService
+from contextls.store import SCHEMA_VERSION, NewerSchema, Store
+
+
+class Editor:
+    """What the server would tell the editor: statuses, evictions, warnings."""
+
+    def __init__(self) -> None:
+        self.statuses: list[Status] = []
+        self.evictions: list[tuple[str, list[str], EvictionReason]] = []
+        self.warnings: list[str] = []
+        self.timers: list[tuple[float, Callable[[], None]]] = []
+
+    def status_changed(self, status: Status) -> None:
+        self.statuses.append(status)
+
+    def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None:
+        self.evictions.append((workspace, [item.id for item in items], reason))
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def later(self, delay: float, callback: Callable[[], None]) -> None:
+        self.timers.append((delay, callback))
+
+
+def start(root: Path, storage: str, editor: Editor, **settings: Any) -> ContextService:
+    service = ContextService(editor, lambda uri: None, editor.warn, editor.later)
+    service.set_folders([root.as_uri()])
+    service.configure({"storage": storage, **settings}, initial=True)
+    return service
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "a.py").write_text("one\ntwo\nthree\nfour\n")
+    return folder
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "context.sqlite3")
+
+
+def ids(service: ContextService) -> list[str]:
+    return [item.id for item in service.route().window]
+
+
+# ------------------------------------------------------------- routing
+
+
+def test_reads_take_no_write_lock(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor)
+    workspace = service.route()
+    workspace.status()
+    workspace.list_items(None, None)
+    workspace.render("markdown", None, None, None, None)
+    service.count_tokens("hello", None)
+    assert not service.store.in_transaction
+    assert not service.burst.open
+
+
+def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor, maxItems=2)
+    workspace = service.route()
+    for n in range(3):
+        workspace.add_text("text", f"note {n}")
+    assert service.burst.open and service.burst.changes == 3
+    assert editor.statuses == []  # nothing is told before the commit
+    assert service.commit() is None
+    assert not service.store.in_transaction
+    assert [s.revision for s in editor.statuses] == [3]
+    assert editor.evictions == [(root.as_uri(), ["ctx-1"], "maxItems")]
+    # ...and it is in the file, for any other connection.
+    other = sqlite3.connect(db)
+    assert other.execute("SELECT count(*) FROM items").fetchone()[0] == 2
+    assert other.execute("SELECT count(*) FROM archive").fetchone()[0] == 1
+
+
+def test_restored_within_the_burst_is_not_announced_as_evicted(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor, maxItems=1)
+    workspace = service.route()
+    workspace.add_text("text", "first")
+    workspace.add_text("text", "second")
+    workspace.restore(["ctx-1"], pin=False)
+    service.commit()
+    assert editor.evictions == [(root.as_uri(), ["ctx-2"], "maxItems")]
+
+
+# ------------------------------------------------------- failed changes
+
+
+def test_a_change_that_fails_half_way_is_undone_from_the_store(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor, maxTokens=100)
+    workspace = service.route()
+    workspace.add_text("text", "kept " * 10, pin=True)
+    workspace.add_text("text", "also kept")
+    before = [(item.id, item.tokens, item.encoding) for item in workspace.window]
+    # cl100k_base counts the pinned text the same, so retokenizing succeeds and
+    # changes the window; then the new limits refuse: nothing may remain of it.
+    with pytest.raises(ContextError) as refused:
+        workspace.apply_settings(
+            service.settings.__class__(max_tokens=5, encoding="cl100k_base"),
+            service.tokenizer("cl100k_base"),
+        )
+    assert refused.value.code == ErrorCode.NO_ROOM
+    assert [(item.id, item.tokens, item.encoding) for item in workspace.window] == before
+    assert workspace.settings.encoding == "o200k_base"
+    assert workspace.window.encoding == "o200k_base"
+
+
+def test_a_write_that_fails_leaves_the_window_as_the_store_has_it(
+    root: Path, db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = Editor()
+    service = start(root, db, editor)
+    workspace = service.route()
+    workspace.add_text("text", "earlier in the burst")
+
+    def full(*_: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(service.store, "save_items", full)
+    with pytest.raises(ContextError) as refused:
+        workspace.add_text("text", "this one cannot be saved")
+    assert refused.value.code == ErrorCode.STORAGE
+    assert "nothing changed" in refused.value.message
+    monkeypatch.undo()
+    assert [item.content for item in workspace.window] == ["earlier in the burst"]
+    assert service.commit() is None
+    assert [item.content for item in Store(db).load_window(root.as_uri())] == [
+        "earlier in the burst"
+    ]
+
+
+def test_a_failed_commit_reloads_and_reports_the_storage_error(
+    root: Path, db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = Editor()
+    service = start(root, db, editor)
+    workspace = service.route()
+    workspace.add_text("text", "saved")
+    service.commit()
+    workspace.add_text("text", "lost with the commit")
+    store = service.store
+    real_commit = store.commit
+
+    def failing_commit() -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(store, "commit", failing_commit)
+    failure = service.commit()
+    assert failure is not None and "disk is full" in failure and "nothing changed" in failure
+    assert [item.content for item in workspace.window] == ["saved"]
+    assert editor.statuses[-1].item_count == 1
+    assert any("could not be saved" in warning for warning in editor.warnings)
+    # The server goes on: reads work, and the next change commits.
+    monkeypatch.setattr(store, "commit", real_commit)
+    workspace.add_text("text", "after the failure")
+    assert service.commit() is None
+    assert [item.content for item in Store(db).load_window(root.as_uri())] == [
+        "saved",
+        "after the failure",
+    ]
+
+
+def test_a_real_full_database_refuses_the_change_and_keeps_serving(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor, maxItems=1000, maxTokens=10_000_000)
+    workspace = service.route()
+    workspace.add_text("text", "small")
+    service.commit()
+    pages = service.store._db.execute("PRAGMA page_count").fetchone()[0]
+    service.store._db.execute(f"PRAGMA max_page_count = {pages + 2}")
+    refused = None
+    for n in range(200):
+        try:
+            workspace.add_text("text", f"{n} " + "filler " * 400)
+        except ContextError as error:
+            refused = error
+            break
+    assert refused is not None and refused.code == ErrorCode.STORAGE
+    kept = [item.content for item in workspace.window]
+    service.commit()
+    assert [item.content for item in Store(db).load_window(root.as_uri())] == kept
+    assert workspace.list_items(None, None).items[0].content == "small"
+
+
+# ------------------------------------------------------------ settings
+
+
+def test_invalid_settings_fall_back_one_by_one_with_a_warning(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor, maxItems=0, maxTokens=500, encoding="klingon")
+    assert service.settings.max_items == 50
+    assert service.settings.max_tokens == 500
+    assert service.settings.encoding == "o200k_base"
+    assert len(editor.warnings) == 2
+    assert any("maxItems" in warning for warning in editor.warnings)
+
+
+def test_a_limit_below_the_pinned_items_is_refused_and_the_old_one_kept(
+    root: Path, db: str
+) -> None:
+    editor = Editor()
+    service = start(root, db, editor)
+    workspace = service.route()
+    workspace.add_text("text", "pinned " * 50, pin=True)
+    service.configure({"maxTokens": 10})
+    assert workspace.settings.max_tokens == 8000
+    assert workspace.window.limits.max_tokens == 8000
+    assert "unpin" in editor.warnings[-1]
+
+
+# ----------------------------------------------------- other processes
+
+
+def test_another_process_commit_is_seen_on_the_next_read(root: Path, db: str) -> None:
+    mine, theirs = Editor(), Editor()
+    service = start(root, db, mine)
+    other = start(root, db, theirs)
+    assert service.route().status().item_count == 0
+    other.route().add_text("text", "from the other editor")
+    other.commit()
+    assert [item.content for item in service.route().window] == ["from the other editor"]
+    assert mine.statuses and mine.statuses[-1].item_count == 1
+    # ...and a change of ours continues from their ids, not over them.
+    service.route().add_text("text", "from this one")
+    service.commit()
+    assert ids(service) == ["ctx-1", "ctx-2"]
+
+
+def test_reads_do_not_reload_when_nothing_changed_elsewhere(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor)
+    workspace = service.route()
+    workspace.add_text("text", "x")
+    service.commit()
+    window = workspace.window
+    item = next(iter(window))
+    service.route()
+    assert next(iter(workspace.window)) is item  # the same object: no reload
+
+
+# ------------------------------------------------------ the database file
+
+
+def test_a_newer_database_is_refused_untouched(db: str) -> None:
+    Store(db).close()
+    raw = sqlite3.connect(db)
+    raw.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION + 1,))
+    raw.commit()
+    raw.close()
+    with pytest.raises(NewerSchema, match="newer contextls"):
+        Store(db)
+    raw = sqlite3.connect(db)
+    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(
+        SCHEMA_VERSION + 1
+    )
+
+
+def test_the_schema_version_is_written_once_not_on_every_open(db: str) -> None:
+    Store(db).close()
+    raw = sqlite3.connect(db)
+    raw.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+    raw.commit()
+    changes = raw.execute("PRAGMA data_version").fetchone()[0]
+    Store(db).close()
+    assert raw.execute("PRAGMA data_version").fetchone()[0] == changes
+
+
+def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor)
+    workspace = service.route()
+    for n in range(5):
+        workspace.add_text("text", f"acknowledged {n}")
+    service.commit()
+    service.store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    service.store.checkpointed()
+    with open(db, "r+b") as file:
+        file.write(b"\xde\xad\xbe\xef" * 4096)
+    workspace = service.route()  # the next request notices
+    assert any("overwritten" in warning for warning in editor.warnings)
+    assert [item.content for item in workspace.window] == [f"acknowledged {n}" for n in range(5)]
+    assert list(Path(db).parent.glob("*.damaged-*"))
+    workspace.add_text("text", "after the rescue")
+    service.commit()
+    service.close()
+    contents = [item.content for item in Store(db).load_window(root.as_uri())]
+    assert contents == [f"acknowledged {n}" for n in range(5)] + ["after the rescue"]
+
+
+def test_memory_storage_works_for_a_session(root: Path) -> None:
+    editor = Editor()
+    service = start(root, ":memory:", editor)
+    service.route().add_text("text", "in memory")
+    assert service.commit() is None
+    assert [item.content for item in service.route().window] == ["in memory"]
