@@ -16,7 +16,22 @@ export default tseslint.config(
     },
   },
   {
+    // node:test's describe/it return promises the runner itself awaits
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', name: ['describe', 'it'], package: 'node:test' }] },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    // page.waitForFunction callbacks run in the browser
+    files: ['test/e2e/**'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 );

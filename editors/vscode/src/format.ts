@@ -5,14 +5,15 @@ import { ErrorCodes, type ErrorCodeName, type ItemSummary, type Status } from '.
 /** The token budget's share at which the status bar turns to its warning colour. */
 export const WARNING_PERCENT = 90;
 
-/** 950 -> "950", 3200 -> "3.2k", 8000 -> "8k", 12345 -> "12.3k", 2500000 -> "2.5M". */
+/** 950 -> "950", 3200 -> "3.2k", 8000 -> "8k", 12345 -> "12.3k", 150000 -> "150k", 2500000 -> "2.5M". */
 export function formatCount(n: number): string {
   const scaled = (value: number, unit: string): string => {
     const text = value >= 100 ? Math.round(value).toString() : (Math.round(value * 10) / 10).toString();
     return text + unit;
   };
   if (n < 1000) return Math.round(n).toString();
-  if (n < 999_950) return scaled(n / 1000, 'k');
+  // from 999,500 on, "1000k" would show: say "1M"
+  if (n < 999_500) return scaled(n / 1000, 'k');
   return scaled(n / 1_000_000, 'M');
 }
 

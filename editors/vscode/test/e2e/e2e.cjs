@@ -1,0 +1,415 @@
+// @ts-check
+// End-to-end test of the packaged extension in a real VS Code (code-server) against the real
+// server, driven from headless Chromium by playwright-core. Nothing is mocked: the .vsix is
+// installed into code-server, the extension spawns `contextls serve`, and the test reads the
+// server's window over its own connection (`contextls --json ls`) to compare ranges and texts.
+//
+// Usage: node test/e2e/e2e.cjs
+// Env:   CODE_SERVER    code-server executable (scripts/vscode-e2e-env.sh prints it)
+//        CONTEXTLS_BIN  the contextls executable (default: <repo>/.venv/bin/contextls)
+//        VSIX           the package to install (default: dist/contextls.vsix)
+//        ARTIFACTS      where screenshots and logs go (default: test-artifacts/e2e)
+//        CHROMIUM       browser executable (default: /usr/bin/chromium)
+// Prints `e2e: N passed, N failed` and exits non-zero on any failure.
+'use strict';
+const { chromium } = require('playwright-core');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const EXT_DIR = path.resolve(__dirname, '../..');
+const REPO = path.resolve(EXT_DIR, '../..');
+const CODE_SERVER = required('CODE_SERVER');
+const CONTEXTLS = process.env.CONTEXTLS_BIN || path.join(REPO, '.venv/bin/contextls');
+const VSIX = path.resolve(process.env.VSIX || path.join(EXT_DIR, 'dist/contextls.vsix'));
+const ARTIFACTS = path.resolve(process.env.ARTIFACTS || path.join(EXT_DIR, 'test-artifacts/e2e'));
+const DEADLINE_MS = 6 * 60 * 1000; // the whole run, whatever happens
+const STEP_MS = 30000;
+
+const t0 = Date.now();
+const log = (/** @type {unknown[]} */ ...a) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+
+function required(/** @type {string} */ name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (see the header of ${__filename})`);
+  return v;
+}
+
+// ---------------------------------------------------------------- the workspace
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contextls-vscode-e2e-'));
+const WS = path.join(tmp, 'wörkspace');
+const DB = path.join(tmp, 'state', 'contextls.sqlite3');
+const XDG = path.join(tmp, 'xdg');
+const USER_DATA = path.join(tmp, 'user-data');
+const EXTENSIONS = path.join(tmp, 'extensions');
+for (const d of [WS, path.dirname(DB), XDG, path.join(USER_DATA, 'User'), EXTENSIONS, ARTIFACTS, path.join(WS, '.vscode')]) {
+  fs.mkdirSync(d, { recursive: true });
+}
+// A non-ASCII file name and text, with a character outside the BMP (two UTF-16 code units).
+const UNI_NAME = 'ünï.py';
+const UNI_LINES = ['def grüße(name):', '    return f"Grüß dich, {name}!"', '', 'RÉSUMÉ = "😀 ünïcode"', ''];
+fs.writeFileSync(path.join(WS, UNI_NAME), UNI_LINES.join('\n').normalize('NFC'));
+const BIG_NAME = 'big.txt';
+fs.writeFileSync(
+  path.join(WS, BIG_NAME),
+  Array.from({ length: 30 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n') + '\n',
+);
+const WS_SETTINGS = path.join(WS, '.vscode', 'settings.json');
+writeFolderSettings({ 'contextls.maxTokens': 8000 });
+fs.writeFileSync(
+  path.join(USER_DATA, 'User', 'settings.json'),
+  JSON.stringify(
+    {
+      'workbench.startupEditor': 'none',
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'update.mode': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'chat.disableAIFeatures': true,
+      'contextls.server.command': `${CONTEXTLS} serve`,
+      'contextls.storage': DB,
+    },
+    null,
+    2,
+  ),
+);
+
+function writeFolderSettings(/** @type {Record<string, unknown>} */ settings) {
+  fs.writeFileSync(WS_SETTINGS, JSON.stringify(settings, null, 2) + '\n');
+}
+
+/** The server's view of the window, over its own connection (not the extension's). */
+function cli(/** @type {string[]} */ ...args) {
+  const out = execFileSync(CONTEXTLS, ['--json', '--storage', DB, '--workspace', WS, ...args], {
+    encoding: 'utf8',
+    timeout: 30000,
+    env: { ...process.env, CONTEXTLS_CONFIG_DIR: path.join(tmp, 'cli-config') },
+  });
+  return JSON.parse(out);
+}
+function tokensOf(/** @type {string} */ file) {
+  return cli('tokens', file).tokens;
+}
+
+// ---------------------------------------------------------------- code-server
+
+/** @type {import('node:child_process').ChildProcess | undefined} */
+let codeServer;
+function stopCodeServer() {
+  // Started detached (its own process group): this ends exactly what it started, including
+  // the extension host, its file watcher and the contextls server.
+  if (codeServer?.pid) {
+    try {
+      process.kill(-codeServer.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  }
+  codeServer = undefined;
+}
+
+const xdgEnv = {
+  ...process.env,
+  XDG_CONFIG_HOME: path.join(XDG, 'config'),
+  XDG_DATA_HOME: path.join(XDG, 'data'),
+  XDG_CACHE_HOME: path.join(XDG, 'cache'),
+  XDG_STATE_HOME: path.join(XDG, 'state'),
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (a && typeof a === 'object' ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function healthy(/** @type {number} */ port) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/healthz', timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function startCodeServer() {
+  log('installing', VSIX);
+  execFileSync(CODE_SERVER, ['--user-data-dir', USER_DATA, '--extensions-dir', EXTENSIONS, '--install-extension', VSIX], {
+    env: xdgEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 120000,
+  });
+  const port = /** @type {number} */ (await freePort());
+  const logFile = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+  codeServer = spawn(
+    CODE_SERVER,
+    [
+      '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', USER_DATA,
+      '--extensions-dir', EXTENSIONS, WS,
+    ],
+    { env: xdgEnv, detached: true, stdio: ['ignore', logFile, logFile] },
+  );
+  for (let i = 0; i < 300 && !(await healthy(port)); i++) await sleep(200);
+  log(`code-server pid ${codeServer.pid} on port ${port}`);
+  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(WS)}`;
+}
+
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- driving the workbench
+
+/** @typedef {import('playwright-core').Page} Page */
+
+/** Runs a palette command by its exact title ("contextls: Add Selection"). */
+async function runCommand(/** @type {Page} */ page, /** @type {string} */ title) {
+  // (no Escape first: in the editor it would drop the selection the command acts on)
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: STEP_MS });
+  await input.fill('>' + title);
+  const row = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) })
+    .first();
+  await row.waitFor({ timeout: STEP_MS });
+  await row.click();
+}
+
+/** Opens a workspace file through Quick Open. */
+async function openFile(/** @type {Page} */ page, /** @type {string} */ name) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: STEP_MS });
+  await input.fill(name);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ timeout: STEP_MS });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: STEP_MS });
+  await page.locator('.monaco-editor .view-lines').first().click();
+}
+
+const statusItem = (/** @type {Page} */ page) => page.locator('.statusbar-item:has(.codicon-library)').first();
+
+/** Waits until the status bar item's text satisfies `ok`; returns it. */
+async function statusText(/** @type {Page} */ page, /** @type {(t: string) => boolean} */ ok, what = 'status bar') {
+  const end = Date.now() + STEP_MS;
+  let text = '';
+  while (Date.now() < end) {
+    text = ((await statusItem(page).textContent({ timeout: STEP_MS })) ?? '').replace(/\s+/g, ' ').trim();
+    if (ok(text)) return text;
+    await sleep(200);
+  }
+  throw new Error(`${what}: status bar says ${JSON.stringify(text)}`);
+}
+
+/** What the status bar must say for a server status (the documented format). */
+function expectedStatus(/** @type {any} */ s) {
+  return `${count(s.tokens)}/${count(s.maxTokens)} · ${s.itemCount}/${s.maxItems}`;
+}
+function count(/** @type {number} */ n) {
+  if (n < 1000) return String(n);
+  const k = n / 1000;
+  return (k >= 100 ? String(Math.round(k)) : String(Math.round(k * 10) / 10)) + 'k';
+}
+
+/** Polls the server's window until `ok` holds. */
+async function serverWindow(/** @type {(items: any[]) => boolean} */ ok, what = 'server window') {
+  const end = Date.now() + STEP_MS;
+  let items = [];
+  while (Date.now() < end) {
+    items = cli('ls').items;
+    if (ok(items)) return items;
+    await sleep(300);
+  }
+  throw new Error(`${what}: the server's window holds ${JSON.stringify(items.map((i) => i.label))}`);
+}
+
+const viewRows = (/** @type {Page} */ page) => page.locator('.pane:has(.pane-header:has-text("Context Window")) .monaco-list-row');
+
+function assertEqual(/** @type {unknown} */ actual, /** @type {unknown} */ expected, /** @type {string} */ what) {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+    throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  }
+}
+
+function escapeRegExp(/** @type {string} */ s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// ---------------------------------------------------------------- the scenarios
+
+/** @type {{name: string, run: (page: Page) => Promise<void>}[]} */
+const scenarios = [
+  {
+    name: '1-add-selection',
+    async run(page) {
+      await openFile(page, UNI_NAME);
+      // Lines 1-2: from the start of line 1 to the start of line 3.
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.press('Shift+ArrowDown');
+      await page.keyboard.press('Shift+ArrowDown');
+      await runCommand(page, 'contextls: Add Selection');
+      let items = await serverWindow((it) => it.length === 1, 'after adding lines 1-2');
+      const [first] = items;
+      assertEqual(first.metadata.path, UNI_NAME, 'item path');
+      assertEqual([first.metadata.startLine, first.metadata.endLine], [1, 2], 'item lines');
+      assertEqual(first.content, UNI_LINES.slice(0, 2).join('\n') + '\n', 'item text');
+      // Part of line 4 after an astral character: `ünïcode"` starts at UTF-16 column 13.
+      await page.keyboard.press('Control+Home');
+      for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('End');
+      for (let i = 0; i < 8; i++) await page.keyboard.press('Shift+ArrowLeft');
+      await runCommand(page, 'contextls: Add Selection');
+      items = await serverWindow((it) => it.length === 2, 'after adding part of line 4');
+      const second = items[1];
+      assertEqual(second.content, 'ünïcode"', 'text of the selection after 😀');
+      assertEqual([second.metadata.startLine, second.metadata.endLine], [4, 4], 'lines of the selection after 😀');
+      const status = cli('status');
+      const text = await statusText(page, (t) => t === expectedStatus(status), 'after two adds');
+      assertEqual(text.endsWith(' · 2/50'), true, 'status bar item count');
+      // A click on the status bar focuses the items view, which lists both, newest first.
+      await statusItem(page).click();
+      await viewRows(page).first().waitFor({ timeout: STEP_MS });
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('.pane .monaco-list-row .label-name').length >= n, 2, { timeout: STEP_MS });
+      const labels = (await viewRows(page).locator('.label-name').allTextContents()).map((s) => s.trim());
+      assertEqual(labels, [second.label, first.label], 'items view rows (newest first)');
+    },
+  },
+  {
+    name: '2-overflow-evict-restore',
+    async run(page) {
+      const before = cli('ls').items;
+      const [first, second] = before;
+      const big = tokensOf(path.join(WS, BIG_NAME));
+      // A budget one token short of all three: adding big.txt evicts exactly the oldest item.
+      const budget = first.tokens + second.tokens + big - 1;
+      writeFolderSettings({ 'contextls.maxTokens': budget });
+      await statusText(page, (t) => t.startsWith(`${count(first.tokens + second.tokens)}/${count(budget)} `), 'after lowering maxTokens');
+      await openFile(page, BIG_NAME);
+      await runCommand(page, 'contextls: Add File');
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'contextls evicted' }).first();
+      await toast.waitFor({ timeout: STEP_MS });
+      const message = (await toast.locator('.notification-list-item-message').textContent()) ?? '';
+      if (!message.includes(first.label)) throw new Error(`the eviction notification does not name ${first.label}: ${message}`);
+      const window = await serverWindow((it) => it.length === 2 && !it.some((i) => i.id === first.id), 'after overflow');
+      assertEqual(window.map((i) => i.metadata.path), [UNI_NAME, BIG_NAME], 'window after overflow');
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: path.join(ARTIFACTS, '2a-eviction-notification.png') });
+      await toast.locator('.monaco-button', { hasText: 'Restore' }).click();
+      await serverWindow((it) => it.some((i) => i.id === first.id), 'after Restore');
+      await viewRows(page).filter({ hasText: first.label }).first().waitFor({ timeout: STEP_MS });
+    },
+  },
+  {
+    name: '3-settings-follow',
+    async run(page) {
+      writeFolderSettings({ 'contextls.maxTokens': 16000 });
+      const text = await statusText(page, (t) => / ?\S+\/16k · \d+\/50$/.test(t), 'after maxTokens = 16000');
+      // The CLI's own server applies its own limits: compare what the window holds.
+      const status = cli('status');
+      assertEqual(text, expectedStatus({ ...status, maxTokens: 16000 }), 'status bar vs the server');
+    },
+  },
+  {
+    name: '4-show-context',
+    async run(page) {
+      await runCommand(page, 'contextls: Show Context');
+      await page.locator('.tab.active', { hasText: 'Untitled' }).waitFor({ timeout: STEP_MS });
+      const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+      // The editor renders spaces as U+00A0.
+      await page.waitForFunction(
+        () => /^##\s+Context/.test(document.querySelector('.editor-instance .monaco-editor .view-lines')?.textContent ?? ''),
+        undefined,
+        { timeout: STEP_MS },
+      );
+      const text = ((await editor.textContent()) ?? '').replace(/\u00a0/g, ' ');
+      if (!text.includes(UNI_NAME)) throw new Error(`the rendered context does not mention ${UNI_NAME}: ${text.slice(0, 200)}`);
+      const language = await page.locator('.statusbar-item[id="status.editor.mode"]').textContent();
+      assertEqual((language ?? '').trim(), 'Markdown', 'language of the opened document');
+    },
+  },
+];
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  let passed = 0;
+  let failed = 0;
+  const deadline = setTimeout(() => {
+    log(`FAIL: the run took longer than ${DEADLINE_MS / 1000}s`);
+    stopCodeServer();
+    process.exit(1);
+  }, DEADLINE_MS);
+  const chromeHome = path.join(tmp, 'chromium');
+  /** @type {import('playwright-core').Browser | undefined} */
+  let browser;
+  try {
+    const url = await startCodeServer();
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      env: { ...process.env, XDG_CONFIG_HOME: chromeHome, XDG_CACHE_HOME: chromeHome },
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 850 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => log('pageerror:', e.message));
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
+    // The extension is up when its status item shows the server's status (0 items).
+    await statusText(page, (t) => / · 0\/50$/.test(t), 'at start');
+    log('workbench loaded; contextls status:', await statusItem(page).textContent());
+    for (const scenario of scenarios) {
+      try {
+        await scenario.run(page);
+        passed++;
+        log(`PASS ${scenario.name}`);
+      } catch (e) {
+        failed++;
+        log(`FAIL ${scenario.name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(ARTIFACTS, `${scenario.name}.png`) }).catch(() => undefined);
+    }
+  } catch (e) {
+    failed++;
+    log(`FAIL setup: ${e instanceof Error ? e.stack : String(e)}`);
+  } finally {
+    await browser?.close().catch(() => undefined);
+    stopCodeServer();
+    clearTimeout(deadline);
+    // The workbench's logs (extension host, the contextls output channel) are artifacts too.
+    fs.cpSync(path.join(USER_DATA, 'logs'), path.join(ARTIFACTS, 'logs'), { recursive: true, force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+  process.on(signal, () => {
+    stopCodeServer();
+    process.exit(130);
+  });
+}
+void main();
