@@ -4,7 +4,8 @@
 #   * Debian packages: chromium (driven headless), ripgrep (seeds @vscode/ripgrep), libkrb5-dev,
 #     g++, make (code-server's native modules), nodejs + npm only when node is missing;
 #   * code-server (VS Code as a web app, from npm) in a cache dir outside the repository.
-# Prints the code-server executable's path on stdout; logs go to stderr.
+# Prints two lines on stdout, CODE_SERVER=<its executable> and NODE_BIN=<the dir of the Node 20
+# it needs, to put first on PATH>; logs go to stderr.
 #
 # Env: CONTEXTLS_E2E_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/contextls-e2e)
 set -euo pipefail
@@ -86,4 +87,5 @@ install_code_server() {
 install_apt
 setup_node
 install_code_server
-echo "$CS_BIN"
+echo "CODE_SERVER=$CS_BIN"
+echo "NODE_BIN=$NODE_DIR/bin"
