@@ -58,6 +58,10 @@ fs.writeFileSync(
   path.join(WS, BIG_NAME),
   Array.from({ length: 30 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n') + '\n',
 );
+const MD_NAME = 'nötizen.md';
+fs.writeFileSync(path.join(WS, MD_NAME), '# Anfang\n\nerster Absatz\n\n## Größe\n\nzweiter Absatz 😀\n');
+const JSON_NAME = 'kaputt.json';
+fs.writeFileSync(path.join(WS, JSON_NAME), '{\n  "a": 1,,\n  "b": 2\n}\n');
 const WS_SETTINGS = path.join(WS, '.vscode', 'settings.json');
 writeFolderSettings({ 'contextls.maxTokens': 8000 });
 fs.writeFileSync(
@@ -346,7 +350,156 @@ const scenarios = [
       assertEqual((language ?? '').trim(), 'Markdown', 'language of the opened document');
     },
   },
+  {
+    name: '5-copy-context-matches-server',
+    async run(page) {
+      await runCommand(page, 'contextls: Copy Context');
+      const expected = cli('show').text;
+      const end = Date.now() + STEP_MS;
+      let copied = '';
+      while (Date.now() < end && copied !== expected) {
+        copied = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+        if (copied !== expected) await sleep(300);
+      }
+      assertEqual(copied, expected, 'the copied context is the server\'s rendering');
+    },
+  },
+  {
+    name: '6-add-text',
+    async run(page) {
+      const note = 'Nötiz: prüfe die Grenzen 😀';
+      await runCommand(page, 'contextls: Add Text');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: STEP_MS });
+      await input.fill(note);
+      await page.keyboard.press('Enter');
+      const items = await serverWindow((it) => it.some((i) => i.kind === 'text'), 'after Add Text');
+      assertEqual(items.find((i) => i.kind === 'text').content, note, 'text item content');
+    },
+  },
+  {
+    name: '7-pin-unpin-remove-in-view',
+    async run(page) {
+      const textItem = cli('ls').items.find((/** @type {any} */ i) => i.kind === 'text');
+      await statusItem(page).click();
+      const row = () => viewRows(page).filter({ hasText: textItem.label }).first();
+      const inline = async (/** @type {string} */ title) => {
+        await row().hover();
+        await row().locator(`.action-label[aria-label="${title}"]`).click();
+      };
+      await inline('Pin Item');
+      await serverWindow((it) => it.some((i) => i.id === textItem.id && i.pinned), 'after Pin');
+      await viewRows(page).filter({ hasText: 'Pinned (1)' }).first().waitFor({ timeout: STEP_MS });
+      await inline('Unpin Item');
+      await serverWindow((it) => it.some((i) => i.id === textItem.id && !i.pinned), 'after Unpin');
+      await inline('Remove Item');
+      await serverWindow((it) => !it.some((i) => i.id === textItem.id), 'after Remove');
+      await row().waitFor({ state: 'detached', timeout: STEP_MS });
+    },
+  },
+  {
+    name: '8-search-and-restore',
+    async run(page) {
+      const archived = cli('search', 'ünïcode').hits;
+      if (!archived.length) throw new Error('nothing archived matches ünïcode');
+      await runCommand(page, 'contextls: Search Archive');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: STEP_MS });
+      await input.fill('ünïcode');
+      const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: archived[0].item.label }).first();
+      await hit.waitFor({ timeout: STEP_MS });
+      await hit.click();
+      await serverWindow((it) => it.some((i) => i.id === archived[0].item.id), 'after restoring the search hit');
+    },
+  },
+  {
+    name: '9-add-symbol',
+    async run(page) {
+      await openFile(page, MD_NAME);
+      await page.keyboard.press('Control+End');
+      await page.keyboard.press('ArrowUp');
+      await runCommand(page, 'contextls: Add Symbol at Cursor');
+      const items = await serverWindow((it) => it.some((i) => i.metadata.symbol), 'after Add Symbol');
+      const symbol = items.find((i) => i.metadata.symbol);
+      // (VS Code's markdown symbols are named with their hashes)
+      assertEqual(symbol.metadata.symbol, '## Größe', 'symbol name');
+      assertEqual(symbol.metadata.symbolKind, 'String', 'symbol kind');
+      assertEqual(symbol.metadata.path, MD_NAME, 'symbol file');
+      if (!symbol.content.startsWith('## Größe') || !symbol.content.includes('zweiter Absatz 😀')) {
+        throw new Error(`symbol text: ${JSON.stringify(symbol.content)}`);
+      }
+    },
+  },
+  {
+    name: '10-add-problems',
+    async run(page) {
+      await openFile(page, JSON_NAME);
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: STEP_MS });
+      await runCommand(page, 'contextls: Add Problems');
+      const items = await serverWindow((it) => it.some((i) => i.kind === 'error'), 'after Add Problems');
+      const problem = items.find((i) => i.kind === 'error');
+      if (!/^kaputt\.json:2:\d+: error: /m.test(problem.content)) throw new Error(`problem text: ${problem.content}`);
+    },
+  },
+  {
+    name: '11-highlights',
+    async run(page) {
+      // The window holds ünï.py:1-2 (and :4 again): its editor shows their lines highlighted.
+      await openFile(page, UNI_NAME);
+      const spans = cli('ls').items.filter((/** @type {any} */ i) => i.metadata.path === UNI_NAME && i.kind === 'code');
+      const lines = new Set(spans.flatMap((/** @type {any} */ i) => range(i.metadata.startLine, i.metadata.endLine)));
+      const end = Date.now() + STEP_MS;
+      let found = 0;
+      while (Date.now() < end && found !== lines.size) {
+        found = await highlightedLines(page);
+        if (found !== lines.size) await sleep(300);
+      }
+      assertEqual(found, lines.size, 'highlighted lines');
+    },
+  },
+  {
+    name: '12-clear',
+    async run(page) {
+      await runCommand(page, 'contextls: Clear Context');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: STEP_MS });
+      await dialog.locator('.monaco-button', { hasText: /^Clear$/ }).click();
+      await serverWindow((it) => it.length === 0, 'after Clear');
+      await statusText(page, (t) => t === '0/16k · 0/50', 'after Clear');
+      // ...and the highlights of ünï.py (the active editor) are gone.
+      const end = Date.now() + STEP_MS;
+      while (Date.now() < end && (await highlightedLines(page)) > 0) await sleep(300);
+      assertEqual(await highlightedLines(page), 0, 'highlighted lines after Clear');
+    },
+  },
+  {
+    name: '13-missing-server-command',
+    async run(page) {
+      writeFolderSettings({ 'contextls.maxTokens': 16000, 'contextls.server.command': '/nonexistent/contextls serve' });
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
+      await toast.waitFor({ timeout: STEP_MS });
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: path.join(ARTIFACTS, '13a-missing-server.png') });
+      await toast.locator('.monaco-button', { hasText: 'Open Setting' }).click();
+      await page.locator('.tab.active', { hasText: 'Settings' }).waitFor({ timeout: STEP_MS });
+      // Back to the real server: it starts again and the status comes back.
+      writeFolderSettings({ 'contextls.maxTokens': 16000 });
+      await statusText(page, (t) => t === '0/16k · 0/50', 'after the server command is fixed');
+    },
+  },
 ];
+
+/** Lines of the active editor that carry an extension decoration (Monaco's `ced-` classes). */
+function highlightedLines(/** @type {Page} */ page) {
+  return page.evaluate(() => {
+    const overlays = document.querySelectorAll('.editor-instance .monaco-editor .view-overlays > div');
+    return [...overlays].filter((d) => [...d.querySelectorAll('div')].some((c) => /\bced-/.test(c.className))).length;
+  });
+}
+
+function range(/** @type {number} */ a, /** @type {number} */ b) {
+  return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+}
 
 // ---------------------------------------------------------------- main
 
