@@ -40,11 +40,14 @@ export class ContextClient implements vscode.Disposable {
   private readonly statusEmitter = new vscode.EventEmitter<Status>();
   private readonly evictEmitter = new vscode.EventEmitter<DidEvictParams>();
   private readonly readyEmitter = new vscode.EventEmitter<void>();
+  private readonly stoppedEmitter = new vscode.EventEmitter<void>();
   /** Every `contextls/didChangeStatus`, and the status every answer carries. */
   readonly onStatus = this.statusEmitter.event;
   readonly onEvict = this.evictEmitter.event;
   /** The server (re)started and answered `initialize`. */
   readonly onReady = this.readyEmitter.event;
+  /** The server stopped, or could not start: what it reported before is no longer true. */
+  readonly onStopped = this.stoppedEmitter.event;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -68,6 +71,7 @@ export class ContextClient implements vscode.Disposable {
     }
     const [program, ...args] = words;
     if (program === undefined || findExecutable(program) === undefined) {
+      this.stoppedEmitter.fire();
       void this.showCommandError(
         `contextls: the server command "${program ?? ''}" was not found. Install contextls ` +
           `(pip install contextls) or set ${SERVER_COMMAND_SETTING} to its full path, ` +
@@ -87,6 +91,7 @@ export class ContextClient implements vscode.Disposable {
         error: () => ({ action: ErrorAction.Continue }),
         closed: () => {
           this.output.error('the contextls server stopped');
+          this.stoppedEmitter.fire();
           return { action: CloseAction.DoNotRestart, message: 'The contextls server stopped; see the contextls output.' };
         },
       },
@@ -104,6 +109,7 @@ export class ContextClient implements vscode.Disposable {
       this.output.error(`starting the server failed: ${String(e)}`);
       void this.showCommandError(`contextls: the server "${line}" did not start: ${messageOf(e)}`);
       await client.dispose().catch(() => undefined);
+      this.stoppedEmitter.fire();
       return false;
     }
     this.client = client;
@@ -120,6 +126,7 @@ export class ContextClient implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     if (client) {
+      this.stoppedEmitter.fire();
       await client.stop(5000).catch((e: unknown) => {
         this.output.warn(`stopping: ${String(e)}`);
       });
@@ -170,6 +177,7 @@ export class ContextClient implements vscode.Disposable {
     this.statusEmitter.dispose();
     this.evictEmitter.dispose();
     this.readyEmitter.dispose();
+    this.stoppedEmitter.dispose();
   }
 }
 

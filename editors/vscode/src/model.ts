@@ -45,6 +45,13 @@ export class WindowModel implements vscode.Disposable {
           this.refresh();
         }
       }),
+      client.onStopped(() => {
+        this.statuses.clear();
+        this.listedRevision = undefined;
+        this.itemsValue = [];
+        this.statusEmitter.fire(undefined);
+        this.changedEmitter.fire();
+      }),
       client.onReady(() => {
         this.listedRevision = undefined;
         void this.fetchStatus();

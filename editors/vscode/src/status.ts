@@ -21,7 +21,7 @@ export class StatusBar implements vscode.Disposable {
   private show(status: Status | undefined): void {
     if (!status) {
       this.item.text = '$(library) contextls';
-      this.item.tooltip = 'contextls: no status yet (is the server running?)';
+      this.item.tooltip = 'contextls: the server is not running (see the contextls output and the setting contextls.server.command)';
       this.item.backgroundColor = undefined;
       return;
     }

@@ -478,6 +478,8 @@ const scenarios = [
       writeFolderSettings({ 'contextls.maxTokens': 16000, 'contextls.server.command': '/nonexistent/contextls serve' });
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
       await toast.waitFor({ timeout: STEP_MS });
+      // The status bar no longer shows the stopped server's numbers.
+      await statusText(page, (t) => t === 'contextls', 'with no server');
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(ARTIFACTS, '13a-missing-server.png') });
       await toast.locator('.monaco-button', { hasText: 'Open Setting' }).click();
