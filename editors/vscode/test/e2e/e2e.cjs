@@ -62,6 +62,12 @@ const MD_NAME = 'nötizen.md';
 fs.writeFileSync(path.join(WS, MD_NAME), '# Anfang\n\nerster Absatz\n\n## Größe\n\nzweiter Absatz 😀\n');
 const JSON_NAME = 'kaputt.json';
 fs.writeFileSync(path.join(WS, JSON_NAME), '{\n  "a": 1,,\n  "b": 2\n}\n');
+// A folder for the Explorer: two text files and a binary one (skipped when adding the folder).
+const SUB = 'ördner';
+fs.mkdirSync(path.join(WS, SUB));
+fs.writeFileSync(path.join(WS, SUB, 'a.txt'), 'erste Datei\n');
+fs.writeFileSync(path.join(WS, SUB, 'b.py'), 'print("zweite")\n');
+fs.writeFileSync(path.join(WS, SUB, 'c.bin'), Buffer.from([0, 1, 2, 0, 255, 0]));
 const WS_SETTINGS = path.join(WS, '.vscode', 'settings.json');
 writeFolderSettings({ 'contextls.maxTokens': 8000 });
 fs.writeFileSync(
@@ -444,8 +450,12 @@ const scenarios = [
   {
     name: '11-highlights',
     async run(page) {
-      // The window holds ünï.py:1-2 (and :4 again): its editor shows their lines highlighted.
-      await openFile(page, UNI_NAME);
+      // A click on an item in the view opens its file with its lines selected...
+      await statusItem(page).click();
+      await viewRows(page).filter({ hasText: `${UNI_NAME}:1-2` }).first().click();
+      await page.locator('.tab.active', { hasText: UNI_NAME }).waitFor({ timeout: STEP_MS });
+      await page.locator('.statusbar-item', { hasText: /Ln 2, Col \d+ \(\d+ selected\)/ }).first().waitFor({ timeout: STEP_MS });
+      // ...and the editor shows the lines of ünï.py:1-2 and :4 (restored) highlighted.
       const spans = cli('ls').items.filter((/** @type {any} */ i) => i.metadata.path === UNI_NAME && i.kind === 'code');
       const lines = new Set(spans.flatMap((/** @type {any} */ i) => range(i.metadata.startLine, i.metadata.endLine)));
       const end = Date.now() + STEP_MS;
@@ -473,7 +483,63 @@ const scenarios = [
     },
   },
   {
-    name: '13-missing-server-command',
+    name: '13-server-error-shown',
+    async run(page) {
+      writeFolderSettings({ 'contextls.maxTokens': 100 });
+      await statusText(page, (t) => t === '0/100 · 0/50', 'after maxTokens = 100');
+      await openFile(page, BIG_NAME);
+      await runCommand(page, 'contextls: Add File');
+      const big = tokensOf(path.join(WS, BIG_NAME)).toLocaleString('en-US');
+      const message = `contextls: item has ${big} tokens; the budget is 100`;
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: message }).first();
+      await toast.waitFor({ timeout: STEP_MS });
+      await toast.locator('.codicon-error').first().waitFor({ timeout: STEP_MS });
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: path.join(ARTIFACTS, '13a-server-error.png') });
+      await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+      await page.locator('.tab.active', { hasText: 'Settings' }).waitFor({ timeout: STEP_MS });
+      assertEqual(cli('ls').items.length, 0, 'a refused add changes nothing');
+      writeFolderSettings({ 'contextls.maxTokens': 16000 });
+      await statusText(page, (t) => t === '0/16k · 0/50', 'after maxTokens = 16000');
+    },
+  },
+  {
+    name: '14-explorer-folder',
+    async run(page) {
+      await page.keyboard.press('Control+Shift+E');
+      const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: SUB }).first();
+      await folder.waitFor({ timeout: STEP_MS });
+      await folder.click({ button: 'right' });
+      const entry = page.locator('.context-view .action-item', { hasText: /^Add File$/ }).first();
+      await entry.waitFor({ timeout: STEP_MS });
+      // (a click while the menu still settles only highlights the entry: choose it by keyboard)
+      await entry.hover();
+      await page.keyboard.press('Enter');
+      const items = await serverWindow((it) => it.length === 2, 'after adding the folder');
+      assertEqual(items.map((i) => i.metadata.path).sort(), [`${SUB}/a.txt`, `${SUB}/b.py`], 'files of the folder (not the binary one)');
+      assertEqual(items.map((i) => i.kind), ['file', 'file'], 'kinds');
+    },
+  },
+  {
+    name: '15-terminal-selection',
+    async run(page) {
+      await runCommand(page, 'Terminal: Create New Terminal');
+      const terminal = page.locator('.terminal-wrapper.active .xterm').first();
+      await terminal.waitFor({ timeout: STEP_MS });
+      await terminal.click();
+      await page.keyboard.type('echo grüße-vom-terminal\n');
+      await page.locator('.terminal-wrapper.active .xterm-rows', { hasText: /grüße-vom-terminal[\s\S]*grüße-vom-terminal/ })
+        .waitFor({ timeout: 8000 })
+        .catch(() => undefined); // a canvas renderer has no text to wait for: the time is up
+      await runCommand(page, 'Terminal: Select All');
+      await runCommand(page, 'contextls: Add Terminal Selection');
+      const items = await serverWindow((it) => it.some((i) => i.kind === 'repl-history'), 'after Add Terminal Selection');
+      const transcript = items.find((i) => i.kind === 'repl-history');
+      if (!transcript.content.includes('grüße-vom-terminal')) throw new Error(`terminal text: ${transcript.content}`);
+    },
+  },
+  {
+    name: '16-missing-server-command',
     async run(page) {
       writeFolderSettings({ 'contextls.maxTokens': 16000, 'contextls.server.command': '/nonexistent/contextls serve' });
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
@@ -481,12 +547,13 @@ const scenarios = [
       // The status bar no longer shows the stopped server's numbers.
       await statusText(page, (t) => t === 'contextls', 'with no server');
       await page.waitForTimeout(500);
-      await page.screenshot({ path: path.join(ARTIFACTS, '13a-missing-server.png') });
+      await page.screenshot({ path: path.join(ARTIFACTS, '16a-missing-server.png') });
       await toast.locator('.monaco-button', { hasText: 'Open Setting' }).click();
       await page.locator('.tab.active', { hasText: 'Settings' }).waitFor({ timeout: STEP_MS });
       // Back to the real server: it starts again and the status comes back.
       writeFolderSettings({ 'contextls.maxTokens': 16000 });
-      await statusText(page, (t) => t === '0/16k · 0/50', 'after the server command is fixed');
+      const status = { ...cli('status'), maxTokens: 16000 };
+      await statusText(page, (t) => t === expectedStatus(status), 'after the server command is fixed');
     },
   },
 ];
