@@ -20,13 +20,12 @@ export npm_config_yes=true npm_config_audit=false npm_config_fund=false npm_conf
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
-# node + npm are all `vsix` needs (Debian's nodejs 18 builds the extension; code-server needs 20
-# and gets it from vscode-e2e-env.sh).
-ensure_node() {
-  command -v node >/dev/null && command -v npm >/dev/null && return
-  log "apt-get install nodejs npm"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm >&2 \
-    || die "could not install nodejs and npm"
+# Node.js 20 and npm (vsce, playwright and code-server need 20; Debian bookworm's nodejs is 18, so
+# vscode-e2e-env.sh then takes Node 20 from the npm registry). Puts it first on PATH.
+use_node() {
+  local out; out=$(bash "$ROOT/scripts/vscode-e2e-env.sh" "$1") || die "installing the e2e environment failed"
+  CODE_SERVER=$(sed -n 's/^CODE_SERVER=//p' <<<"$out")
+  export PATH=$(sed -n 's/^NODE_BIN=//p' <<<"$out"):$PATH
 }
 
 # npm ci, unless node_modules already came from this very lockfile.
@@ -40,7 +39,7 @@ npm_ci() {
 }
 
 if [[ $MODE == vsix ]]; then
-  ensure_node
+  use_node node
   npm_ci || die "npm ci failed"
   (cd "$EXT" && npm run --silent package >&2) || die "packaging failed"
   log "built $EXT/dist/contextls.vsix"
@@ -58,11 +57,7 @@ stage() {
 }
 
 [[ -x $ROOT/.venv/bin/contextls ]] || (cd "$ROOT" && make setup >&2) || die "make setup failed"
-ensure_node
-env_out=$(bash "$ROOT/scripts/vscode-e2e-env.sh") || die "installing the e2e environment failed"
-CODE_SERVER=$(sed -n 's/^CODE_SERVER=//p' <<<"$env_out")
-NODE_BIN=$(sed -n 's/^NODE_BIN=//p' <<<"$env_out")
-export PATH=$NODE_BIN:$PATH
+use_node all
 log "setup done ($((SECONDS - START))s): node $(node --version), code-server $CODE_SERVER"
 
 npm_ci || die "npm ci failed"

