@@ -62,6 +62,8 @@ const MD_NAME = 'nötizen.md';
 fs.writeFileSync(path.join(WS, MD_NAME), '# Anfang\n\nerster Absatz\n\n## Größe\n\nzweiter Absatz 😀\n');
 const JSON_NAME = 'kaputt.json';
 fs.writeFileSync(path.join(WS, JSON_NAME), '{\n  "a": 1,,\n  "b": 2\n}\n');
+const MULTI_NAME = 'mehrfach.txt';
+fs.writeFileSync(path.join(WS, MULTI_NAME), 'eins\n\nzwei\n\ndrei\n');
 // A folder for the Explorer: two text files and a binary one (skipped when adding the folder).
 const SUB = 'ördner';
 fs.mkdirSync(path.join(WS, SUB));
@@ -371,6 +373,34 @@ const scenarios = [
     },
   },
   {
+    name: '5b-multi-cursor-and-stale',
+    async run(page) {
+      await openFile(page, MULTI_NAME);
+      await page.keyboard.press('Control+Home');
+      for (let i = 0; i < 4; i++) await runCommand(page, 'Add Cursor Below');
+      // Five empty selections: each non-blank line is added on its own, blank ones are skipped.
+      await runCommand(page, 'contextls: Add Selection');
+      const items = await serverWindow(
+        (it) => it.filter((i) => i.metadata.path === MULTI_NAME).length === 3, 'after adding five cursors');
+      const mine = items.filter((i) => i.metadata.path === MULTI_NAME);
+      assertEqual(mine.map((i) => [i.metadata.startLine, i.content]), [[1, 'eins'], [3, 'zwei'], [5, 'drei']], 'one item per cursor');
+      await page.keyboard.press('Escape');
+      const end = Date.now() + STEP_MS;
+      while (Date.now() < end && (await highlightClasses(page)).length !== 3) await sleep(300);
+      assertEqual((await highlightClasses(page)).length, 3, 'highlighted lines');
+      // Replacing line 1's text makes its item stale: the view says so, its highlight changes.
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.press('Shift+End');
+      await page.keyboard.type('uno');
+      await statusItem(page).click();
+      await viewRows(page).filter({ hasText: `${MULTI_NAME}:1` }).filter({ hasText: 'stale' }).first().waitFor({ timeout: STEP_MS });
+      const classes = await highlightClasses(page);
+      if (classes.length !== 3 || classes[0] === classes[1] || classes[1] !== classes[2]) {
+        throw new Error(`the stale line should look different: ${JSON.stringify(classes)}`);
+      }
+    },
+  },
+  {
     name: '6-add-text',
     async run(page) {
       const note = 'Nötiz: prüfe die Grenzen 😀';
@@ -563,6 +593,21 @@ function highlightedLines(/** @type {Page} */ page) {
   return page.evaluate(() => {
     const overlays = document.querySelectorAll('.editor-instance .monaco-editor .view-overlays > div');
     return [...overlays].filter((d) => [...d.querySelectorAll('div')].some((c) => /\bced-/.test(c.className))).length;
+  });
+}
+
+/** The decoration classes of each decorated line of the active editor, top to bottom. */
+function highlightClasses(/** @type {Page} */ page) {
+  return page.evaluate(() => {
+    const overlays = [...document.querySelectorAll('.editor-instance .monaco-editor .view-overlays > div')];
+    return overlays
+      .map((d) => ({
+        top: parseFloat(/** @type {HTMLElement} */ (d).style.top) || 0,
+        ced: [...d.querySelectorAll('div')].map((c) => c.className).filter((c) => /\bced-/.test(c)).sort().join(' '),
+      }))
+      .filter((l) => l.ced)
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.ced);
   });
 }
 
