@@ -26,7 +26,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...new Commands(client, model, () => view.selection).register(),
     client.onEvict((e) => void announceEviction(c, e.workspace, e.items, e.reason)),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SERVER_COMMAND_SETTING)) void c.restart();
+      // A new command or database means a new server; other settings apply live.
+      if (e.affectsConfiguration(SERVER_COMMAND_SETTING) || e.affectsConfiguration('contextls.storage')) void c.restart();
       else if (e.affectsConfiguration('contextls')) void c.sendSettings();
     }),
   );

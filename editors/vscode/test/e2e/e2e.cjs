@@ -325,6 +325,18 @@ const scenarios = [
       assertEqual(window.map((i) => i.metadata.path), [UNI_NAME, BIG_NAME], 'window after overflow');
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(ARTIFACTS, '2a-eviction-notification.png') });
+      // Above 90 % of the budget the item turns to the warning colour; its tooltip names the
+      // item evicted last and the one that goes next.
+      const kind = await statusItem(page).getAttribute('class');
+      if (!/\bwarning-kind\b/.test(kind ?? '')) throw new Error(`status bar item is not a warning: ${kind}`);
+      await statusItem(page).hover();
+      const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Last evicted' }).first();
+      await hover.waitFor({ timeout: STEP_MS });
+      const tip = ((await hover.textContent()) ?? '').replace(/\s+/g, ' ');
+      for (const part of [`Next to be evicted: ${second.label}`, `Last evicted:`, first.label]) {
+        if (!tip.includes(part)) throw new Error(`the tooltip lacks ${JSON.stringify(part)}: ${tip}`);
+      }
+      await page.mouse.move(700, 400);
       await toast.locator('.monaco-button', { hasText: 'Restore' }).click();
       await serverWindow((it) => it.some((i) => i.id === first.id), 'after Restore');
       await viewRows(page).filter({ hasText: first.label }).first().waitFor({ timeout: STEP_MS });
@@ -673,7 +685,9 @@ async function main() {
   process.exitCode = failed ? 1 : 0;
 }
 
-for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+// However the process ends, code-server (and what it started) goes with it.
+process.on('exit', stopCodeServer);
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
   process.on(signal, () => {
     stopCodeServer();
     process.exit(130);
