@@ -324,14 +324,14 @@ export class Commands {
   }
 
   async pin(node: unknown, nodes: unknown, pinned: boolean): Promise<void> {
-    const items = await this.itemsFrom(node, nodes, pinned ? 'Pin which item?' : 'Unpin which item?', (i) => i.pinned !== pinned);
-    for (const item of items) await this.client.request(ext.pin, { workspace: this.workspace(), id: item.id, pinned });
+    const ids = await this.idsFrom(node, nodes, pinned ? 'Pin which item?' : 'Unpin which item?', (i) => i.pinned !== pinned);
+    for (const id of ids) await this.client.request(ext.pin, { workspace: this.workspace(), id, pinned });
   }
 
   async remove(node: unknown, nodes: unknown): Promise<void> {
-    const items = await this.itemsFrom(node, nodes, 'Remove which item?', () => true);
-    if (items.length === 0) return;
-    await this.client.request(ext.remove, { workspace: this.workspace(), ids: nonEmpty(items.map((i) => i.id)) });
+    const ids = await this.idsFrom(node, nodes, 'Remove which item?', () => true);
+    if (ids.length === 0) return;
+    await this.client.request(ext.remove, { workspace: this.workspace(), ids: nonEmpty(ids) });
   }
 
   async clear(): Promise<void> {
@@ -367,21 +367,24 @@ export class Commands {
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 
-  /** The items a pin/unpin/remove acts on: the clicked row(s), the view's selection, or a pick. */
-  private async itemsFrom(node: unknown, nodes: unknown, title: string, eligible: (i: ContextItem) => boolean): Promise<ContextItem[]> {
+  /**
+   * The ids a pin/unpin/remove acts on: the clicked row(s), an id given by a caller
+   * (`executeCommand('contextls.pin', 'ctx-3')`), the view's selection, or one the user picks.
+   */
+  private async idsFrom(node: unknown, nodes: unknown, title: string, eligible: (i: ContextItem) => boolean): Promise<string[]> {
     const many = Array.isArray(nodes) ? nodes.map(itemOf).filter((i): i is ContextItem => i !== undefined) : [];
-    if (many.length > 0) return many;
-    const one = itemOf(node) ?? (typeof node === 'string' ? this.model.items.find((i) => i.id === node) ?? { id: node } as ContextItem : undefined);
-    if (one) return [one];
+    if (many.length > 0) return many.map((i) => i.id);
+    const one = itemOf(node)?.id ?? (typeof node === 'string' ? node : undefined);
+    if (one !== undefined) return [one];
     const selected = this.selectedItems().filter(eligible);
-    if (selected.length > 0) return selected;
+    if (selected.length > 0) return selected.map((i) => i.id);
     const candidates = [...this.model.items].reverse().filter(eligible);
     if (candidates.length === 0) throw new UserError('No item in the window to choose from.');
     const picked = await vscode.window.showQuickPick(
-      candidates.map((i) => ({ label: i.label, description: `${i.id} · ${i.kind} · ${i.tokens} tokens`, item: i })),
+      candidates.map((i) => ({ label: i.label, description: `${i.id} · ${i.kind} · ${i.tokens} tokens`, id: i.id })),
       { title: `contextls: ${title}`, canPickMany: false },
     );
-    return picked ? [picked.item] : [];
+    return picked ? [picked.id] : [];
   }
 }
 

@@ -13,12 +13,16 @@
 // Prints `e2e: N passed, N failed` and exits non-zero on any failure.
 'use strict';
 const { chromium } = require('playwright-core');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { CodeServer } = require('./codeServer.cjs');
+const {
+  STEP_MS, sleep, runCommand, openFile, statusItem, statusText, viewRows, highlightedLines, highlightClasses,
+} = require('./workbench.cjs');
+
+/** @typedef {import('playwright-core').Page} Page */
 
 const EXT_DIR = path.resolve(__dirname, '../..');
 const REPO = path.resolve(EXT_DIR, '../..');
@@ -27,7 +31,6 @@ const CONTEXTLS = process.env.CONTEXTLS_BIN || path.join(REPO, '.venv/bin/contex
 const VSIX = path.resolve(process.env.VSIX || path.join(EXT_DIR, 'dist/contextls.vsix'));
 const ARTIFACTS = path.resolve(process.env.ARTIFACTS || path.join(EXT_DIR, 'test-artifacts/e2e'));
 const DEADLINE_MS = 6 * 60 * 1000; // the whole run, whatever happens
-const STEP_MS = 30000;
 
 const t0 = Date.now();
 const log = (/** @type {unknown[]} */ ...a) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
@@ -110,126 +113,7 @@ function tokensOf(/** @type {string} */ file) {
   return cli('tokens', file).tokens;
 }
 
-// ---------------------------------------------------------------- code-server
-
-/** @type {import('node:child_process').ChildProcess | undefined} */
-let codeServer;
-function stopCodeServer() {
-  // Started detached (its own process group): this ends exactly what it started, including
-  // the extension host, its file watcher and the contextls server.
-  if (codeServer?.pid) {
-    try {
-      process.kill(-codeServer.pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  }
-  codeServer = undefined;
-}
-
-const xdgEnv = {
-  ...process.env,
-  XDG_CONFIG_HOME: path.join(XDG, 'config'),
-  XDG_DATA_HOME: path.join(XDG, 'data'),
-  XDG_CACHE_HOME: path.join(XDG, 'cache'),
-  XDG_STATE_HOME: path.join(XDG, 'state'),
-};
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (a && typeof a === 'object' ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function healthy(/** @type {number} */ port) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/healthz', timeout: 1000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => {
-      req.destroy();
-      resolve(false);
-    });
-  });
-}
-
-async function startCodeServer() {
-  log('installing', VSIX);
-  execFileSync(CODE_SERVER, ['--user-data-dir', USER_DATA, '--extensions-dir', EXTENSIONS, '--install-extension', VSIX], {
-    env: xdgEnv,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    timeout: 120000,
-  });
-  const port = /** @type {number} */ (await freePort());
-  const logFile = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
-  codeServer = spawn(
-    CODE_SERVER,
-    [
-      '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
-      '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', USER_DATA,
-      '--extensions-dir', EXTENSIONS, WS,
-    ],
-    { env: xdgEnv, detached: true, stdio: ['ignore', logFile, logFile] },
-  );
-  for (let i = 0; i < 300 && !(await healthy(port)); i++) await sleep(200);
-  log(`code-server pid ${codeServer.pid} on port ${port}`);
-  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(WS)}`;
-}
-
-const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------- driving the workbench
-
-/** @typedef {import('playwright-core').Page} Page */
-
-/** Runs a palette command by its exact title ("contextls: Add Selection"). */
-async function runCommand(/** @type {Page} */ page, /** @type {string} */ title) {
-  // (no Escape first: in the editor it would drop the selection the command acts on)
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: STEP_MS });
-  await input.fill('>' + title);
-  const row = page
-    .locator('.quick-input-list .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) })
-    .first();
-  await row.waitFor({ timeout: STEP_MS });
-  await row.click();
-}
-
-/** Opens a workspace file through Quick Open. */
-async function openFile(/** @type {Page} */ page, /** @type {string} */ name) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: STEP_MS });
-  await input.fill(name);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-  await row.waitFor({ timeout: STEP_MS });
-  await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: STEP_MS });
-  await page.locator('.monaco-editor .view-lines').first().click();
-}
-
-const statusItem = (/** @type {Page} */ page) => page.locator('.statusbar-item:has(.codicon-library)').first();
-
-/** Waits until the status bar item's text satisfies `ok`; returns it. */
-async function statusText(/** @type {Page} */ page, /** @type {(t: string) => boolean} */ ok, what = 'status bar') {
-  const end = Date.now() + STEP_MS;
-  let text = '';
-  while (Date.now() < end) {
-    text = ((await statusItem(page).textContent({ timeout: STEP_MS })) ?? '').replace(/\s+/g, ' ').trim();
-    if (ok(text)) return text;
-    await sleep(200);
-  }
-  throw new Error(`${what}: status bar says ${JSON.stringify(text)}`);
-}
+// ---------------------------------------------------------------- reading the server
 
 /** What the status bar must say for a server status (the documented format). */
 function expectedStatus(/** @type {any} */ s) {
@@ -253,16 +137,10 @@ async function serverWindow(/** @type {(items: any[]) => boolean} */ ok, what = 
   throw new Error(`${what}: the server's window holds ${JSON.stringify(items.map((i) => i.label))}`);
 }
 
-const viewRows = (/** @type {Page} */ page) => page.locator('.pane:has(.pane-header:has-text("Context Window")) .monaco-list-row');
-
 function assertEqual(/** @type {unknown} */ actual, /** @type {unknown} */ expected, /** @type {string} */ what) {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) {
     throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
   }
-}
-
-function escapeRegExp(/** @type {string} */ s) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 // ---------------------------------------------------------------- the scenarios
@@ -600,34 +478,28 @@ const scenarios = [
   },
 ];
 
-/** Lines of the active editor that carry an extension decoration (Monaco's `ced-` classes). */
-function highlightedLines(/** @type {Page} */ page) {
-  return page.evaluate(() => {
-    const overlays = document.querySelectorAll('.editor-instance .monaco-editor .view-overlays > div');
-    return [...overlays].filter((d) => [...d.querySelectorAll('div')].some((c) => /\bced-/.test(c.className))).length;
-  });
-}
-
-/** The decoration classes of each decorated line of the active editor, top to bottom. */
-function highlightClasses(/** @type {Page} */ page) {
-  return page.evaluate(() => {
-    const overlays = [...document.querySelectorAll('.editor-instance .monaco-editor .view-overlays > div')];
-    return overlays
-      .map((d) => ({
-        top: parseFloat(/** @type {HTMLElement} */ (d).style.top) || 0,
-        ced: [...d.querySelectorAll('div')].map((c) => c.className).filter((c) => /\bced-/.test(c)).sort().join(' '),
-      }))
-      .filter((l) => l.ced)
-      .sort((a, b) => a.top - b.top)
-      .map((l) => l.ced);
-  });
-}
-
 function range(/** @type {number} */ a, /** @type {number} */ b) {
   return Array.from({ length: b - a + 1 }, (_, i) => a + i);
 }
 
 // ---------------------------------------------------------------- main
+
+const codeServer = new CodeServer({
+  executable: CODE_SERVER,
+  userData: USER_DATA,
+  extensions: EXTENSIONS,
+  xdg: XDG,
+  logFile: path.join(ARTIFACTS, 'code-server.log'),
+});
+const stopCodeServer = () => codeServer.stop();
+
+async function startCodeServer() {
+  log('installing', VSIX);
+  codeServer.install(VSIX);
+  const { url, pid } = await codeServer.start(WS);
+  log(`code-server pid ${String(pid)}: ${url}`);
+  return url;
+}
 
 async function main() {
   let passed = 0;
