@@ -84,16 +84,13 @@ export class ContextClient implements vscode.Disposable {
       // Every file is synced, so the server reads open buffers (not the disk) and marks
       // items stale when their text changes.
       documentSelector: [{ scheme: 'file' }],
-      initializationOptions: this.settings(),
+      // a function: a restart after a crash sends the settings as they are then
+      initializationOptions: () => this.settings(),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
-        closed: () => {
-          this.output.error('the contextls server stopped');
-          this.stoppedEmitter.fire();
-          return { action: CloseAction.DoNotRestart, message: 'The contextls server stopped; see the contextls output.' };
-        },
+        closed: () => this.serverClosed(),
       },
     };
     const client = new LanguageClient('contextls', 'contextls', serverOptions, clientOptions);
@@ -102,6 +99,12 @@ export class ContextClient implements vscode.Disposable {
     });
     client.onNotification(ext.didEvict, (params) => {
       this.evictEmitter.fire(params);
+    });
+    // A restart after a crash goes through Starting -> Running again: say so, so the status
+    // and the view are fetched anew; Stopped means nothing the server said holds any more.
+    client.onDidChangeState(({ newState }) => {
+      if (newState === State.Running && this.client === client) this.readyEmitter.fire();
+      if (newState === State.Stopped) this.stoppedEmitter.fire();
     });
     try {
       await client.start();
@@ -117,6 +120,24 @@ export class ContextClient implements vscode.Disposable {
     return true;
   }
 
+  private readonly crashes: number[] = [];
+
+  /** The server went away: restart it, unless it keeps crashing (3 times in 3 minutes). */
+  private serverClosed(): { action: CloseAction; message?: string } {
+    const now = Date.now();
+    this.crashes.push(now);
+    while (this.crashes.length > 0 && (this.crashes[0] ?? now) < now - 180_000) this.crashes.shift();
+    if (this.crashes.length <= 3) {
+      this.output.warn('the contextls server stopped; starting it again');
+      return { action: CloseAction.Restart };
+    }
+    this.output.error('the contextls server stopped 4 times in 3 minutes; not restarting it');
+    return {
+      action: CloseAction.DoNotRestart,
+      message: 'The contextls server keeps stopping; see the contextls output, then run "Developer: Reload Window".',
+    };
+  }
+
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
@@ -126,7 +147,6 @@ export class ContextClient implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     if (client) {
-      this.stoppedEmitter.fire();
       await client.stop(5000).catch((e: unknown) => {
         this.output.warn(`stopping: ${String(e)}`);
       });

@@ -62,6 +62,27 @@ class CodeServer {
     throw new Error(`code-server did not come up on port ${port}; see ${logFile}`);
   }
 
+  /** Pids of the processes in code-server's process group whose command line matches. */
+  processes(/** @type {RegExp} */ pattern) {
+    const group = this.child?.pid;
+    if (!group) return [];
+    /** @type {number[]} */
+    const found = [];
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ')'
+        const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+        const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+        if (pgrp === group && pattern.test(cmdline)) found.push(Number(entry));
+      } catch {
+        /* the process ended meanwhile */
+      }
+    }
+    return found;
+  }
+
   /** Ends code-server's whole process group (synchronous: safe in an 'exit' handler). */
   stop() {
     const pid = this.child?.pid;

@@ -459,6 +459,25 @@ const scenarios = [
     },
   },
   {
+    name: '15b-server-crash-restarts',
+    async run(page) {
+      const servers = codeServer.processes(/contextls\S* serve/);
+      assertEqual(servers.length, 1, 'one contextls server for the window');
+      const [crashed] = servers;
+      process.kill(/** @type {number} */ (crashed), 'SIGKILL');
+      // The client starts it again, and the status bar shows the window again.
+      const status = { ...cli('status'), maxTokens: 16000 };
+      const end = Date.now() + STEP_MS;
+      let now = codeServer.processes(/contextls\S* serve/);
+      while (Date.now() < end && (now.length !== 1 || now[0] === crashed)) {
+        await sleep(300);
+        now = codeServer.processes(/contextls\S* serve/);
+      }
+      if (now.length !== 1 || now[0] === crashed) throw new Error(`no new server after the crash: ${JSON.stringify(now)}`);
+      await statusText(page, (t) => t === expectedStatus(status), 'after the server restarted');
+    },
+  },
+  {
     name: '16-missing-server-command',
     async run(page) {
       writeFolderSettings({ 'contextls.maxTokens': 16000, 'contextls.server.command': '/nonexistent/contextls serve' });
