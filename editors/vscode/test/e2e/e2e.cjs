@@ -301,6 +301,13 @@ const scenarios = [
       await page.keyboard.press('Enter');
       const items = await serverWindow((it) => it.some((i) => i.kind === 'text'), 'after Add Text');
       assertEqual(items.find((i) => i.kind === 'text').content, note, 'text item content');
+      // Left empty, the input box adds the clipboard.
+      const clip = 'aus der Zwischenablage: ∑ 😀';
+      await page.evaluate((t) => navigator.clipboard.writeText(t), clip);
+      await runCommand(page, 'contextls: Add Text');
+      await input.waitFor({ state: 'visible', timeout: STEP_MS });
+      await page.keyboard.press('Enter');
+      await serverWindow((it) => it.some((i) => i.kind === 'text' && i.content === clip), 'after Add Text from the clipboard');
     },
   },
   {
