@@ -57,6 +57,8 @@ export class WindowModel implements vscode.Disposable {
         void this.fetchStatus();
       }),
       vscode.window.onDidChangeActiveTextEditor(() => {
+        // Another folder of a multi-root window may not have reported yet: ask once.
+        if (this.status === undefined) void this.fetchStatus();
         this.statusEmitter.fire(this.status);
         this.refresh();
       }),
