@@ -1,6 +1,7 @@
 // The language client: starts `contextls.server.command` over stdio with every workspace
 // folder, sends the settings, and turns the server's notifications into events.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
@@ -17,7 +18,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import type { DidEvictParams, Status } from './generated/protocol';
-import { errorName, splitCommand } from './format';
+import { errorName, expandHome, splitCommand } from './format';
 import * as ext from './lsp_ext';
 import { serverSettings, type ServerKey } from './settings';
 
@@ -69,7 +70,8 @@ export class ContextClient implements vscode.Disposable {
       void this.showCommandError(`contextls: ${String(e instanceof Error ? e.message : e)}`);
       return false;
     }
-    const [program, ...args] = words;
+    const [first, ...args] = words;
+    const program = first === undefined ? undefined : expandHome(first, os.homedir());
     if (program === undefined || findExecutable(program) === undefined) {
       this.stoppedEmitter.fire();
       void this.showCommandError(

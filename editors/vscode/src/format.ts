@@ -78,6 +78,12 @@ export function errorName(code: number): ErrorCodeName | undefined {
   return undefined;
 }
 
+/** `~/x` -> `<home>/x` (VS Code settings are not expanded by a shell). */
+export function expandHome(program: string, home: string): string {
+  if (program === '~') return home;
+  return program.startsWith('~/') ? home.replace(/\/+$/, '') + program.slice(1) : program;
+}
+
 /**
  * Splits a command line setting into program and arguments, honouring single and double
  * quotes and backslash escapes (no other shell syntax): `"/my dir/contextls" serve`.

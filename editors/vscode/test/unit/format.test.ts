@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   errorName,
   escapeMarkdown,
+  expandHome,
   evictionMessage,
   formatCount,
   isWarning,
@@ -96,5 +97,14 @@ describe('splitCommand', () => {
   });
   it('refuses an unclosed quote', () => {
     assert.throws(() => splitCommand('"contextls serve'), /unclosed/);
+  });
+});
+
+describe('expandHome', () => {
+  it('expands a leading ~ only', () => {
+    assert.equal(expandHome('~/venv/bin/contextls', '/home/me/'), '/home/me/venv/bin/contextls');
+    assert.equal(expandHome('~', '/home/me'), '/home/me');
+    assert.equal(expandHome('/opt/~/contextls', '/home/me'), '/opt/~/contextls');
+    assert.equal(expandHome('contextls', '/home/me'), 'contextls');
   });
 });
