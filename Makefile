@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint typecheck schema bench clean
+.PHONY: setup run test lint typecheck schema bench clean test-vscode vsix
 
 setup: $(STAMP)
 
@@ -33,6 +33,15 @@ schema: setup
 test: setup lint typecheck
 	$(BIN)/python -m contextls.schema --check
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# The VS Code extension: lint, typecheck, unit tests, .vsix, and the end-to-end test in a real
+# VS Code (code-server + headless Chromium) against the real server. Installs what it needs.
+test-vscode: setup
+	bash scripts/test-vscode.sh
+
+# editors/vscode/dist/contextls.vsix
+vsix:
+	bash scripts/test-vscode.sh vsix
 
 bench: setup
 	$(BIN)/python tests/bench/run_all.py

@@ -1,0 +1,120 @@
+// Pure formatting of what the server reports: status bar text and tooltip, eviction messages,
+// error names. No `vscode` import, so the unit tests run it under plain node.
+import { ErrorCodes, type ErrorCodeName, type ItemSummary, type Status } from './generated/protocol';
+
+/** The token budget's share at which the status bar turns to its warning colour. */
+export const WARNING_PERCENT = 90;
+
+/** 950 -> "950", 3200 -> "3.2k", 8000 -> "8k", 12345 -> "12.3k", 150000 -> "150k", 2500000 -> "2.5M". */
+export function formatCount(n: number): string {
+  const scaled = (value: number, unit: string): string => {
+    const text = value >= 100 ? Math.round(value).toString() : (Math.round(value * 10) / 10).toString();
+    return text + unit;
+  };
+  if (n < 1000) return Math.round(n).toString();
+  // from 999,500 on, "1000k" would show: say "1M"
+  if (n < 999_500) return scaled(n / 1000, 'k');
+  return scaled(n / 1_000_000, 'M');
+}
+
+/** The status bar text, e.g. `$(library) 3.2k/8k · 12/50`. */
+export function statusText(status: Status): string {
+  return `$(library) ${formatCount(status.tokens)}/${formatCount(status.maxTokens)} · ${status.itemCount}/${status.maxItems}`;
+}
+
+export function isWarning(status: Status): boolean {
+  return status.percent >= WARNING_PERCENT;
+}
+
+/** Backslash-escapes markdown's special characters so labels render as written. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => '\\' + c);
+}
+
+const grouped = (n: number): string => n.toLocaleString('en-US');
+
+function summary(item: ItemSummary): string {
+  return `${escapeMarkdown(item.label)} (${grouped(item.tokens)} tokens)`;
+}
+
+/** The status bar tooltip (markdown): the budget, what goes next, what went last. */
+export function statusTooltip(status: Status, workspaceName?: string): string {
+  const lines = [
+    `**contextls**${workspaceName ? ` · ${escapeMarkdown(workspaceName)}` : ''}`,
+    '',
+    `Budget: ${grouped(status.tokens)} / ${grouped(status.maxTokens)} tokens (${formatPercent(status.percent)}) · ` +
+      `${status.itemCount} / ${status.maxItems} items`,
+    '',
+    `Pinned ${status.pinnedCount} · stale ${status.staleCount} · archived ${status.archivedCount} · ` +
+      `evicted so far ${status.evictedTotal}`,
+    '',
+    `Next to be evicted: ${status.nextEviction ? summary(status.nextEviction) : 'nothing (empty, or all pinned)'}`,
+  ];
+  if (status.lastEvicted.length > 0) {
+    lines.push('', 'Last evicted:', '');
+    for (const item of status.lastEvicted) lines.push(`- ${summary(item)}`);
+  }
+  return lines.join('\n');
+}
+
+export function formatPercent(percent: number): string {
+  return `${percent >= 10 ? Math.round(percent).toString() : (Math.round(percent * 10) / 10).toString()} %`;
+}
+
+/** The notification text for a `contextls/didEvict`: names every evicted item (up to a few). */
+export function evictionMessage(items: readonly { label: string; tokens: number }[], reason: string, shown = 5): string {
+  const why = reason === 'maxItems' ? 'the item limit' : reason === 'maxTokens' ? 'the token budget' : reason;
+  const names = items.slice(0, shown).map((i) => `${i.label} (${grouped(i.tokens)} tokens)`);
+  const more = items.length > shown ? ` and ${items.length - shown} more` : '';
+  const noun = items.length === 1 ? 'item' : 'items';
+  return `contextls evicted ${items.length} ${noun} to stay within ${why}: ${names.join(', ')}${more}.`;
+}
+
+/** The name (from the schema's x-errorCodes) of a JSON-RPC error code, if it is one of ours. */
+export function errorName(code: number): ErrorCodeName | undefined {
+  for (const [name, value] of Object.entries(ErrorCodes)) {
+    if (value === code) return name as ErrorCodeName;
+  }
+  return undefined;
+}
+
+/** `~/x` -> `<home>/x` (VS Code settings are not expanded by a shell). */
+export function expandHome(program: string, home: string): string {
+  if (program === '~') return home;
+  return program.startsWith('~/') ? home.replace(/\/+$/, '') + program.slice(1) : program;
+}
+
+/**
+ * Splits a command line setting into program and arguments, honouring single and double
+ * quotes and backslash escapes (no other shell syntax): `"/my dir/contextls" serve`.
+ */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let started = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charAt(i);
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line.charAt(++i);
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      started = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line.charAt(++i);
+      started = true;
+    } else if (/\s/.test(c)) {
+      if (started) words.push(word);
+      word = '';
+      started = false;
+    } else {
+      word += c;
+      started = true;
+    }
+  }
+  if (quote) throw new Error(`unclosed ${quote} in command: ${line}`);
+  if (started) words.push(word);
+  return words;
+}

@@ -1,0 +1,21 @@
+// Which VS Code settings go to the server, and how (initializationOptions and
+// workspace/didChangeConfiguration carry the same flat object).
+import type { ServerSettings } from './generated/protocol';
+
+/** The server's settings keys the extension contributes as `contextls.<key>`. */
+export const SERVER_KEYS = ['maxItems', 'maxTokens', 'encoding', 'evictionPolicy', 'maxFileBytes', 'storage'] as const;
+export type ServerKey = (typeof SERVER_KEYS)[number];
+
+/** Every key is one the server knows: a key renamed in the protocol fails the typecheck. */
+type Checked = Pick<ServerSettings, ServerKey>;
+
+/** The flat settings object for the server; an empty `storage` means the server's default. */
+export function serverSettings(get: (key: ServerKey) => unknown): Checked {
+  const settings: Record<string, unknown> = {};
+  for (const key of SERVER_KEYS) {
+    const value = get(key);
+    if (key === 'storage') settings[key] = typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+    else if (value !== undefined) settings[key] = value;
+  }
+  return settings;
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  errorName,
+  escapeMarkdown,
+  expandHome,
+  evictionMessage,
+  formatCount,
+  isWarning,
+  splitCommand,
+  statusText,
+  statusTooltip,
+} from '../../src/format';
+import { status } from './fixtures';
+
+describe('formatCount', () => {
+  it('keeps small numbers whole and shortens thousands and millions', () => {
+    assert.deepEqual(
+      [0, 7, 999, 1000, 3200, 8000, 12_345, 99_960, 150_499, 999_499, 999_500, 1_000_000, 2_500_000].map(formatCount),
+      ['0', '7', '999', '1k', '3.2k', '8k', '12.3k', '100k', '150k', '999k', '1M', '1M', '2.5M'],
+    );
+  });
+});
+
+describe('statusText', () => {
+  it('shows tokens of budget and items of the limit', () => {
+    assert.equal(statusText(status()), '$(library) 3.2k/8k · 12/50');
+    assert.equal(statusText(status({ tokens: 18, maxTokens: 441, itemCount: 1, maxItems: 5 })), '$(library) 18/441 · 1/5');
+  });
+});
+
+describe('isWarning', () => {
+  it('warns from 90 % of the token budget on', () => {
+    assert.equal(isWarning(status({ percent: 89.9 })), false);
+    assert.equal(isWarning(status({ percent: 90 })), true);
+    assert.equal(isWarning(status({ percent: 100 })), true);
+  });
+});
+
+describe('statusTooltip', () => {
+  it('names the budget, the next eviction and the last evicted items', () => {
+    const text = statusTooltip(
+      status({
+        nextEviction: { id: 'ctx-2', kind: 'code', label: 'src/a_b.py:1-9', tokens: 1234, pinned: false },
+        lastEvicted: [{ id: 'ctx-1', kind: 'file', label: 'README.md', tokens: 40, pinned: false }],
+      }),
+      'proj',
+    );
+    assert.match(text, /Budget: 3,200 \/ 8,000 tokens \(40 %\) · 12 \/ 50 items/);
+    assert.match(text, /Next to be evicted: src\/a\\_b\\\.py:1\\-9 \(1,234 tokens\)/);
+    assert.match(text, /Last evicted:\n\n- README\\\.md \(40 tokens\)/);
+    assert.match(text, /^\*\*contextls\*\* · proj/);
+  });
+  it('says when nothing can be evicted and lists no history when there is none', () => {
+    const text = statusTooltip(status());
+    assert.match(text, /Next to be evicted: nothing/);
+    assert.doesNotMatch(text, /Last evicted/);
+  });
+});
+
+describe('escapeMarkdown', () => {
+  it('escapes what markdown would interpret', () => {
+    assert.equal(escapeMarkdown('a*b_[c](d)`e`'), 'a\\*b\\_\\[c\\]\\(d\\)\\`e\\`');
+  });
+});
+
+describe('evictionMessage', () => {
+  it('names the evicted items and the reason', () => {
+    assert.equal(
+      evictionMessage([{ label: 'a.py:1-2', tokens: 18 }], 'maxTokens'),
+      'contextls evicted 1 item to stay within the token budget: a.py:1-2 (18 tokens).',
+    );
+  });
+  it('shortens long lists', () => {
+    const items = Array.from({ length: 7 }, (_, i) => ({ label: `f${i}`, tokens: 1000 }));
+    assert.equal(
+      evictionMessage(items, 'maxItems', 2),
+      'contextls evicted 7 items to stay within the item limit: f0 (1,000 tokens), f1 (1,000 tokens) and 5 more.',
+    );
+  });
+});
+
+describe('errorName', () => {
+  it('maps the schema codes to their names', () => {
+    assert.equal(errorName(-32602), 'INVALID_PARAMS');
+    assert.equal(errorName(-31006), 'ITEM_TOO_LARGE');
+    assert.equal(errorName(-1), undefined);
+  });
+});
+
+describe('splitCommand', () => {
+  it('splits words and honours quotes and escapes', () => {
+    assert.deepEqual(splitCommand('contextls serve'), ['contextls', 'serve']);
+    assert.deepEqual(splitCommand('  "/my dir/contextls"   serve '), ['/my dir/contextls', 'serve']);
+    assert.deepEqual(splitCommand("py -m 'contextls' a\\ b \"\""), ['py', '-m', 'contextls', 'a b', '']);
+    assert.deepEqual(splitCommand(''), []);
+  });
+  it('refuses an unclosed quote', () => {
+    assert.throws(() => splitCommand('"contextls serve'), /unclosed/);
+  });
+});
+
+describe('expandHome', () => {
+  it('expands a leading ~ only', () => {
+    assert.equal(expandHome('~/venv/bin/contextls', '/home/me/'), '/home/me/venv/bin/contextls');
+    assert.equal(expandHome('~', '/home/me'), '/home/me');
+    assert.equal(expandHome('/opt/~/contextls', '/home/me'), '/opt/~/contextls');
+    assert.equal(expandHome('contextls', '/home/me'), 'contextls');
+  });
+});
