@@ -55,17 +55,7 @@ async def prepare_conversation(
         summarize=make_summarizer(condense),
     )
     _log_outcome(result)
-    return PrepareConversationResult(
-        messages=result.messages,
-        summary=result.summary,
-        cost=result.cost,
-        prev_context_tokens=result.prev_context_tokens,
-        truncated=result.truncated,
-        removed_count=result.removed_count,
-        new_context_tokens=result.new_context_tokens,
-        error=result.error,
-        warnings=result.warnings,
-    )
+    return result
 
 
 def _log_outcome(result: TruncateResult) -> None:

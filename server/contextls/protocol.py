@@ -132,39 +132,33 @@ class WorkspaceParams(Wire):
     workspace: str | None = None
 
 
-class AddRegionParams(WorkspaceParams, kw_only=True):
+class AddParams(WorkspaceParams, kw_only=True):
+    """What every add takes: the language, free metadata, and whether to pin."""
+
+    language: str | None = None
+    metadata: Metadata | None = None
+    pin: bool = False
+
+
+class AddRegionParams(AddParams, kw_only=True):
     uri: str
     range: Range
     text: str | None = None
-    language: str | None = None
-    metadata: Metadata | None = None
-    pin: bool = False
+    """The region's text as the editor has it (unsaved edits); else read from the file."""
 
 
-class AddFileParams(WorkspaceParams, kw_only=True):
+class AddFileParams(AddParams, kw_only=True):
     uri: str
-    language: str | None = None
-    metadata: Metadata | None = None
-    pin: bool = False
 
 
-class AddSymbolParams(WorkspaceParams, kw_only=True):
-    uri: str
+class AddSymbolParams(AddRegionParams, kw_only=True):
     name: Annotated[str, Meta(min_length=1)]
-    range: Range
     symbol_kind: str | int | None = None
-    text: str | None = None
-    language: str | None = None
-    metadata: Metadata | None = None
-    pin: bool = False
 
 
-class AddTextParams(WorkspaceParams, kw_only=True):
+class AddTextParams(AddParams, kw_only=True):
     content: str
     kind: ItemKind = "text"
-    language: str | None = None
-    metadata: Metadata | None = None
-    pin: bool = False
 
 
 class RemoveParams(WorkspaceParams, kw_only=True):

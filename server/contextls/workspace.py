@@ -238,14 +238,25 @@ class Workspace:
     # --------------------------------------------------------------- changing
 
     def remove(self, ids: list[str]) -> RemoveResult:
-        def apply(change: Change) -> list[Item]:
-            removed = self.window.remove(ids)
-            for item in removed:
-                change.to_archive(item, "removed")
-            return removed
-
-        removed = self._change(apply)
+        removed = self._to_archive(lambda: self.window.remove(ids), "removed")
         return RemoveResult(removed=[item.id for item in removed], status=self.status())
+
+    def clear(self, keep_pinned: bool) -> ClearResult:
+        cleared = self._to_archive(lambda: self.window.clear(keep_pinned), "cleared")
+        return ClearResult(
+            cleared=len(cleared), cleared_ids=[item.id for item in cleared], status=self.status()
+        )
+
+    def _to_archive(self, take: Callable[[], list[Item]], reason: str) -> list[Item]:
+        """Take items out of the window (``take``) and archive them for ``reason``."""
+
+        def apply(change: Change) -> list[Item]:
+            taken = take()
+            for item in taken:
+                change.to_archive(item, reason)
+            return taken
+
+        return self._change(apply)
 
     def pin(self, item_id: str, pinned: bool) -> PinResult:
         def apply(change: Change) -> Item:
@@ -255,18 +266,6 @@ class Workspace:
 
         item = self._change(apply)
         return PinResult(item=wire.context_item(item), status=self.status())
-
-    def clear(self, keep_pinned: bool) -> ClearResult:
-        def apply(change: Change) -> list[Item]:
-            cleared = self.window.clear(keep_pinned)
-            for item in cleared:
-                change.to_archive(item, "cleared")
-            return cleared
-
-        cleared = self._change(apply)
-        return ClearResult(
-            cleared=len(cleared), cleared_ids=[item.id for item in cleared], status=self.status()
-        )
 
     def restore(self, ids: list[str], pin: bool) -> RestoreResult:
         wanted = list(dict.fromkeys(ids))

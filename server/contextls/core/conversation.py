@@ -32,10 +32,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from contextls.core.errors import InvalidParams
+from contextls.protocol import PrepareConversationResult
 
 __all__ = [
     "DEFAULT_RESERVED_TOKENS",
@@ -132,21 +133,10 @@ Summarize = Callable[[SummaryRequest], Awaitable[SummaryOutcome]]
 ``SummaryOutcome.error``; an exception it raises is turned into one."""
 
 
-@dataclass(frozen=True)
-class TruncateResult:
-    """Roo Code's ``TruncateResponse`` plus what the client needs to show."""
-
-    messages: list[Message]
-    summary: str
-    cost: float
-    prev_context_tokens: int
-    truncated: bool
-    """True when the returned messages differ from the input."""
-    removed_count: int
-    """How many input messages are not in the result."""
-    new_context_tokens: int | None = None
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
+TruncateResult = PrepareConversationResult
+"""Roo Code's ``TruncateResponse`` plus what the client needs to show (``truncated``:
+the returned messages differ from the input; ``removedCount``: input messages not in
+the result). It is the wire result itself, so the service returns it unchanged."""
 
 
 # --------------------------------------------------------------------------
@@ -455,7 +445,15 @@ async def truncate_conversation_if_needed(
     _validate_numbers(context_window, total_tokens)
     warnings: list[str] = []
     if not messages:
-        return TruncateResult([], "", 0.0, total_tokens or 0, False, 0, warnings=warnings)
+        return TruncateResult(
+            messages=[],
+            summary="",
+            cost=0.0,
+            prev_context_tokens=total_tokens or 0,
+            truncated=False,
+            removed_count=0,
+            warnings=warnings,
+        )
 
     reserved_tokens = max_tokens or DEFAULT_RESERVED_TOKENS
     reported_total = total_tokens is not None
@@ -491,8 +489,26 @@ async def truncate_conversation_if_needed(
                 f"the context ({prev:,} tokens) exceeds the {allowed:,.0f} allowed, "
                 f"but {len(messages)} messages are too few to truncate"
             )
-        return TruncateResult(kept, "", cost, prev, removed > 0, removed, None, error, warnings)
-    return TruncateResult(messages, "", cost, prev, False, 0, None, error, warnings)
+        return TruncateResult(
+            messages=kept,
+            summary="",
+            cost=cost,
+            prev_context_tokens=prev,
+            truncated=removed > 0,
+            removed_count=removed,
+            error=error,
+            warnings=warnings,
+        )
+    return TruncateResult(
+        messages=messages,
+        summary="",
+        cost=cost,
+        prev_context_tokens=prev,
+        truncated=False,
+        removed_count=0,
+        error=error,
+        warnings=warnings,
+    )
 
 
 def _condensed_result(
