@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint typecheck schema bench clean test-vscode vsix
+.PHONY: setup run test test-python lint typecheck schema bench clean test-vscode vsix
 
 setup: $(STAMP)
 
@@ -30,7 +30,10 @@ typecheck: setup
 schema: setup
 	$(BIN)/python -m contextls.schema
 
-test: setup lint typecheck
+# Everything CI runs: the Python checks and suite, then each editor's stage.
+test: test-python test-vscode
+
+test-python: setup lint typecheck
 	$(BIN)/python -m contextls.schema --check
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
