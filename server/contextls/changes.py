@@ -33,7 +33,8 @@ class Change:
     def to_archive(self, item: Item, reason: str) -> None:
         self.touch(item)
         self.archived[item.id] = (item, reason)
-        self.restored.discard(item.id)
+        # An id restored earlier in this change keeps its place in ``restored``:
+        # its old archive row goes before the new one is written.
 
     def restore(self, item_id: str) -> None:
         self.mutated = True

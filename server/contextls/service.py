@@ -215,7 +215,13 @@ class ContextService:
         except Exception:
             log.exception("indexing the archive failed; searches will index it")
             return False
-        return indexed == INDEX_BATCH
+        if indexed == INDEX_BATCH:
+            return True
+        try:
+            store.checkpoint()  # idle: the WAL's pages go home off the answers' path
+        except Exception:
+            log.exception("checkpointing the WAL failed; SQLite will at its own limit")
+        return False
 
     # ---------------------------------------------------------------- folders
 

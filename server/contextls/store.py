@@ -40,6 +40,10 @@ BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 SYNCHRONOUS: Final = {"normal": "NORMAL", "full": "FULL"}
+WAL_CHECKPOINT_PAGES: Final = 16_384
+"""SQLite checkpoints the WAL itself only past this many pages (64 MiB at 4 KiB); the
+server checkpoints when idle instead (``checkpoint``). Measured here, SQLite's default
+of 1,000 made a commit ~18 µs dearer on average, on the path of every answer."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -191,6 +195,7 @@ class Store:
                 raise NewerSchema(_newer_message(self.location, version))
             if self.location != MEMORY:
                 db.execute("PRAGMA journal_mode = WAL")
+                db.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
             db.execute(f"PRAGMA synchronous = {self.synchronous}")
             if version < SCHEMA_VERSION:
                 self._migrate(db, version)
@@ -306,6 +311,13 @@ class Store:
         except OSError:
             return (0, 0, -1)
         return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database file without waiting for anyone (idle time)."""
+        if self.location == MEMORY or self.read_only is not None or self._db.in_transaction:
+            return
+        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        self.checkpointed()
 
     def checkpointed(self) -> None:
         """Note the file as it is now (after our own writes), for ``damaged``."""
@@ -435,10 +447,12 @@ class Store:
     # ---------------------------------------------------------------- archive
 
     def archive(self, root: str, items: Iterable[Item], reason: str, at: int) -> int:
-        """Move items to the archive (one entry per id: the latest version wins).
+        """Add items that left a window to the archive; returns how many.
 
-        Returns how many entries the archive gained (the workspace keeps its
-        archive count with it, without ``count(*)`` over a large archive).
+        An id is never in the window and the archive at once (restoring takes
+        it out of the archive), so there is nothing to replace. The workspace
+        keeps its archive count with this, without ``count(*)`` over a large
+        archive.
         """
         rows = [
             (
@@ -457,13 +471,12 @@ class Store:
             )
             for item in items
         ]
-        replaced = self.unarchive(root, [row[1] for row in rows])
         self._db.executemany(
             "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens, "
             "encoding, pinned, archived_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        return len(rows) - replaced
+        return len(rows)
 
     def archived(self, root: str, ids: list[str]) -> dict[str, Item]:
         found: dict[str, Item] = {}

@@ -140,8 +140,10 @@ class Workspace:
             with store.savepoint():
                 present = [window.get(i) for i in change.touched if i in window]
                 gone = [i for i in change.touched if i not in window]
-                store.save_items(root, present)
-                store.delete_items(root, gone)
+                if present:
+                    store.save_items(root, present)
+                if gone:
+                    store.delete_items(root, gone)
                 gained = -store.unarchive(root, change.restored)
                 at = self.clock()
                 by_reason: dict[str, list[Item]] = {}

@@ -322,3 +322,18 @@ def test_memory_storage_works_for_a_session(root: Path) -> None:
     service.route().add_text("text", "in memory")
     assert service.commit() is None
     assert [item.content for item in service.route().window] == ["in memory"]
+
+
+def test_restoring_more_than_fits_keeps_one_archive_row_per_id(root: Path, db: str) -> None:
+    editor = Editor()
+    service = start(root, db, editor, maxItems=1)
+    workspace = service.route()
+    for n in range(3):
+        workspace.add_text("text", f"note {n}")
+    workspace.restore(["ctx-1", "ctx-2"], pin=False)  # ctx-2 pushes ctx-1 out again
+    service.commit()
+    raw = sqlite3.connect(db)
+    rows = raw.execute("SELECT id, count(*) FROM archive GROUP BY id ORDER BY id").fetchall()
+    assert rows == [("ctx-1", 1), ("ctx-3", 1)]
+    assert workspace.archived_count == 2 == workspace.status().archived_count
+    assert ids(service) == ["ctx-2"]
