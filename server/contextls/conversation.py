@@ -1,9 +1,11 @@
 """The ``contextls/prepareConversation`` service: wire types in, wire types out.
 
 The LSP handler decodes the params, calls ``prepare_conversation`` with the
-current condense settings and the workspace's token counter, and maps a
-``ConversationParamsError`` to JSON-RPC ``-32602``. The decision itself is the
-pure ``contextls.core.conversation``; the summariser is ``contextls.condense``.
+current condense settings and the workspace's token counter; a malformed
+message raises the core's ``ConversationParamsError``, an ``InvalidParams``,
+which the LSP layer's one error mapping turns into JSON-RPC ``-32602``. The
+decision itself is the pure ``contextls.core.conversation``; the summariser is
+``contextls.condense``.
 """
 
 from __future__ import annotations
@@ -12,19 +14,14 @@ import logging
 from collections.abc import Callable
 
 from contextls.condense import make_summarizer
-from contextls.core.conversation import (
-    ConversationParamsError,
-    TruncateResult,
-    truncate_conversation_if_needed,
-)
+from contextls.core.conversation import TruncateResult, truncate_conversation_if_needed
 from contextls.protocol import (
     CondenseSettings,
     PrepareConversationParams,
     PrepareConversationResult,
 )
 
-# ConversationParamsError is re-exported for the LSP layer's error mapping.
-__all__ = ["ConversationParamsError", "prepare_conversation"]
+__all__ = ["prepare_conversation"]
 
 log = logging.getLogger(__name__)
 
