@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-python lint typecheck schema bench clean test-vscode vsix
+.PHONY: setup run test test-python test-emacs lint typecheck schema bench clean test-vscode vsix
 
 setup: $(STAMP)
 
@@ -31,7 +31,7 @@ schema: setup
 	$(BIN)/python -m contextls.schema
 
 # Everything CI runs: the Python checks and suite, then each editor's stage.
-test: test-python test-vscode
+test: test-python test-vscode test-emacs
 
 test-python: setup lint typecheck
 	$(BIN)/python -m contextls.schema --check
@@ -41,6 +41,11 @@ test-python: setup lint typecheck
 # VS Code (code-server + headless Chromium) against the real server. Installs what it needs.
 test-vscode: setup
 	bash scripts/test-vscode.sh
+
+# The Emacs package: byte-compile (warnings are errors), checkdoc, and ERT in emacs --batch
+# against the real server. Installs Debian's emacs-nox when Emacs is missing.
+test-emacs: setup
+	bash scripts/test-emacs.sh
 
 # editors/vscode/dist/contextls.vsix
 vsix:

@@ -9,6 +9,9 @@ from contextls.core.errors import ContextError
 from contextls.files import check_size, read_text_file, uri_to_path
 from contextls.protocol import ErrorCode
 
+SNIFF_CHARS = 8192
+"""How far into an editor's buffer to look for a NUL, as for a file on disk."""
+
 Documents = Callable[[str], str | None]
 """The text of a URI the editor has open and synced, else None."""
 
@@ -33,6 +36,8 @@ class Sources:
         if text is None:
             return read_text_file(path, rel, max_bytes)
         check_size(len(text.encode()), rel, max_bytes)
+        if "\0" in text[:SNIFF_CHARS]:
+            raise ContextError(f"{rel} is binary", ErrorCode.BINARY_FILE)
         return text
 
     def on_disk(self, rel: str, max_bytes: int) -> str | None:

@@ -151,6 +151,16 @@ async def test_open_document_text_wins_over_disk(session: Session) -> None:
     assert region["item"]["content"] == "Project"
 
 
+async def test_an_open_buffer_with_a_nul_is_binary_too(session: Session) -> None:
+    uri = session.uri("src/app.py")
+    open_document(session, uri, "text\0with a nul\n")
+    await assert_refused(
+        session, ErrorCode.BINARY_FILE, "src/app.py is binary", "contextls/addFile", uri=uri
+    )
+    listed = await session.call("contextls/list")
+    assert listed["items"] == []
+
+
 async def test_editing_marks_items_stale(session: Session) -> None:
     uri = session.uri("README.md")
     text = (session.root / "README.md").read_text()
