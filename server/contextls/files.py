@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import unquote, urlparse
 
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.protocol import ErrorCode
@@ -12,19 +14,37 @@ _SNIFF_BYTES = 8192
 
 
 def uri_to_path(uri: str, field: str = "$.uri") -> Path:
-    """``file:///a/b%20c.py`` -> ``/a/b c.py``; other schemes are refused."""
+    """``file:///a/b%20c.py`` -> ``/a/b c.py``; other schemes, hosts and relative paths
+    are refused (a relative one would resolve against the server's working directory)."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         if not parsed.scheme and uri.startswith("/"):
-            return Path(uri)
+            return _checked(uri, uri, field)
         raise InvalidParams(field, f"{uri!r} is not a file:// URI")
     if parsed.netloc not in ("", "localhost"):
         raise InvalidParams(field, f"{uri!r} names a remote host")
-    return Path(unquote(parsed.path))
+    path = unquote(parsed.path)
+    if not path.startswith("/"):
+        raise InvalidParams(field, f"{uri!r} is a relative file URI; send file:///absolute/path")
+    return _checked(path, uri, field)
 
 
-def path_to_uri(path: Path) -> str:
-    return "file://" + quote(path.as_posix(), safe="/:@!$&'()*+,;=-._~")
+def _checked(path: str, uri: str, field: str) -> Path:
+    if "\0" in path:
+        raise InvalidParams(field, f"{uri!r} holds a NUL character")
+    return Path(path)
+
+
+def resolve(path: Path, label: str | None = None) -> Path:
+    """``path`` with symlinks resolved; a symlink loop is a clear refusal."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop
+        raise ContextError(
+            f"{label or path} cannot be resolved: a symbolic link loop, or a link that "
+            "cannot be followed",
+            ErrorCode.FILE_NOT_FOUND,
+        ) from None
 
 
 def check_text(data: bytes, label: str) -> str:
@@ -38,28 +58,62 @@ def check_text(data: bytes, label: str) -> str:
 
 
 def read_text_file(path: Path, label: str, max_bytes: int) -> str:
-    """The text of a file on disk, or a clear refusal (missing, directory, big, binary)."""
+    """The text of a regular file on disk, or a clear refusal.
+
+    Missing files, directories, FIFOs, devices and sockets are refused
+    without blocking: the file is opened with O_NONBLOCK (a FIFO with no
+    writer would otherwise wait forever) and checked with ``fstat`` before
+    anything is read, and at most ``max_bytes + 1`` bytes are read (a device
+    such as /dev/zero never ends).
+    """
     try:
-        stat = path.stat()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ContextError(f"{label} does not exist", ErrorCode.FILE_NOT_FOUND) from None
+    except IsADirectoryError:
+        raise _directory(label) from None
     except OSError as error:
         raise ContextError(
             f"{label} cannot be read: {error.strerror}", ErrorCode.FILE_NOT_FOUND
         ) from None
-    if path.is_dir():
-        raise ContextError(
-            f"{label} is a directory; add its files one by one", ErrorCode.FILE_NOT_FOUND
-        )
-    check_size(stat.st_size, label, max_bytes)
     try:
-        data = path.read_bytes()
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _directory(label)
+        if not stat.S_ISREG(info.st_mode):
+            raise ContextError(
+                f"{label} is {_kind_of(info.st_mode)}, not a regular file",
+                ErrorCode.FILE_NOT_FOUND,
+            )
+        check_size(info.st_size, label, max_bytes)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(max_bytes + 1)
     except OSError as error:
         raise ContextError(
             f"{label} cannot be read: {error.strerror}", ErrorCode.FILE_NOT_FOUND
         ) from None
+    finally:
+        os.close(fd)
     check_size(len(data), label, max_bytes)
     return check_text(data, label)
+
+
+def _directory(label: str) -> ContextError:
+    return ContextError(
+        f"{label} is a directory; add its files one by one", ErrorCode.FILE_NOT_FOUND
+    )
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
 
 
 def check_size(size: int, label: str, max_bytes: int) -> None:

@@ -24,7 +24,7 @@ from contextls.bpe import tokenizer as offline_tokenizer
 from contextls.burst import Listener, WriteBurst
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
-from contextls.files import uri_to_path
+from contextls.files import resolve, uri_to_path
 from contextls.idle import IdleIndexing, Later
 from contextls.protocol import STORAGE_ENV, CountTokensResult, Encoding, ErrorCode, Settings
 from contextls.rescue import rescue_into_fresh_database
@@ -232,9 +232,13 @@ class ContextService:
             self._workspaces.pop(key, None)
         for uri in added:
             try:
-                self._folders[_normalize_uri(uri)] = uri_to_path(
-                    uri, "$.workspaceFolders"
-                ).resolve()
+                folder = resolve(uri_to_path(uri, "$.workspaceFolders"))
+                if folder == Path("/") or folder == Path.home().resolve():
+                    raise ContextError(
+                        f"{folder} is too wide to be a workspace folder (every file under it "
+                        "could be added); open a project folder instead"
+                    )
+                self._folders[_normalize_uri(uri)] = folder
             except ContextError as error:
                 self.warn(f"workspace folder {uri} is ignored: {error.message}")
 
@@ -275,7 +279,7 @@ class ContextService:
         if name:
             return self._named(name)
         if uri:
-            path = uri_to_path(uri).resolve()
+            path = resolve(uri_to_path(uri))
             holders = [
                 root for root, folder in self._folders.items() if path.is_relative_to(folder)
             ]
@@ -297,7 +301,7 @@ class ContextService:
         if key in self._folders:
             return key
         try:
-            path = uri_to_path(name, "$.workspace").resolve()
+            path = resolve(uri_to_path(name, "$.workspace"))
         except ContextError:
             path = None
         for root, folder in self._folders.items():

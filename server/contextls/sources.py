@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from contextls.core.errors import ContextError
-from contextls.files import check_size, read_text_file, uri_to_path
+from contextls.files import check_size, read_text_file, resolve, uri_to_path
 from contextls.protocol import ErrorCode
 
 SNIFF_CHARS = 8192
@@ -23,7 +23,7 @@ class Sources:
 
     def locate(self, uri: str) -> tuple[Path, str]:
         """The resolved path of ``uri`` and its path relative to the root (symlinks resolved)."""
-        path = uri_to_path(uri).resolve()
+        path = resolve(uri_to_path(uri))
         if not path.is_relative_to(self.root):
             raise ContextError(
                 f"{path} is outside the workspace folder {self.root}", ErrorCode.OUTSIDE_WORKSPACE

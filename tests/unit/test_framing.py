@@ -363,3 +363,34 @@ def test_a_failed_commit_turns_answers_that_report_changes_into_the_storage_erro
     outbox.respond(4, {"item": "ctx-3"}, reports_change=True)
     outbox.flush()
     assert sink.messages[-1] == {"jsonrpc": "2.0", "id": 4, "result": {"item": "ctx-3"}}
+
+
+def test_a_200_mb_header_line_is_refused_in_linear_time_and_bounded_memory() -> None:
+    import time
+
+    from contextls.lsp.framing import MAX_HEADER_LINE
+
+    sink = Sink()
+    outbox = Outbox()
+    outbox.attach(sink)
+    bodies: list[bytes] = []
+    reader = FrameReader(bodies.append, outbox)
+    chunk = b"x" * 65536
+    began = time.perf_counter()
+    biggest = 0
+    for _ in range(200 * 1024 * 1024 // len(chunk)):
+        reader.feed(chunk)
+        biggest = max(biggest, len(reader._buffer))
+    reader.feed(b"\r\n" + frame(body(1)))  # the line ends; a good frame follows
+    took = time.perf_counter() - began
+    assert took < 1.0, f"200 MB of one header line took {took:.2f} s"
+    assert biggest <= MAX_HEADER_LINE + len(chunk)
+    errors = [m for m in sink.messages if "error" in m]
+    assert len(errors) == 1 and "header line longer" in errors[0]["error"]["message"]
+    assert bodies == [body(1)], "the stream goes on after the over-long line"
+
+
+def test_a_long_header_line_in_one_chunk_is_refused_and_the_next_frame_read() -> None:
+    bodies, messages, _ = read_all([b"X-Junk: " + b"y" * 20000 + b"\r\n" + frame(body(2))])
+    assert any("header line longer" in m["error"]["message"] for m in messages if "error" in m)
+    assert bodies == [body(2)]

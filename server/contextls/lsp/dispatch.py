@@ -19,6 +19,7 @@ naming the field, instead of being dropped without a reply.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -57,44 +58,63 @@ class Dispatcher:
         self.changes_made = changes_made
         """Counts changes; an answer given while it grew waits for their commit."""
         self._decoder = msgspec.json.Decoder()
+        self._initialized = False
 
     def __call__(self, body: bytes) -> None:
         try:
             data = self._decoder.decode(body)
-        except msgspec.DecodeError as error:
-            self.outbox.error(None, PARSE_ERROR, f"parse error: {error}")
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError) as error:
+            self.outbox.error(_id_in(body), PARSE_ERROR, _parse_problem(error))
             return
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             msg_id = data.get("id") if isinstance(data, dict) else None
             self.outbox.error(
-                msg_id, INVALID_REQUEST, "invalid request: expected a JSON-RPC 2.0 object"
+                _valid_id(msg_id),
+                INVALID_REQUEST,
+                "invalid request: expected a JSON-RPC 2.0 object",
             )
             return
         method = data.get("method")
-        if method is not None and not isinstance(method, str):
+        if ("method" in data and not isinstance(method, str)) or (
+            "method" not in data and "result" not in data and "error" not in data
+        ):
             self.outbox.error(
-                data.get("id"), INVALID_REQUEST, "invalid request: method must be a string"
+                _valid_id(data.get("id")),
+                INVALID_REQUEST,
+                "invalid request: method must be a string",
             )
             return
         is_request = "id" in data and method is not None
         if is_request:
+            msg_id = data["id"]
+            if _valid_id(msg_id) is None:
+                self.outbox.error(
+                    None, INVALID_REQUEST, "invalid request: id must be an integer or a string"
+                )
+                return
             if self.shutting_down():
                 # LSP: requests after `shutdown` are answered with InvalidRequest
                 # (pygls would drop them without a reply).
-                self.outbox.error(data["id"], INVALID_REQUEST, "the server is shutting down")
+                self.outbox.error(msg_id, INVALID_REQUEST, "the server is shutting down")
+                return
+            if method == "initialize":
+                if self._initialized:
+                    self.outbox.error(
+                        msg_id, INVALID_REQUEST, "initialize was already sent; LSP allows it once"
+                    )
+                    return
+                self._initialized = True
+            problem = too_deep(data.get("params"))
+            if problem is not None:
+                self.outbox.error(msg_id, INVALID_PARAMS, f"invalid params: {problem}")
                 return
             handle = self.direct.get(method)  # type: ignore[arg-type]
             if handle is not None:
-                self._answer(data["id"], handle, data.get("params"))
+                self._answer(msg_id, handle, data.get("params"))
                 return
         self._through_pygls(data, method, is_request)
 
     def _answer(self, msg_id: Any, handle: DirectHandler, params: Any) -> None:
-        if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
-            self.outbox.error(
-                None, INVALID_REQUEST, "invalid request: id must be a number or a string"
-            )
-            return
         before = self.changes_made()
         try:
             result = handle(params)
@@ -103,7 +123,7 @@ class Dispatcher:
             self.outbox.error(msg_id, error.code, error.message, error.data)
         except Exception as error:  # the handlers map every error; this is a last resort
             log.exception("request %r failed", msg_id)
-            self.outbox.error(msg_id, INTERNAL_ERROR, f"internal error: {error}")
+            self.outbox.error(msg_id, INTERNAL_ERROR, f"internal error: {type(error).__name__}")
 
     def _through_pygls(self, data: dict[str, Any], method: Any, is_request: bool) -> None:
         try:
@@ -123,3 +143,53 @@ def _describe(method: Any, error: Exception) -> str:
         details = "; ".join(cattrs.transform_error(cause, path="$"))
         return f"invalid params for {method}: {details}"
     return f"invalid message for {method}: {cause or error}"
+
+
+MAX_DEPTH = 32
+"""How deeply params may nest: free-form values (metadata, messages, settings) are
+stored and searched later, so a value too deep to read back must be refused up front."""
+
+_ID = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,15}(?![0-9.eE])|"(?:[^"\\]|\\.){0,200}")')
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> str | None:
+    """Where ``value`` nests deeper than ``limit`` (a JSON path), or None."""
+    stack: list[tuple[Any, str, int]] = [(value, "$", 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, dict):
+            children = [(v, f"{path}.{k}") for k, v in item.items()]
+        elif isinstance(item, list):
+            children = [(v, f"{path}[{i}]") for i, v in enumerate(item)]
+        else:
+            continue
+        if depth >= limit:
+            return f"`{path}` nests deeper than {limit} levels"
+        stack.extend((child, child_path, depth + 1) for child, child_path in children)
+    return None
+
+
+def _valid_id(msg_id: Any) -> int | str | None:
+    """A JSON-RPC id we can answer with: an integer or a string (not a bool or a float)."""
+    if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+        return None
+    return msg_id
+
+
+def _id_in(body: bytes) -> int | str | None:
+    """The id of a message that cannot be decoded, when it can still be made out."""
+    found = _ID.search(body)
+    if found is None:
+        return None
+    try:
+        return _valid_id(msgspec.json.decode(found.group(1).decode("utf-8", "replace")))
+    except (msgspec.DecodeError, ValueError):
+        return None
+
+
+def _parse_problem(error: Exception) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return "parse error: the message is not valid UTF-8"
+    if isinstance(error, RecursionError):
+        return "parse error: the message nests too deeply"
+    return f"parse error: {error}"

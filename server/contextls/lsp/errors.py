@@ -42,4 +42,7 @@ def to_jsonrpc(error: BaseException) -> JsonRpcException:
         # our codes keep out of (see ``ErrorCode``).
         return JsonRpcException(message=error.message, code=int(error.code))
     log.exception("internal error", exc_info=error)
-    return JsonRpcInternalError(message=f"internal error: {type(error).__name__}: {error}")
+    # The details (and any local path in them) go to the log, not to the client.
+    return JsonRpcInternalError(
+        message=f"internal error ({type(error).__name__}); the server's log has the details"
+    )

@@ -28,6 +28,8 @@ from contextls.protocol import ErrorCode
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 256 * 1024 * 1024
+MAX_HEADER_LINE = 8 * 1024
+"""A header line longer than this is refused (and skipped to its end) without being kept."""
 
 _encoder = msgspec.json.Encoder()
 
@@ -146,6 +148,10 @@ class FrameReader:
         """Of the body being read; None while reading headers."""
         self._header_length: int | None = None
         self._header_bad = False
+        self._scanned = 0
+        """How much of the buffer is known to hold no newline (each byte is scanned once)."""
+        self._skipping = False
+        """Dropping an over-long header line until its newline."""
 
     @property
     def inside_a_message(self) -> bool:
@@ -160,12 +166,23 @@ class FrameReader:
             while True:
                 length = self._length
                 if length is None:
-                    end = buffer.find(b"\n", start)
+                    end = buffer.find(b"\n", max(start, self._scanned))
                     if end < 0:
+                        self._scanned = len(buffer)
+                        if len(buffer) - start > MAX_HEADER_LINE:
+                            self._refuse_long_header()
+                            start = self._scanned = len(buffer)
                         break
+                    self._scanned = 0
                     line = bytes(buffer[start : end + 1])
                     start = end + 1
-                    self._header_line(line)
+                    if self._skipping:
+                        self._skipping = False  # the end of the over-long line
+                    elif len(line) > MAX_HEADER_LINE:
+                        self._refuse_long_header()
+                        self._skipping = False
+                    else:
+                        self._header_line(line)
                     continue
                 if len(buffer) - start < length:
                     break
@@ -178,6 +195,19 @@ class FrameReader:
                     log.exception("handling a message failed")
         finally:
             del buffer[:start]
+            self._scanned = max(0, self._scanned - start)
+
+    def _refuse_long_header(self) -> None:
+        """Say so once, and drop the line up to its newline (the frame it began is lost)."""
+        if not self._skipping:
+            self._skipping = True
+            self._header_length, self._header_bad = None, False
+            self._outbox.error(
+                None,
+                ErrorCodes.ParseError,
+                f"parse error: a header line longer than {MAX_HEADER_LINE:,} bytes; "
+                "skipped to its end",
+            )
 
     def _header_line(self, line: bytes) -> None:
         if line not in (b"\r\n", b"\n"):
