@@ -169,9 +169,15 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> str | None:
     return None
 
 
+MAX_ID = 2**53 - 1
+"""Integer ids beyond this cannot round-trip through a JavaScript client."""
+
+
 def _valid_id(msg_id: Any) -> int | str | None:
     """A JSON-RPC id we can answer with: an integer or a string (not a bool or a float)."""
-    if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+    if isinstance(msg_id, str):
+        return msg_id
+    if isinstance(msg_id, bool) or not isinstance(msg_id, int) or abs(msg_id) > MAX_ID:
         return None
     return msg_id
 
