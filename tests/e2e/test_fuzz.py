@@ -202,10 +202,10 @@ def fuzz(server: RawStdio, fuzzer: Fuzzer, count: int) -> None:
         body, expect_id, method = fuzzer.message(msg_id)
         status_request = {"jsonrpc": "2.0", "id": status_id, "method": "contextls/status"}
         server.write(framed(body) + framed(json.dumps(status_request).encode()))
-        read_until(lambda: status_id in answers)
+        read_until(lambda wanted=status_id: wanted in answers)
         if expect_id is not None:
             # prepareConversation is answered from a task: it may follow the status.
-            read_until(lambda: msg_id in answers)
+            read_until(lambda wanted=msg_id: wanted in answers)
         status = answers.pop(status_id)
         assert len(status) == 1 and "result" in status[0], (n, body[:200], status)
         mine = answers.pop(msg_id, [])
