@@ -37,7 +37,10 @@ def parser() -> argparse.ArgumentParser:
         "--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)"
     )
     parser.add_argument(
-        "--tcp", metavar="HOST:PORT", type=_loopback, help="listen on a loopback address instead"
+        "--tcp",
+        metavar="HOST:PORT",
+        type=_loopback,
+        help="listen on a loopback address instead (a development aid: no authentication)",
     )
     parser.add_argument(
         "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]

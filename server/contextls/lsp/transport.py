@@ -155,7 +155,12 @@ def serve_tcp(server: ContextServer, host: str, port: int) -> int:
 
         listener = await loop.create_server(accept, host, port)
         bound = ", ".join(str(sock.getsockname()) for sock in listener.sockets)
-        print(f"contextls listening on {bound}", file=sys.stderr, flush=True)
+        print(
+            f"contextls listening on {bound} (a development aid: no authentication, "
+            "the first local process to connect is served)",
+            file=sys.stderr,
+            flush=True,
+        )
         async with listener:
             protocol = await connected
             try:
