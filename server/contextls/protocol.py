@@ -12,8 +12,9 @@ folder.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
-from typing import Annotated, Any, Final, Literal, get_args
+from typing import Annotated, Any, Final, Generic, Literal, TypeVar, get_args
 
 import msgspec
 from msgspec import Meta, Struct
@@ -24,6 +25,8 @@ __all__ = [
     "ErrorCode",
     "Method",
     "Notification",
+    "Request",
+    "Requests",
 ]
 
 
@@ -379,21 +382,44 @@ class Notification:
     DID_EVICT: Final = "contextls/didEvict"
 
 
+P = TypeVar("P", bound=Wire)
+R = TypeVar("R", bound=Wire)
+
+
+@dataclass(frozen=True, slots=True)
+class Request(Generic[P, R]):
+    """A request as clients call it: its method, params type and result type."""
+
+    method: str
+    params: type[P]
+    result: type[R]
+
+
+class Requests:
+    """Every request, typed (``client.call(Requests.STATUS, StatusParams())``)."""
+
+    ADD_REGION: Final = Request(Method.ADD_REGION, AddRegionParams, AddResult)
+    ADD_FILE: Final = Request(Method.ADD_FILE, AddFileParams, AddResult)
+    ADD_SYMBOL: Final = Request(Method.ADD_SYMBOL, AddSymbolParams, AddResult)
+    ADD_TEXT: Final = Request(Method.ADD_TEXT, AddTextParams, AddResult)
+    REMOVE: Final = Request(Method.REMOVE, RemoveParams, RemoveResult)
+    PIN: Final = Request(Method.PIN, PinParams, PinResult)
+    CLEAR: Final = Request(Method.CLEAR, ClearParams, ClearResult)
+    LIST: Final = Request(Method.LIST, ListParams, ListResult)
+    RENDER: Final = Request(Method.RENDER, RenderParams, RenderResult)
+    STATUS: Final = Request(Method.STATUS, StatusParams, Status)
+    SEARCH: Final = Request(Method.SEARCH, SearchParams, SearchResult)
+    RESTORE: Final = Request(Method.RESTORE, RestoreParams, RestoreResult)
+    COUNT_TOKENS: Final = Request(Method.COUNT_TOKENS, CountTokensParams, CountTokensResult)
+    PREPARE_CONVERSATION: Final = Request(
+        Method.PREPARE_CONVERSATION, PrepareConversationParams, PrepareConversationResult
+    )
+
+
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {
-    Method.ADD_REGION: (AddRegionParams, AddResult),
-    Method.ADD_FILE: (AddFileParams, AddResult),
-    Method.ADD_SYMBOL: (AddSymbolParams, AddResult),
-    Method.ADD_TEXT: (AddTextParams, AddResult),
-    Method.REMOVE: (RemoveParams, RemoveResult),
-    Method.PIN: (PinParams, PinResult),
-    Method.CLEAR: (ClearParams, ClearResult),
-    Method.LIST: (ListParams, ListResult),
-    Method.RENDER: (RenderParams, RenderResult),
-    Method.STATUS: (StatusParams, Status),
-    Method.SEARCH: (SearchParams, SearchResult),
-    Method.RESTORE: (RestoreParams, RestoreResult),
-    Method.COUNT_TOKENS: (CountTokensParams, CountTokensResult),
-    Method.PREPARE_CONVERSATION: (PrepareConversationParams, PrepareConversationResult),
+    request.method: (request.params, request.result)
+    for request in vars(Requests).values()
+    if isinstance(request, Request)
 }
 """Every request: method name -> (params type, result type)."""
 

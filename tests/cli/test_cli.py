@@ -22,6 +22,7 @@ from contextls.protocol import (
     PinResult,
     RemoveResult,
     RenderResult,
+    Requests,
     RestoreResult,
     SearchResult,
     Status,
@@ -365,9 +366,9 @@ async def test_library_drives_contextls_serve(executable: str, tmp_path: Path) -
     client = ContextlsClient([executable, "serve", "--stdio"], request_timeout=30)
     async with client:
         await client.initialize(tmp_path, {"storage": ":memory:", "maxItems": 1})
-        await client.add_text(AddTextParams(content="first"))
-        result = await client.add_text(AddTextParams(content="second"))
-        status = await client.status(StatusParams())
+        await client.call(Requests.ADD_TEXT, AddTextParams(content="first"))
+        result = await client.call(Requests.ADD_TEXT, AddTextParams(content="second"))
+        status = await client.call(Requests.STATUS, StatusParams())
     assert [item.id for item in result.evicted] == ["ctx-1"]
     assert status.item_count == 1 and status.max_items == 1
     assert [item.id for notice in client.evictions() for item in notice.items] == ["ctx-1"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from contextls.protocol import AddTextParams, ErrorCode, Settings, Status, StatusParams
+from contextls.protocol import AddTextParams, ErrorCode, Requests, Settings, Status, StatusParams
 from contextls_client import ContextlsClient, ContextlsError, ServerGoneError
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
@@ -37,7 +37,7 @@ async def test_settings_struct_becomes_camel_case_options(tmp_path: Path) -> Non
 async def test_results_decode_into_protocol_structs(tmp_path: Path) -> None:
     async with fake_client() as client:
         await client.initialize(tmp_path)
-        status = await client.status(StatusParams())
+        status = await client.call(Requests.STATUS, StatusParams())
     assert isinstance(status, Status)
     assert status.max_tokens == 8000
     assert client.latest_status == status
@@ -47,9 +47,9 @@ async def test_error_response_raises_with_code_and_message(tmp_path: Path) -> No
     async with fake_client() as client:
         await client.initialize(tmp_path)
         with pytest.raises(ContextlsError) as caught:
-            await client.add_text(AddTextParams(content="refuse"))
+            await client.call(Requests.ADD_TEXT, AddTextParams(content="refuse"))
         # The connection survives a refusal.
-        assert (await client.status(StatusParams())).revision == 1
+        assert (await client.call(Requests.STATUS, StatusParams())).revision == 1
     assert caught.value.error_code is ErrorCode.ITEM_TOO_LARGE
     assert "budget is 5" in str(caught.value)
 
@@ -60,7 +60,7 @@ async def test_notifications_after_the_response_are_collected_by_shutdown(
     client = fake_client()
     async with client:
         await client.initialize(tmp_path)
-        result = await client.add_text(AddTextParams(content="new"))
+        result = await client.call(Requests.ADD_TEXT, AddTextParams(content="new"))
     assert [item.id for item in result.evicted] == ["ctx-1"]
     evictions = client.evictions()
     assert [item.id for notice in evictions for item in notice.items] == ["ctx-1"]
@@ -87,7 +87,7 @@ async def test_crash_fails_the_pending_request_with_stderr(tmp_path: Path) -> No
         with pytest.raises(ServerGoneError) as caught:
             await client.request("test/crash", None, None)
         with pytest.raises(ServerGoneError):
-            await client.status(StatusParams())
+            await client.call(Requests.STATUS, StatusParams())
     assert "exit code 3" in caught.value.reason
     assert "exploding on purpose" in caught.value.stderr_tail
 

@@ -4,7 +4,7 @@
 >>> async def window_tokens(root: str) -> int:
 ...     async with ContextlsClient() as client:
 ...         await client.initialize(root)
-...         return (await client.status(StatusParams())).tokens
+...         return (await client.call(Requests.STATUS, StatusParams())).tokens
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Typical use::
 
     async with ContextlsClient() as client:
         await client.initialize(Path.cwd(), {"maxTokens": 4000})
-        status = await client.status(StatusParams())
+        status = await client.call(Requests.STATUS, StatusParams())
     # leaving the block sends shutdown + exit and waits for the process
 """
 
@@ -30,40 +30,19 @@ import msgspec
 from lsprotocol.types import ErrorCodes
 
 from contextls.protocol import (
-    AddFileParams,
-    AddRegionParams,
-    AddResult,
-    AddSymbolParams,
-    AddTextParams,
-    ClearParams,
-    ClearResult,
-    CountTokensParams,
-    CountTokensResult,
     DidEvictParams,
     ErrorCode,
-    ListParams,
-    ListResult,
-    Method,
     Notification,
-    PinParams,
-    PinResult,
-    PrepareConversationParams,
-    PrepareConversationResult,
-    RemoveParams,
-    RemoveResult,
-    RenderParams,
-    RenderResult,
-    RestoreParams,
-    RestoreResult,
-    SearchParams,
-    SearchResult,
+    Request,
     Settings,
     Status,
-    StatusParams,
+    Wire,
 )
 from contextls_client.framing import FramingError, frame, read_message
 
 ResultT = TypeVar("ResultT")
+P = TypeVar("P", bound=Wire)
+R = TypeVar("R", bound=Wire)
 
 DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-m", "contextls", "serve")
 """The server this client spawns unless told otherwise: the same interpreter's package."""
@@ -375,49 +354,9 @@ class ContextlsClient:
 
     # ------------------------------------------------------------------ typed requests
 
-    async def add_region(self, params: AddRegionParams) -> AddResult:
-        return await self.request(Method.ADD_REGION, params, AddResult)
-
-    async def add_file(self, params: AddFileParams) -> AddResult:
-        return await self.request(Method.ADD_FILE, params, AddResult)
-
-    async def add_symbol(self, params: AddSymbolParams) -> AddResult:
-        return await self.request(Method.ADD_SYMBOL, params, AddResult)
-
-    async def add_text(self, params: AddTextParams) -> AddResult:
-        return await self.request(Method.ADD_TEXT, params, AddResult)
-
-    async def remove(self, params: RemoveParams) -> RemoveResult:
-        return await self.request(Method.REMOVE, params, RemoveResult)
-
-    async def pin(self, params: PinParams) -> PinResult:
-        return await self.request(Method.PIN, params, PinResult)
-
-    async def clear(self, params: ClearParams) -> ClearResult:
-        return await self.request(Method.CLEAR, params, ClearResult)
-
-    async def list_items(self, params: ListParams) -> ListResult:
-        return await self.request(Method.LIST, params, ListResult)
-
-    async def render(self, params: RenderParams) -> RenderResult:
-        return await self.request(Method.RENDER, params, RenderResult)
-
-    async def status(self, params: StatusParams) -> Status:
-        return await self.request(Method.STATUS, params, Status)
-
-    async def search(self, params: SearchParams) -> SearchResult:
-        return await self.request(Method.SEARCH, params, SearchResult)
-
-    async def restore(self, params: RestoreParams) -> RestoreResult:
-        return await self.request(Method.RESTORE, params, RestoreResult)
-
-    async def count_tokens(self, params: CountTokensParams) -> CountTokensResult:
-        return await self.request(Method.COUNT_TOKENS, params, CountTokensResult)
-
-    async def prepare_conversation(
-        self, params: PrepareConversationParams
-    ) -> PrepareConversationResult:
-        return await self.request(Method.PREPARE_CONVERSATION, params, PrepareConversationResult)
+    async def call(self, request: Request[P, R], params: P, *, timeout: float | None = None) -> R:
+        """Send one of the protocol's requests; its result comes back decoded and typed."""
+        return await self.request(request.method, params, request.result, timeout=timeout)
 
     # ------------------------------------------------------------------ internals
 

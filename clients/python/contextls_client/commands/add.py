@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from contextls.protocol import AddFileParams, AddRegionParams, AddResult, ErrorCode
+from contextls.protocol import AddFileParams, AddRegionParams, AddResult, ErrorCode, Requests
 from contextls_client.expand import PlannedAdd, plan_adds
 from contextls_client.human import item_line, plural, tokens, window_line
 from contextls_client.lsp_client import ContextlsError
@@ -104,17 +104,19 @@ async def _send(
 ) -> AddResult:
     uri = planned.path.resolve().as_uri()
     if planned.lines is None:
-        return await session.client.add_file(
-            AddFileParams(workspace=session.workspace, uri=uri, language=language, pin=pin)
+        return await session.client.call(
+            Requests.ADD_FILE,
+            AddFileParams(workspace=session.workspace, uri=uri, language=language, pin=pin),
         )
-    return await session.client.add_region(
+    return await session.client.call(
+        Requests.ADD_REGION,
         AddRegionParams(
             workspace=session.workspace,
             uri=uri,
             range=planned.lines.to_range(),
             language=language,
             pin=pin,
-        )
+        ),
     )
 
 

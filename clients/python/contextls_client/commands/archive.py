@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from contextls.protocol import RestoreParams, SearchParams
+from contextls.protocol import Requests, RestoreParams, SearchParams
 from contextls_client.commands._ids import item_ids
 from contextls_client.human import item_line, window_line
 from contextls_client.session import Invocation
@@ -17,10 +17,11 @@ async def run_search(invocation: Invocation) -> int:
     console = invocation.console
     query = " ".join(args.query).strip()
     async with invocation.session() as session:
-        result = await session.client.search(
+        result = await session.client.call(
+            Requests.SEARCH,
             SearchParams(
                 workspace=session.workspace, query=query, limit=args.limit, kinds=args.kind
-            )
+            ),
         )
     console.json(result)
     if not result.hits:
@@ -46,8 +47,8 @@ async def run_restore(invocation: Invocation) -> int:
     ids = item_ids(args.ids)
     console = invocation.console
     async with invocation.session() as session:
-        result = await session.client.restore(
-            RestoreParams(workspace=session.workspace, ids=ids, pin=args.pin)
+        result = await session.client.call(
+            Requests.RESTORE, RestoreParams(workspace=session.workspace, ids=ids, pin=args.pin)
         )
         console.out(*(f"restored {item_line(item)}" for item in result.items))
         session.evicted(result.evicted)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contextls.protocol import StatusParams
+from contextls.protocol import Requests, StatusParams
 from contextls_client.config_store import (
     WINDOW_SETTINGS,
     ConfigError,
@@ -48,7 +48,9 @@ async def run_config(invocation: Invocation) -> int:
     chosen = store.settings_for(workspace_uri)
     effective = default_settings() | chosen
     async with invocation.session() as session:
-        status = await session.client.status(StatusParams(workspace=session.workspace))
+        status = await session.client.call(
+            Requests.STATUS, StatusParams(workspace=session.workspace)
+        )
     report = ConfigReport(
         workspace=workspace_uri,
         config_file=str(store.path),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from contextls.protocol import AddTextParams, CountTokensParams
+from contextls.protocol import AddTextParams, CountTokensParams, Requests
 from contextls_client.human import item_line, tokens, window_line
 from contextls_client.session import Invocation, UsageError
 
@@ -23,14 +23,15 @@ async def run_add_text(invocation: Invocation) -> int:
     if not content.strip():
         raise UsageError("nothing to add: the text is empty")
     async with invocation.session() as session:
-        result = await session.client.add_text(
+        result = await session.client.call(
+            Requests.ADD_TEXT,
             AddTextParams(
                 workspace=session.workspace,
                 kind=args.kind,
                 content=content,
                 language=args.language,
                 pin=args.pin,
-            )
+            ),
         )
         console.out(f"added {item_line(result.item)}" + (", pinned" if result.item.pinned else ""))
         session.evicted(result.evicted)
@@ -44,8 +45,9 @@ async def run_tokens(invocation: Invocation) -> int:
     console = invocation.console
     text = _read_source(args.source)
     async with invocation.session() as session:
-        result = await session.client.count_tokens(
-            CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding)
+        result = await session.client.call(
+            Requests.COUNT_TOKENS,
+            CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding),
         )
     console.json(result)
     console.out(f"{tokens(result.tokens)} ({result.encoding})")

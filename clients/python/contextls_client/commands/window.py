@@ -10,6 +10,7 @@ from contextls.protocol import (
     PinParams,
     RemoveParams,
     RenderParams,
+    Requests,
     StatusParams,
 )
 from contextls_client.commands._ids import item_id, item_ids
@@ -31,10 +32,13 @@ async def run_ls(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     async with invocation.session() as session:
-        listing = await session.client.list_items(
-            ListParams(workspace=session.workspace, kinds=args.kind, limit=args.limit)
+        listing = await session.client.call(
+            Requests.LIST,
+            ListParams(workspace=session.workspace, kinds=args.kind, limit=args.limit),
         )
-        status = await session.client.status(StatusParams(workspace=session.workspace))
+        status = await session.client.call(
+            Requests.STATUS, StatusParams(workspace=session.workspace)
+        )
     console.json(listing)
     if not listing.items:
         console.out("the window is empty; `contextls add PATH` puts a file in it")
@@ -61,7 +65,8 @@ async def run_show(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     async with invocation.session() as session:
-        rendered = await session.client.render(
+        rendered = await session.client.call(
+            Requests.RENDER,
             RenderParams(
                 workspace=session.workspace,
                 format=args.format,
@@ -69,7 +74,7 @@ async def run_show(invocation: Invocation) -> int:
                 limit=args.limit,
                 max_tokens=args.max_tokens,
                 query=args.query,
-            )
+            ),
         )
     if console.json_mode:
         console.json(rendered)
@@ -90,7 +95,9 @@ async def run_show(invocation: Invocation) -> int:
 async def run_status(invocation: Invocation) -> int:
     console = invocation.console
     async with invocation.session() as session:
-        status = await session.client.status(StatusParams(workspace=session.workspace))
+        status = await session.client.call(
+            Requests.STATUS, StatusParams(workspace=session.workspace)
+        )
     console.json(status)
     console.out(*status_report(status, ascii_only=console.ascii_only))
     return 0
@@ -100,7 +107,9 @@ async def run_rm(invocation: Invocation) -> int:
     ids = item_ids(invocation.args.ids)
     console = invocation.console
     async with invocation.session() as session:
-        result = await session.client.remove(RemoveParams(workspace=session.workspace, ids=ids))
+        result = await session.client.call(
+            Requests.REMOVE, RemoveParams(workspace=session.workspace, ids=ids)
+        )
     console.json(result)
     console.out(f"removed {', '.join(result.removed)}", window_line(result.status))
     return 0
@@ -118,8 +127,8 @@ async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
     target = item_id(invocation.args.id)
     console = invocation.console
     async with invocation.session() as session:
-        result = await session.client.pin(
-            PinParams(workspace=session.workspace, id=target, pinned=pinned)
+        result = await session.client.call(
+            Requests.PIN, PinParams(workspace=session.workspace, id=target, pinned=pinned)
         )
     console.json(result)
     verb = "pinned" if pinned else "unpinned"
@@ -131,8 +140,8 @@ async def run_clear(invocation: Invocation) -> int:
     keep_pinned: bool = invocation.args.keep_pinned
     console = invocation.console
     async with invocation.session() as session:
-        result = await session.client.clear(
-            ClearParams(workspace=session.workspace, keep_pinned=keep_pinned)
+        result = await session.client.call(
+            Requests.CLEAR, ClearParams(workspace=session.workspace, keep_pinned=keep_pinned)
         )
     console.json(result)
     kept = f"; kept {plural(result.status.pinned_count, 'pinned item')}" if keep_pinned else ""
