@@ -25,6 +25,9 @@ from typing import IO, Any
 
 import msgspec
 
+from contextls.framing import FrameParser
+from contextls.framing import frame as frame_body
+
 _encode = msgspec.json.Encoder().encode
 _decode_any = msgspec.json.Decoder().decode
 
@@ -57,18 +60,7 @@ class RpcError(Exception):
 
 
 def frame(payload: dict[str, Any]) -> bytes:
-    body = _encode(payload)
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-
-
-def _content_length(headers: bytes) -> int:
-    if headers.startswith(b"Content-Length: ") and b"\r\n" not in headers:
-        return int(headers[16:])  # the usual single-header frame, without the split
-    for line in headers.split(b"\r\n"):
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            return int(value)
-    raise ValueError(f"frame without Content-Length: {headers!r}")
+    return frame_body(_encode(payload))
 
 
 class _Pipes(asyncio.SubprocessProtocol):
@@ -91,7 +83,8 @@ class RpcClient:
         self.notifications: Counter[str] = Counter()
         self.kept: dict[str, list[Any]] = {}
         self.spawned_ns = 0
-        self._buf = bytearray()
+        self._frames = FrameParser(self._on_body, self._on_framing_error)
+        self._now = 0
         self._pending: dict[int, Handler] = {}
         self._next_id = 1
         self._transport: asyncio.SubprocessTransport | None = None
@@ -163,30 +156,23 @@ class RpcClient:
     # -- wire --------------------------------------------------------------
 
     def _feed(self, data: bytes) -> None:
-        now = time.perf_counter_ns()
-        buf = self._buf
-        buf += data
-        pos = 0
+        self._now = time.perf_counter_ns()
         # Writes made while handling this chunk (pipelined refills, acks) are
         # corked and leave in one syscall at the end.
         self._corked = []
         try:
-            while True:
-                sep = buf.find(b"\r\n\r\n", pos)
-                if sep < 0:
-                    break
-                start = sep + 4
-                end = start + _content_length(bytes(buf[pos:sep]))
-                if len(buf) < end:
-                    break
-                self._dispatch(_decode(buf[start:end]), now)
-                pos = end
+            self._frames.feed(data)
         finally:
             corked, self._corked = self._corked, None
             if corked:
                 self.write(b"".join(corked))
-        if pos:
-            del buf[:pos]
+
+    def _on_body(self, body: bytes) -> None:
+        self._dispatch(_decode(body), self._now)
+
+    @staticmethod
+    def _on_framing_error(problem: str) -> None:
+        raise ValueError(f"the server's output is not framed: {problem}")
 
     def _dispatch(self, msg: Message, now: int) -> None:
         method = msg.method

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shutil
 import subprocess
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from contextls.protocol import ContextItem, ItemSummary, Position, Range, Status
-from contextls_client.arguments import build_parser, serve_arguments
+from contextls_client.arguments import build_parser
 from contextls_client.commands._ids import item_id
 from contextls_client.config_store import ConfigError, ConfigStore, parse_setting
 from contextls_client.expand import SKIPPED_DIRECTORIES, plan_adds
@@ -77,8 +78,17 @@ def test_line_span_covers_through_the_end_of_the_last_line() -> None:
         ([], None),
     ],
 )
-def test_serve_arguments(argv: list[str], expected: list[str] | None) -> None:
-    assert serve_arguments(argv) == expected
+def test_serve_hands_what_argparse_does_not_know_to_the_server(
+    argv: list[str], expected: list[str] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextls_client import cli
+
+    handed: list[list[str]] = []
+    monkeypatch.setattr(cli, "_serve", lambda arguments: handed.append(arguments) or 0)
+    monkeypatch.setattr(cli, "HANDLERS", {})  # other commands must not reach a server here
+    with contextlib.suppress(KeyError, TypeError):  # another command: no handler here
+        cli.main(argv)
+    assert handed == ([] if expected is None else [expected])
 
 
 def test_global_options_work_before_and_after_the_command() -> None:

@@ -20,6 +20,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from contextls.framing import MessageReader
+
 from .conftest import SERVER
 
 TIMEOUT = 20.0
@@ -53,26 +55,16 @@ def notification(method: str, params: Any = None) -> dict[str, Any]:
     return message
 
 
-def read_message(stream: IO[bytes]) -> Any:
+def read_message(messages: MessageReader, stream: IO[bytes]) -> Any:
     """The next framed JSON message of ``stream``, or ``END_OF_OUTPUT`` at its end.
 
-    Raises ValueError (or UnicodeDecodeError) for output that is not a frame.
+    ``messages`` keeps what was read past the message (one per stream).
+    Raises ValueError (FramingError, UnicodeDecodeError) for output that is
+    not a frame.
     """
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return END_OF_OUTPUT
-        if line == b"\r\n":
-            break
-        name, _, value = line.decode("ascii").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    if length is None:
-        raise ValueError("a frame without Content-Length")
-    body = stream.read(length)
-    if len(body) < length:
-        raise ValueError(f"the output ended inside a frame: {body[:200]!r}")
+    body = messages.read(stream)  # type: ignore[arg-type]
+    if body is None:
+        return END_OF_OUTPUT
     try:
         return json.loads(body)
     except ValueError as error:
@@ -82,8 +74,9 @@ def read_message(stream: IO[bytes]) -> Any:
 def read_all_messages(data: bytes) -> list[Any]:
     """Every framed message of a whole output."""
     stream = io.BytesIO(data)
+    reader = MessageReader()
     messages = []
-    while (message := read_message(stream)) is not END_OF_OUTPUT:
+    while (message := read_message(reader, stream)) is not END_OF_OUTPUT:
         messages.append(message)
     return messages
 
@@ -144,10 +137,11 @@ class RawStdio:
     def _read_loop(self) -> None:
         stdout = self.process.stdout
         assert stdout is not None
+        frames = MessageReader()
         try:
             while True:
                 self._gate.wait()
-                message = read_message(stdout)
+                message = read_message(frames, stdout)
                 if message is END_OF_OUTPUT:
                     return
                 self._queue.put(message)

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from contextls.framing import MessageReader
+
 from .conftest import SERVER
 from .rawio import END_OF_OUTPUT, frame, notification, read_message, request
 
@@ -27,13 +29,14 @@ class TcpClient:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.incoming = sock.makefile("rb")
+        self.frames = MessageReader()
 
     def send(self, *messages: dict[str, Any]) -> None:
         self.sock.sendall(b"".join(frame(message) for message in messages))
 
     def receive(self) -> dict[str, Any] | None:
         """The next message, or None when the server closed the connection."""
-        message = read_message(self.incoming)
+        message = read_message(self.frames, self.incoming)
         return None if message is END_OF_OUTPUT else message  # type: ignore[no-any-return]
 
     def answer(self, msg_id: int) -> dict[str, Any]:

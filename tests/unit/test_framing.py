@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from contextls.lsp.framing import MAX_BODY_BYTES, FrameReader, Outbox, frame
+from contextls.framing import MAX_BODY_BYTES, MAX_HEADER_LINE, frame
+from contextls.lsp.framing import FrameReader, Outbox
 from contextls.protocol import CountTokensResult, ErrorCode
 
 
@@ -368,8 +369,6 @@ def test_a_failed_commit_turns_answers_that_report_changes_into_the_storage_erro
 def test_a_200_mb_header_line_is_refused_in_linear_time_and_bounded_memory() -> None:
     import time
 
-    from contextls.lsp.framing import MAX_HEADER_LINE
-
     sink = Sink()
     outbox = Outbox()
     outbox.attach(sink)
@@ -380,7 +379,7 @@ def test_a_200_mb_header_line_is_refused_in_linear_time_and_bounded_memory() -> 
     biggest = 0
     for _ in range(200 * 1024 * 1024 // len(chunk)):
         reader.feed(chunk)
-        biggest = max(biggest, len(reader._buffer))
+        biggest = max(biggest, reader.buffered)
     reader.feed(b"\r\n" + frame(body(1)))  # the line ends; a good frame follows
     took = time.perf_counter() - began
     assert took < 1.0, f"200 MB of one header line took {took:.2f} s"

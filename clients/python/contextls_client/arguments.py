@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import Final, get_args
 
 from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat
 
 PROGRAM: Final = "contextls"
-GLOBAL_OPTIONS_WITH_VALUE: Final = frozenset({"--workspace", "-w", "--storage"})
-GLOBAL_FLAGS: Final = frozenset({"--json"})
 TEXT_KINDS: Final = ("text", "error", "repl-history", "custom")
 
 DESCRIPTION: Final = """\
@@ -169,22 +166,3 @@ def build_parser() -> argparse.ArgumentParser:
     unset_parser = actions.add_parser("unset", help="back to the default", parents=common)
     unset_parser.add_argument("key", metavar="KEY")
     return parser
-
-
-def serve_arguments(argv: Sequence[str]) -> list[str] | None:
-    """The arguments after ``serve`` when the command is ``serve``, else None.
-
-    ``serve`` hands everything after it to the server untouched (``--stdio``,
-    ``--help``), which argparse cannot do for a subcommand, so it is picked
-    out before parsing.
-    """
-    index = 0
-    while index < len(argv):
-        token = argv[index]
-        if token in GLOBAL_OPTIONS_WITH_VALUE:
-            index += 2
-        elif token in GLOBAL_FLAGS or token.split("=", 1)[0] in GLOBAL_OPTIONS_WITH_VALUE:
-            index += 1
-        else:
-            return list(argv[index + 1 :]) if token == "serve" else None
-    return None

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from contextls_client.arguments import PROGRAM, build_parser, serve_arguments
+from contextls_client.arguments import PROGRAM, build_parser
 from contextls_client.commands import HANDLERS
 from contextls_client.commands.text import UnreadableInput
 from contextls_client.config_store import ConfigError, ConfigStore
@@ -35,13 +35,15 @@ LOCAL_FAILURE_CODE: Final = 0
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns (and, as a console script, exits with) its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    server_arguments = serve_arguments(arguments)
-    if server_arguments is not None:
-        return _serve(server_arguments)
-
     parser = build_parser()
     try:
-        args = parser.parse_args(arguments)
+        # `serve` hands what argparse does not know (--stdio, --tcp, --help) to the
+        # server; every other command takes only its own arguments.
+        args, extra = parser.parse_known_args(arguments)
+        if args.command == "serve":
+            return _serve(extra)
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
         return int(exit_request.code or 0)
     if args.command is None:

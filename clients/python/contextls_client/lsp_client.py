@@ -29,6 +29,7 @@ from typing import Any, Final, TypeVar
 import msgspec
 from lsprotocol.types import ErrorCodes
 
+from contextls.framing import FramingError, MessageReader, frame
 from contextls.protocol import (
     DidEvictParams,
     ErrorCode,
@@ -38,7 +39,6 @@ from contextls.protocol import (
     Status,
     Wire,
 )
-from contextls_client.framing import FramingError, frame, read_message
 
 ResultT = TypeVar("ResultT")
 P = TypeVar("P", bound=Wire)
@@ -381,7 +381,8 @@ class ContextlsClient:
         assert self._process is not None and self._process.stdout is not None
         reader = self._process.stdout
         try:
-            while (body := await read_message(reader)) is not None:
+            messages = MessageReader()
+            while (body := await messages.read_async(reader)) is not None:
                 await self._dispatch(msgspec.json.decode(body, type=_Incoming))
             reason = "the server closed its output"
         except (FramingError, msgspec.DecodeError) as error:

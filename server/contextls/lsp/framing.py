@@ -23,19 +23,13 @@ from typing import Any
 import msgspec
 from lsprotocol.types import ErrorCodes
 
+from contextls.framing import FrameParser, frame
 from contextls.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 256 * 1024 * 1024
-MAX_HEADER_LINE = 8 * 1024
-"""A header line longer than this is refused (and skipped to its end) without being kept."""
 
 _encoder = msgspec.json.Encoder()
-
-
-def frame(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
 
 
 class Outbox:
@@ -98,7 +92,7 @@ class Outbox:
         # The usual case, spliced rather than encoded through a dict: a third
         # less time for a typical answer.
         body = b'{"jsonrpc":"2.0","id":%d,"result":%b}' % (msg_id, _encoder.encode(result))
-        self.write(b"Content-Length: %d\r\n\r\n%b" % (len(body), body))
+        self.write(frame(body))
 
     def error(self, msg_id: Any, code: int, message: str, data: Any = None) -> None:
         error: dict[str, Any] = {"code": code, "message": message}
@@ -132,98 +126,22 @@ class Outbox:
             self._sink(data)
 
 
-class FrameReader:
-    """Content-Length frames out of a byte stream that arrives in chunks of any size.
+class FrameReader(FrameParser):
+    """The shared ``FrameParser``, answering what it cannot frame with a parse error.
 
-    Push-based, so the transport can hand every complete frame of a chunk to
-    ``handle`` in the loop turn that read it, and write all their answers at
-    the end of that same turn (see ``transport.FrameProtocol``).
+    The transport hands every complete frame of a read to ``handle`` in the
+    loop turn that read it, and writes all their answers at the end of that
+    same turn (see ``transport.FrameProtocol``).
     """
 
     def __init__(self, handle: Callable[[bytes], None], outbox: Outbox) -> None:
-        self._handle = handle
-        self._outbox = outbox
-        self._buffer = bytearray()
-        self._length: int | None = None
-        """Of the body being read; None while reading headers."""
-        self._header_length: int | None = None
-        self._header_bad = False
-        self._scanned = 0
-        """How much of the buffer is known to hold no newline (each byte is scanned once)."""
-        self._skipping = False
-        """Dropping an over-long header line until its newline."""
+        def on_body(body: bytes) -> None:
+            try:
+                handle(body)
+            except Exception:  # the dispatcher answers every failure; the rest goes on
+                log.exception("handling a message failed")
 
-    @property
-    def inside_a_message(self) -> bool:
-        """True when the input so far ends inside a frame's body."""
-        return self._length is not None
+        def on_error(problem: str) -> None:
+            outbox.error(None, ErrorCodes.ParseError, f"parse error: {problem}")
 
-    def feed(self, data: bytes) -> None:
-        buffer = self._buffer
-        buffer += data
-        start = 0
-        try:
-            while True:
-                length = self._length
-                if length is None:
-                    end = buffer.find(b"\n", max(start, self._scanned))
-                    if end < 0:
-                        self._scanned = len(buffer)
-                        if len(buffer) - start > MAX_HEADER_LINE:
-                            self._refuse_long_header()
-                            start = self._scanned = len(buffer)
-                        break
-                    self._scanned = 0
-                    line = bytes(buffer[start : end + 1])
-                    start = end + 1
-                    if self._skipping:
-                        self._skipping = False  # the end of the over-long line
-                    elif len(line) > MAX_HEADER_LINE:
-                        self._refuse_long_header()
-                        self._skipping = False
-                    else:
-                        self._header_line(line)
-                    continue
-                if len(buffer) - start < length:
-                    break
-                body = bytes(buffer[start : start + length])
-                start += length
-                self._length = None
-                try:
-                    self._handle(body)
-                except Exception:  # the dispatcher answers every failure; the rest goes on
-                    log.exception("handling a message failed")
-        finally:
-            del buffer[:start]
-            self._scanned = max(0, self._scanned - start)
-
-    def _refuse_long_header(self) -> None:
-        """Say so once, and drop the line up to its newline (the frame it began is lost)."""
-        if not self._skipping:
-            self._skipping = True
-            self._header_length, self._header_bad = None, False
-            self._outbox.error(
-                None,
-                ErrorCodes.ParseError,
-                f"parse error: a header line longer than {MAX_HEADER_LINE:,} bytes; "
-                "skipped to its end",
-            )
-
-    def _header_line(self, line: bytes) -> None:
-        if line not in (b"\r\n", b"\n"):
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                try:
-                    self._header_length = int(value.strip())
-                    self._header_bad = False
-                except ValueError:
-                    self._header_bad = True
-            return
-        length, self._header_length = self._header_length, None
-        bad, self._header_bad = self._header_bad, False
-        if bad or length is None or not 0 <= length <= MAX_BODY_BYTES:
-            self._outbox.error(
-                None, ErrorCodes.ParseError, "parse error: missing or bad Content-Length"
-            )
-            return
-        self._length = length
+        super().__init__(on_body, on_error)
