@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from contextls.protocol import ContextItem
+from contextls.protocol import STORAGE_ENV, ContextItem
 from contextls_client.config_store import ConfigStore
 from contextls_client.console import Console
 from contextls_client.human import eviction_lines
 from contextls_client.lsp_client import ContextlsClient
 
-STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
 IN_MEMORY: Final = ":memory:"
 
 
