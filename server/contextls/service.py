@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -165,7 +166,7 @@ class ContextService:
         store = self._store
         location = store.location if store is not None else "the context database"
         log.error("committing to %s failed: %s", location, error)
-        damage = store.damaged() if store is not None else None
+        damage = store.damaged(deep=True) if store is not None else None
         if damage is not None:
             self._rescue(damage)
             return f"{damage}; the change was not saved"
@@ -173,6 +174,9 @@ class ContextService:
             for workspace in self._workspaces.values():
                 workspace.load()
                 self.listener.status_changed(workspace.status())
+        except sqlite3.DatabaseError as reload_error:
+            # The database cannot even be read back: keep what the windows hold.
+            self._rescue(f"{location} cannot be read back ({reload_error})")
         except Exception:
             log.exception("reloading after a failed commit failed; reopening the store")
             self._store = None

@@ -284,17 +284,26 @@ class Store:
         self._data_version = version
         return changed
 
-    def damaged(self) -> str | None:
+    def damaged(self, deep: bool = False) -> str | None:
         """Why the file under this connection is no longer this database, or None.
 
         SQLite writes the main file only when it checkpoints the WAL, and
         another contextls never changes its header, so a header that is no
         longer SQLite's (garbage written over the file, a truncation) means
         what we commit from now on would be lost. Cheap: a stat, and a 100-byte
-        read only when the stat changed.
+        read only when the stat changed. ``deep`` also runs SQLite's
+        ``quick_check`` (after a failed commit, when time matters less).
         """
         if self.location == MEMORY:
             return None
+        if deep:  # after a failed commit: is the file still a sound database?
+            self._file_signature = None
+            try:
+                problems = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            except sqlite3.DatabaseError as error:
+                problems = str(error)
+            if problems != "ok":
+                return f"{self.location} is damaged ({problems})"
         signature = self._signature()
         if signature == self._file_signature:
             return None

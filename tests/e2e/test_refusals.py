@@ -180,3 +180,18 @@ def test_a_pipelined_mix_of_bad_messages_gets_one_answer_each(server: RawStdio) 
             answers[message["id"]] = message
     assert set(answers) == {81, 82, 83, 84}
     assert "result" in answers[84]
+
+
+def test_a_range_past_the_file_is_refused_even_when_the_whole_file_is_in(
+    server: RawStdio, workspace: Path
+) -> None:
+    (workspace / "whole.py").write_text("one\ntwo\n")
+    uri = (workspace / "whole.py").as_uri()
+    server.result("contextls/addFile", {"uri": uri})
+    before = server.result("contextls/status")["revision"]
+    far = {"line": 1_000_000_000, "character": 0}
+    error = quick_refusal(
+        server, "contextls/addRegion", {"uri": uri, "range": {"start": far, "end": far}}
+    )
+    assert error["code"] == ErrorCode.INVALID_RANGE
+    assert server.result("contextls/status")["revision"] == before

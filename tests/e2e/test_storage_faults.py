@@ -156,3 +156,28 @@ def test_read_only_file_system_serves_reads_and_refuses_changes(
         assert reader.shutdown_and_exit() == 0
     finally:
         _mount("-o", "remount,rw", str(small_disk))
+
+
+def test_garbage_over_the_database_loses_nothing_acknowledged(
+    workspace: Path, tmp_path: Path, started: list[RawStdio]
+) -> None:
+    storage = tmp_path / "context.sqlite3"
+    server = start(workspace, storage, started)
+    contents = [f"acknowledged {n}" for n in range(40)]
+    for content in contents:
+        server.result("contextls/addText", {"content": content})
+    # Somebody writes over the file while the server runs.
+    with open(storage, "r+b") as file:
+        file.write(os.urandom(64 * 1024))
+    status = server.result("contextls/status")  # the next request notices
+    assert status["itemCount"] == 40
+    warnings = [
+        m["params"]["message"] for m in server.seen if m.get("method") == "window/showMessage"
+    ]
+    assert any("overwritten" in warning for warning in warnings), warnings
+    server.result("contextls/addText", {"content": "after the damage"})
+    assert server.shutdown_and_exit() == 0
+    assert list(tmp_path.glob("context.sqlite3.damaged-*"))
+    again = start(workspace, storage, started)
+    listed = [item["content"] for item in again.result("contextls/list")["items"]]
+    assert listed == [*contents, "after the damage"]
