@@ -373,3 +373,28 @@ async def test_library_drives_contextls_serve(executable: str, tmp_path: Path) -
     assert status.item_count == 1 and status.max_items == 1
     assert [item.id for notice in client.evictions() for item in notice.items] == ["ctx-1"]
     assert client.latest_status is not None
+
+
+def test_stdin_that_is_not_utf8_is_added_with_a_note_not_a_traceback(cli: Cli) -> None:
+    import subprocess
+
+    for command in (["add-text", "--kind", "error"], ["tokens", "-"]):
+        run = subprocess.run(
+            [cli.executable, "--workspace", str(cli.workspace), *command],
+            input=b"Error: caf\xe9\n",
+            env=cli.env,
+            capture_output=True,
+            timeout=60,
+        )
+        assert run.returncode == 0, run.stderr
+        assert b"not valid UTF-8" in run.stderr and b"Traceback" not in run.stderr
+    listed = cli("ls", "--json").decode(ListResult)
+    assert listed.items[0].content == "Error: caf\ufffd\n"
+
+
+def test_small_edges_version_empty_search_and_code_text(cli: Cli) -> None:
+    assert cli("--version").stdout.startswith("contextls ")
+    empty = cli("search", "", code=2)
+    assert "give words to search for" in empty.stderr and "msgspec" not in empty.stderr
+    added = cli("add-text", "--kind", "code", "x = 1", "--json").decode(AddResult)
+    assert added.item.kind == "code"

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Final, get_args
 
+from contextls import __version__
 from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat
 
 PROGRAM: Final = "contextls"
-TEXT_KINDS: Final = ("text", "error", "repl-history", "custom")
+TEXT_KINDS: Final = tuple(kind for kind in ITEM_KINDS if kind != "file")
 
 DESCRIPTION: Final = """\
 Keep the LLM context of a workspace: mark files and line ranges, see the
@@ -85,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_global_options(inside_subcommand=False)],
     )
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = [_global_options(inside_subcommand=True)]
 

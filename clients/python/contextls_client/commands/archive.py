@@ -7,7 +7,7 @@ import time
 from contextls.protocol import Requests, RestoreParams, SearchParams
 from contextls_client.commands._ids import item_ids
 from contextls_client.human import item_line, window_line
-from contextls_client.session import Invocation
+from contextls_client.session import Invocation, UsageError
 
 SNIPPET_WIDTH = 160
 
@@ -16,6 +16,8 @@ async def run_search(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     query = " ".join(args.query).strip()
+    if not query:
+        raise UsageError("give words to search for: contextls search WORDS")
     async with invocation.session() as session:
         result = await session.client.call(
             Requests.SEARCH,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from contextls.protocol import AddTextParams, CountTokensParams, Requests
@@ -19,7 +20,7 @@ class UnreadableInput(Exception):
 async def run_add_text(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
-    content = _text_argument_or_stdin(args.text)
+    content = _text_argument_or_stdin(args.text, console.note)
     if not content.strip():
         raise UsageError("nothing to add: the text is empty")
     async with invocation.session() as session:
@@ -43,7 +44,7 @@ async def run_add_text(invocation: Invocation) -> int:
 async def run_tokens(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
-    text = _read_source(args.source)
+    text = _read_source(args.source, console.note)
     async with invocation.session() as session:
         result = await session.client.call(
             Requests.COUNT_TOKENS,
@@ -54,17 +55,27 @@ async def run_tokens(invocation: Invocation) -> int:
     return 0
 
 
-def _text_argument_or_stdin(text: str | None) -> str:
+def _text_argument_or_stdin(text: str | None, note: Callable[[str], None]) -> str:
     if text is not None and text != STDIN:
         return text
     if text is None and sys.stdin.isatty():
         raise UsageError("give the text as an argument, or pipe it in: ... | contextls add-text")
-    return sys.stdin.read()
+    return _read_stdin(note)
 
 
-def _read_source(source: str) -> str:
+def _read_stdin(note: Callable[[str], None]) -> str:
+    """Standard input as text; bytes that are not UTF-8 become U+FFFD, and we say so."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        note("the input is not valid UTF-8: the bytes that are not were replaced by U+FFFD")
+        return data.decode("utf-8", errors="replace")
+
+
+def _read_source(source: str, note: Callable[[str], None]) -> str:
     if source == STDIN:
-        return sys.stdin.read()
+        return _read_stdin(note)
     path = Path(source)
     try:
         data = path.read_bytes()
