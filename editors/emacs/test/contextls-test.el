@@ -296,6 +296,28 @@
        (lambda () (eq (overlay-get (car (gethash "ctx-1" contextls--overlays)) 'face)
                       'contextls-stale-region))))))
 
+(ert-deftest contextls-test-overlays-follow-merges-and-restores ()
+  (contextls-test--with-workspace
+      '(("m.py" . "one = 1\ntwo = 2\nthree = 3\nfour = 4\nfive = 5\n"))
+    (let ((contextls-settings '(:maxItems 2)))
+      (with-current-buffer (find-file-noselect (expand-file-name "m.py"))
+        (contextls-test--select-line 1)
+        (contextls-add-region (region-beginning) (region-end))
+        (contextls-test--select-line 2)
+        ;; Lines 1 and 2 touch: the server merges them into one item.
+        (let ((merged (contextls-add-region (region-beginning) (region-end))))
+          (contextls-test--wait
+           (lambda () (and (null (gethash "ctx-1" contextls--overlays))
+                           (gethash (plist-get merged :id) contextls--overlays))))
+          (let ((overlay (car (gethash (plist-get merged :id) contextls--overlays))))
+            (should (= (overlay-start overlay) (point-min)))
+            (should (= (line-number-at-pos (overlay-end overlay)) 3))))
+        (contextls-add-text "first")
+        (contextls-add-text "second")  ; the merged region is evicted...
+        (contextls-test--wait (lambda () (zerop (hash-table-count contextls--overlays))))
+        (contextls-restore "ctx-2")    ; ...and comes back, highlighted again
+        (contextls-test--wait (lambda () (gethash "ctx-2" contextls--overlays)))))))
+
 ;;; The inspector
 
 (ert-deftest contextls-test-inspector-pin-remove-and-visit ()
