@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from contextls.framing import MessageReader
+from contextls.framing import frame as frame_body
 
 from .conftest import SERVER
 
@@ -37,8 +38,7 @@ class Garbled:
 
 
 def frame(message: Any) -> bytes:
-    body = json.dumps(message, ensure_ascii=False).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return frame_body(json.dumps(message, ensure_ascii=False).encode())
 
 
 def request(msg_id: Any, method: str, params: Any = None) -> dict[str, Any]:
@@ -229,10 +229,8 @@ class RawStdio:
     def warm_up(self) -> None:
         """Load the tokenizer without touching the store.
 
-        The first change otherwise takes a fraction of a second, which makes
-        its burst old enough to be committed right after its answer; after
-        this, a few quick requests leave their burst open for SETTLE (25 ms),
-        so what a test does next happens before the group commit.
+        The first change otherwise spends a fraction of a second loading the
+        encoding, which would blur what a test times or races against.
         """
         self.result("contextls/countTokens", {"text": "warm up"})
 

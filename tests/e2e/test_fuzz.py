@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from contextls.framing import frame
+
 from .rawio import RawServers, RawStdio
 
 FIXED_SEED = 20261122
@@ -182,10 +184,6 @@ def server(workspace: Path, storage: Path) -> Iterator[RawStdio]:
     started.close_all()
 
 
-def framed(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
-
-
 def fuzz(server: RawStdio, fuzzer: Fuzzer, count: int) -> None:
     revision = server.result("contextls/status")["revision"]
     answers: dict[Any, list[dict[str, Any]]] = {}
@@ -201,7 +199,7 @@ def fuzz(server: RawStdio, fuzzer: Fuzzer, count: int) -> None:
         status_id = msg_id + 1
         body, expect_id, method = fuzzer.message(msg_id)
         status_request = {"jsonrpc": "2.0", "id": status_id, "method": "contextls/status"}
-        server.write(framed(body) + framed(json.dumps(status_request).encode()))
+        server.write(frame(body) + frame(json.dumps(status_request).encode()))
         read_until(lambda wanted=status_id: wanted in answers)
         if expect_id is not None:
             # prepareConversation is answered from a task: it may follow the status.

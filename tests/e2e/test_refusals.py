@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from contextls.framing import frame
 from contextls.protocol import ErrorCode
 
 from .rawio import RawServers, RawStdio
@@ -93,7 +94,7 @@ def test_relative_and_nul_uris_are_invalid_params(server: RawStdio, uri: str, wo
 
 def test_bytes_that_are_not_utf8_get_a_parse_error_with_the_id(server: RawStdio) -> None:
     body = b'{"jsonrpc":"2.0","id":71,"method":"contextls/addText","params":{"content":"a\xff"}}'
-    server.write(b"Content-Length: %d\r\n\r\n%b" % (len(body), body))
+    server.write(frame(body))
     reply = server.reply_to(71)
     assert reply["error"]["code"] == PARSE_ERROR and "UTF-8" in reply["error"]["message"]
     unchanged(server)
@@ -106,7 +107,7 @@ def test_deep_params_are_refused_before_any_change(server: RawStdio, depth: int)
         b'{"jsonrpc":"2.0","id":72,"method":"contextls/addText",'
         b'"params":{"content":"x","metadata":{"deep":' + nested + b"}}}"
     )
-    server.write(b"Content-Length: %d\r\n\r\n%b" % (len(body), body))
+    server.write(frame(body))
     reply = server.reply_to(72)
     assert reply["error"]["code"] in (PARSE_ERROR, INVALID_PARAMS), reply
     unchanged(server)
@@ -130,7 +131,7 @@ def test_prepare_conversation_refuses_bad_ids_like_every_request(
         ("contextls/status", "{}"),
     ):
         body = (f'{{"jsonrpc":"2.0","id":{bad_id},"method":"{method}","params":{params}}}').encode()
-        server.write(b"Content-Length: %d\r\n\r\n%b" % (len(body), body))
+        server.write(frame(body))
         reply = server.read()
         assert reply.get("id") is None and reply["error"]["code"] == INVALID_REQUEST, reply
 
@@ -171,7 +172,7 @@ def test_a_pipelined_mix_of_bad_messages_gets_one_answer_each(server: RawStdio) 
         b'{"jsonrpc":"2.0","id":83,"method":"contextls/addFile","params":{"uri":"file:x"}}',
         b'{"jsonrpc":"2.0","id":84,"method":"contextls/status"}',
     ]
-    server.write(b"".join(b"Content-Length: %d\r\n\r\n%b" % (len(b), b) for b in bad))
+    server.write(b"".join(frame(b) for b in bad))
     answers = {}
     while len(answers) < 4:
         message = server.read()

@@ -28,14 +28,8 @@ def region(
     symbol: str | None = None,
     symbol_kind: str | int | None = None,
 ) -> Candidate:
-    meta = {
-        **(metadata or {}),
-        "uri": uri,
-        "path": path,
-        "startLine": lines[0],
-        "endLine": lines[1],
-        "language": _language(language, metadata, path),
-    }
+    meta = _from_file(uri, path, language, metadata)
+    meta["startLine"], meta["endLine"] = lines
     if symbol is not None:
         meta["symbol"] = symbol
         meta["symbolKind"] = symbol_kind
@@ -50,13 +44,7 @@ def file(
     metadata: Metadata | None = None,
     pin: bool = False,
 ) -> Candidate:
-    meta = {
-        **(metadata or {}),
-        "uri": uri,
-        "path": path,
-        "language": _language(language, metadata, path),
-    }
-    return Candidate("file", content, _compact(meta), pin)
+    return Candidate("file", content, _compact(_from_file(uri, path, language, metadata)), pin)
 
 
 def text(
@@ -72,6 +60,16 @@ def text(
     if language:
         meta["language"] = language
     return Candidate(kind, content, meta, pin)
+
+
+def _from_file(uri: str, path: str, language: str | None, metadata: Metadata | None) -> Metadata:
+    """The client's metadata, then ours (which win): where the text comes from."""
+    return {
+        **(metadata or {}),
+        "uri": uri,
+        "path": path,
+        "language": _language(language, metadata, path),
+    }
 
 
 def _language(language: str | None, metadata: Metadata | None, path: str) -> str | None:
