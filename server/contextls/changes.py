@@ -9,6 +9,7 @@ request runs. The write burst (``burst``) commits and announces.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from contextls.core.items import Item
 from contextls.core.window import AddOutcome, Eviction
@@ -25,6 +26,8 @@ class Change:
     evictions: list[Eviction] = field(default_factory=list)
     mutated: bool = False
     """The window changed (if only an item's flags): the revision moves on."""
+    settings: dict[str, Any] | None = None
+    """The window's new chosen settings, to save with it."""
 
     def touch(self, item: Item) -> None:
         self.mutated = True

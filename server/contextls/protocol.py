@@ -210,6 +210,51 @@ class CountTokensParams(WorkspaceParams, kw_only=True):
     encoding: Encoding | None = None
 
 
+class ServerInfoParams(WorkspaceParams, kw_only=True):
+    pass
+
+
+class RefreshParams(WorkspaceParams, kw_only=True):
+    ids: IdList | None = None
+    """Items to re-read from their files; omitted: every stale item."""
+
+
+MaxItems = Annotated[int, Meta(ge=1, le=1000)]
+MaxTokens = Annotated[int, Meta(ge=1, le=10_000_000)]
+MaxFileBytes = Annotated[int, Meta(ge=1)]
+WindowSettingName = Literal["maxItems", "maxTokens", "encoding", "evictionPolicy", "maxFileBytes"]
+
+
+class WindowSettings(Wire):
+    """The settings of one workspace window, stored with it (every client sees the same)."""
+
+    max_items: MaxItems = 50
+    max_tokens: MaxTokens = 8000
+    encoding: Encoding = "o200k_base"
+    eviction_policy: EvictionPolicy = "fifo"
+    max_file_bytes: MaxFileBytes = 1_000_000
+
+
+class WindowSettingsChange(Wire):
+    """The window settings to change; a key left out (or null) keeps its value."""
+
+    max_items: MaxItems | None = None
+    max_tokens: MaxTokens | None = None
+    encoding: Encoding | None = None
+    eviction_policy: EvictionPolicy | None = None
+    max_file_bytes: MaxFileBytes | None = None
+
+
+class ConfigureParams(WorkspaceParams, kw_only=True):
+    """Change a window's settings. The server decides: a change the pinned items
+    cannot live with is refused (NO_ROOM) and nothing changes. With no keys it
+    only reads the settings."""
+
+    settings: WindowSettingsChange = msgspec.field(default_factory=WindowSettingsChange)
+    reset: list[WindowSettingName] = []
+    """Keys to bring back to their defaults."""
+
+
 # --------------------------------------------------------------------------
 # Results
 # --------------------------------------------------------------------------
@@ -248,6 +293,43 @@ class ClearResult(Wire):
 
 class ListResult(Wire):
     items: list[ContextItem]
+
+
+class RefreshResult(Wire):
+    refreshed: list[ContextItem]
+    """The items as they are now, read again from their files."""
+    evicted: list[ContextItem]
+    status: Status
+
+
+class ServerInfo(Wire):
+    """The process serving a client: ``contextls daemon status`` shows it."""
+
+    version: str
+    pid: int
+    started_at: int
+    """When the process started (ms since the epoch)."""
+    daemon: bool
+    """One shared daemon (``contextls connect``, the CLI), or a server of one client."""
+    storage: str
+    """The database it serves."""
+    sessions: int
+    """Clients connected now."""
+    workspaces: list[str]
+    """Windows it has loaded."""
+    idle_timeout: float | None = None
+    """Seconds the daemon waits without clients before it exits."""
+
+
+class ConfigureResult(Wire):
+    settings: WindowSettings
+    """The window's settings after the change."""
+    chosen: list[WindowSettingName]
+    """Keys set for this window (the rest are defaults)."""
+    changed: list[WindowSettingName]
+    """Keys whose value this request changed."""
+    evicted: list[ContextItem]
+    status: Status
 
 
 class RenderResult(Wire):
@@ -329,11 +411,19 @@ class CondenseSettings(Wire):
 
 
 class Settings(Wire):
-    max_items: Annotated[int, Meta(ge=1, le=1000)] = 50
-    max_tokens: Annotated[int, Meta(ge=1, le=10_000_000)] = 8000
+    """What a client sends (initializationOptions, didChangeConfiguration).
+
+    The window keys (maxItems … maxFileBytes) are a client's wish for its
+    workspace windows: they are written to a window that has none of its own
+    yet, and a change sent while running changes the windows (as
+    ``contextls/configure`` does). The window keeps them (``WindowSettings``).
+    """
+
+    max_items: MaxItems = 50
+    max_tokens: MaxTokens = 8000
     encoding: Encoding = "o200k_base"
     eviction_policy: EvictionPolicy = "fifo"
-    max_file_bytes: Annotated[int, Meta(ge=1)] = 1_000_000
+    max_file_bytes: MaxFileBytes = 1_000_000
     storage: str | None = None
     """SQLite file path, or ``:memory:``; default is in the user state dir."""
     durability: Durability = "normal"
@@ -375,6 +465,9 @@ class Method:
     RESTORE: Final = "contextls/restore"
     COUNT_TOKENS: Final = "contextls/countTokens"
     PREPARE_CONVERSATION: Final = "contextls/prepareConversation"
+    REFRESH: Final = "contextls/refresh"
+    CONFIGURE: Final = "contextls/configure"
+    SERVER_INFO: Final = "contextls/serverInfo"
 
 
 class Notification:
@@ -414,6 +507,9 @@ class Requests:
     PREPARE_CONVERSATION: Final = Request(
         Method.PREPARE_CONVERSATION, PrepareConversationParams, PrepareConversationResult
     )
+    REFRESH: Final = Request(Method.REFRESH, RefreshParams, RefreshResult)
+    CONFIGURE: Final = Request(Method.CONFIGURE, ConfigureParams, ConfigureResult)
+    SERVER_INFO: Final = Request(Method.SERVER_INFO, ServerInfoParams, ServerInfo)
 
 
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {

@@ -46,6 +46,7 @@ def rescue_into_fresh_database(old: Store, workspaces: Sequence[Workspace]) -> t
             root = workspace.root_uri
             fresh.unarchive(root, [item.id for item in window])
             fresh.save_items(root, list(window))
+            fresh.save_window_settings(root, workspace.chosen)
             fresh.save_workspace(
                 root,
                 WorkspaceRow(

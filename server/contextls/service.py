@@ -1,8 +1,10 @@
-"""The context service behind the server: settings, the store, one Workspace per folder.
+"""The context service of one process: the store, one Workspace per folder, the watch.
 
-The LSP layer calls it with plain values. ``route`` finds the workspace a
-request is for; it is a lookup (it reads, and catches up with what other
-processes committed) and takes no lock. A change takes the write lock
+Every client session (``session.Session``: one per LSP connection, many in
+the daemon) shares it, so every client sees the same windows. A session
+finds the workspace a request is for, and ``workspace`` hands it over; that
+is a lookup (it reads, and catches up with what other processes committed)
+and takes no lock. A change takes the write lock
 through the write burst (``burst``), which the transport commits before the
 answers leave: ``commit`` is that gate.
 
@@ -18,18 +20,16 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from contextls.bpe import tokenizer as offline_tokenizer
 from contextls.burst import Listener, WriteBurst
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
-from contextls.files import resolve, uri_to_path
 from contextls.idle import IdleIndexing, Later
-from contextls.protocol import STORAGE_ENV, CountTokensResult, Encoding, ErrorCode, Settings
+from contextls.protocol import STORAGE_ENV, CountTokensResult, Durability, Encoding, ErrorCode
 from contextls.rescue import rescue_into_fresh_database
-from contextls.settings import parse_settings
 from contextls.sources import Documents
 from contextls.store import StorageError, Store
 from contextls.workspace import Workspace, now_ms
@@ -38,6 +38,11 @@ log = logging.getLogger(__name__)
 
 INDEX_BATCH = 500
 """Archive rows indexed per idle turn (a few milliseconds of the event loop)."""
+
+WATCH_INTERVAL = 0.5
+"""Seconds between looks at what changed elsewhere: other processes' commits (one
+``PRAGMA data_version``) and the files items point into (one ``stat`` per file).
+Changes reach every client's status within a second, even a client that sends nothing."""
 
 
 class NoWorkspace(ContextError):
@@ -58,44 +63,36 @@ class ContextService:
         self.warn = warn
         """Tell the person (window/showMessage); used for settings and storage trouble."""
         self.clock = clock
-        self.settings = Settings()
+        self._later = later
+        self.storage: str | None = None
+        """The database: a path, ``:memory:``, or None for $CONTEXTLS_STORAGE or the default."""
+        self.durability: Durability = "normal"
+        self.fixed_storage = False
+        """The daemon serves one database whatever its clients ask (see ``use_storage``)."""
         self.burst = WriteBurst(listener, self._catch_up, self._recover)
         self.idle = IdleIndexing(later, self.index_some)
         self._store: Store | None = None
-        self._folders: dict[str, Path] = {}
         self._workspaces: dict[str, Workspace] = {}
         self._tokenizers: dict[str, Tokenizer] = {}
+        self._watching = False
 
     # --------------------------------------------------------------- settings
 
-    def configure(self, raw: object, initial: bool = False) -> None:
-        """Apply settings from the client; invalid keys fall back with a warning."""
-        parsed = parse_settings(raw, None if initial else self.settings)
-        for warning in parsed.warnings:
-            self.warn(warning)
-        if parsed.ignored:
-            log.info("ignoring unknown settings: %s", ", ".join(parsed.ignored))
-        new = parsed.settings
-        if not initial and (new.storage, new.durability) != (
-            self.settings.storage,
-            self.settings.durability,
-        ):
-            self._close_store()
-        self.settings = new
-        for workspace in list(self._workspaces.values()):
-            self._apply(workspace, new)
-
-    def _apply(self, workspace: Workspace, settings: Settings) -> None:
-        try:
-            workspace.apply_settings(settings, self.tokenizer(settings.encoding))
-        except ContextError as error:
-            self.warn(
-                f"{error.message}; keeping maxItems {workspace.settings.max_items}, "
-                f"maxTokens {workspace.settings.max_tokens:,}"
+    def use_storage(self, storage: str | None, durability: Durability) -> str | None:
+        """Use this database from now on; returns why not, when the storage is fixed."""
+        if (storage, durability) == (self.storage, self.durability):
+            return None
+        if self.fixed_storage:
+            return (
+                f"this daemon serves {self.store.location} (durability {self.durability}); "
+                f"storage and durability from a client are ignored"
             )
+        self._close_store()
+        self.storage, self.durability = storage, durability
+        return None
 
-    def tokenizer(self, encoding: Encoding | None = None) -> Tokenizer:
-        name = encoding or self.settings.encoding
+    def tokenizer(self, encoding: Encoding | str | None = None) -> Tokenizer:
+        name = encoding or "o200k_base"
         if name not in self._tokenizers:
             self._tokenizers[name] = offline_tokenizer(name)
         return self._tokenizers[name]
@@ -105,9 +102,9 @@ class ContextService:
     @property
     def store(self) -> Store:
         if self._store is None:
-            location = self.settings.storage or os.environ.get(STORAGE_ENV) or None
+            location = self.storage or os.environ.get(STORAGE_ENV) or None
             try:
-                self._store = Store(location, self.settings.durability)
+                self._store = Store(location, self.durability)
             except (StorageError, OSError) as error:
                 raise ContextError(
                     f"the context database cannot be opened: {error}", ErrorCode.STORAGE
@@ -159,6 +156,7 @@ class ContextService:
             return
         for workspace in self._workspaces.values():
             if workspace.catch_up():
+                workspace.watch.forget()
                 self.listener.status_changed(workspace.status())
 
     def _recover(self, error: Exception) -> str:
@@ -227,32 +225,13 @@ class ContextService:
             log.exception("checkpointing the WAL failed; SQLite will at its own limit")
         return False
 
-    # ---------------------------------------------------------------- folders
+    # ------------------------------------------------------------ workspaces
 
-    def set_folders(self, added: Sequence[str], removed: Sequence[str] = ()) -> None:
-        for uri in removed:
-            key = _normalize_uri(uri)
-            self._folders.pop(key, None)
-            self._workspaces.pop(key, None)
-        for uri in added:
-            try:
-                folder = resolve(uri_to_path(uri, "$.workspaceFolders"))
-                if folder == Path("/") or folder == Path.home().resolve():
-                    raise ContextError(
-                        f"{folder} is too wide to be a workspace folder (every file under it "
-                        "could be added); open a project folder instead"
-                    )
-                self._folders[_normalize_uri(uri)] = folder
-            except ContextError as error:
-                self.warn(f"workspace folder {uri} is ignored: {error.message}")
+    def workspace(self, root: str, folder: Path) -> Workspace:
+        """The window of this folder, current with what other processes committed.
 
-    def route(self, name: str | None = None, uri: str | None = None) -> Workspace:
-        """The workspace a request is for: named, else the folder holding ``uri``, else the only.
-
-        A lookup: it takes no lock. It catches up with other processes' commits
-        first, so what a request reads is current.
+        A lookup: it takes no lock.
         """
-        root = self._root(name, uri)
         self.idle.request()
         store = self.store
         if not self.burst.open:
@@ -261,78 +240,49 @@ class ContextService:
         workspace = self._workspaces.get(root)
         if workspace is None:
             workspace = self._workspaces[root] = Workspace(
-                root,
-                self._folders[root],
-                store,
-                self.burst,
-                self.settings,
-                self.tokenizer(),
-                self.documents,
-                self.clock,
+                root, folder, store, self.burst, self.tokenizer, self.documents, self.clock
             )
-            # The store may hold a window saved under other limits.
-            self._apply(workspace, self.settings)
+            self._watch()
         return workspace
 
-    def _root(self, name: str | None, uri: str | None) -> str:
-        if not self._folders:
-            raise NoWorkspace(
-                "no workspace folder is open; open a folder (or a project) in the editor, "
-                "or start contextls with a workspace folder"
-            )
-        if name:
-            return self._named(name)
-        if uri:
-            path = resolve(uri_to_path(uri))
-            holders = [
-                root for root, folder in self._folders.items() if path.is_relative_to(folder)
-            ]
-            if not holders:
-                raise ContextError(
-                    f"{path} is outside the workspace folders ({self._folder_list()})",
-                    ErrorCode.OUTSIDE_WORKSPACE,
-                )
-            return max(holders, key=lambda root: len(self._folders[root].parts))
-        if len(self._folders) == 1:
-            return next(iter(self._folders))
-        raise NoWorkspace(
-            f"{len(self._folders)} workspace folders are open; say which with `workspace` "
-            f"({self._folder_list()})"
-        )
+    def loaded(self, root: str) -> Workspace | None:
+        return self._workspaces.get(root)
 
-    def _named(self, name: str) -> str:
-        key = _normalize_uri(name)
-        if key in self._folders:
-            return key
-        try:
-            path = resolve(uri_to_path(name, "$.workspace"))
-        except ContextError:
-            path = None
-        for root, folder in self._folders.items():
-            if folder == path or folder.name == name:
-                return root
-        raise NoWorkspace(f"{name} is not an open workspace folder ({self._folder_list()})")
-
-    def _folder_list(self) -> str:
-        return ", ".join(str(folder) for folder in self._folders.values())
-
-    # --------------------------------------------------------------- requests
-
-    def announce(self, roots: list[str] | None = None) -> None:
-        """Push the status of these folders (all by default), so status bars fill at once."""
-        for root in roots if roots is not None else list(self._folders):
-            key = _normalize_uri(root)
-            if key in self._folders:
-                self.listener.status_changed(self.route(key).status())
+    def loaded_roots(self) -> list[str]:
+        return list(self._workspaces)
 
     def count_tokens(self, text: str, encoding: Encoding | None) -> CountTokensResult:
         tokenizer = self.tokenizer(encoding)
         return CountTokensResult(tokens=tokenizer.count(text), encoding=tokenizer.encoding)  # type: ignore[arg-type]
 
-    def document_changed(self, uri: str, text: str | None) -> None:
+    def document_changed(self, uri: str) -> None:
         for workspace in self._workspaces.values():
-            workspace.document_changed(uri, text)
+            workspace.document_changed(uri)
 
+    # ------------------------------------------------------------- the watch
 
-def _normalize_uri(uri: str) -> str:
-    return uri.rstrip("/") if uri.count("/") > 3 else uri
+    def _watch(self) -> None:
+        if not self._watching:
+            self._watching = True
+            self._later(WATCH_INTERVAL, self.look)
+
+    def look(self) -> None:
+        """What changed elsewhere: commits of other processes, files on disk, editors' edits.
+
+        Runs every ``WATCH_INTERVAL`` while windows are loaded; the changes it
+        makes are committed and announced like a request's.
+        """
+        try:
+            store = self._store
+            if store is not None and not self.burst.open:
+                self._catch_up()
+                for workspace in list(self._workspaces.values()):
+                    try:
+                        workspace.follow_files()
+                    except ContextError as error:
+                        log.warning("following the files of %s: %s", workspace.root_uri, error)
+                self.commit()
+        except Exception:
+            log.exception("looking for changes failed; trying again shortly")
+        finally:
+            self._later(WATCH_INTERVAL, self.look)

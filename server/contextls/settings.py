@@ -13,9 +13,12 @@ from typing import Any
 
 import msgspec
 
-from contextls.protocol import CondenseSettings, Settings
+from contextls.protocol import CondenseSettings, Settings, WindowSettings
 
 _FIELDS = {f.encode_name: f for f in msgspec.structs.fields(Settings)}
+WINDOW_KEYS: tuple[str, ...] = tuple(f.encode_name for f in msgspec.structs.fields(WindowSettings))
+"""The settings a window keeps (camelCase), in protocol order."""
+_WINDOW_ATTRS = {f.encode_name: f.name for f in msgspec.structs.fields(WindowSettings)}
 
 
 @dataclass(slots=True)
@@ -24,6 +27,37 @@ class ParsedSettings:
     warnings: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     """Keys that are not contextls settings: logged, not shown (editors send extras)."""
+    given: set[str] = field(default_factory=set)
+    """Keys the client sent with a valid value (camelCase)."""
+
+    def window_wish(self) -> dict[str, Any]:
+        """The window settings the client asked for (camelCase keys)."""
+        return {
+            key: getattr(self.settings, _WINDOW_ATTRS[key])
+            for key in WINDOW_KEYS
+            if key in self.given
+        }
+
+
+def window_settings(chosen: dict[str, Any]) -> WindowSettings:
+    """A window's settings from what is stored for it; a value that no longer checks is
+    dropped (a database written by another version), the rest are defaults."""
+    try:
+        return msgspec.convert(chosen, WindowSettings)
+    except msgspec.ValidationError:
+        kept = {}
+        for key, value in chosen.items():
+            try:
+                msgspec.convert({key: value}, WindowSettings)
+            except msgspec.ValidationError:
+                continue
+            kept[key] = value
+        return msgspec.convert(kept, WindowSettings)
+
+
+def chosen_of(settings: WindowSettings, keys: Any) -> dict[str, Any]:
+    """``{camelKey: value}`` of ``settings`` for ``keys``."""
+    return {key: getattr(settings, _WINDOW_ATTRS[key]) for key in keys}
 
 
 def unwrap(raw: Any) -> Any:
@@ -46,6 +80,7 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
     values: dict[str, Any] = msgspec.structs.asdict(base)
     warnings: list[str] = []
     ignored: list[str] = []
+    given: set[str] = set()
     for key, value in raw.items():
         info = _FIELDS.get(key)
         if info is None:
@@ -64,7 +99,8 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
             values[info.name] = default
             continue
         values[info.name] = getattr(checked, info.name)
-    return ParsedSettings(Settings(**values), warnings, ignored)
+        given.add(key)
+    return ParsedSettings(Settings(**values), warnings, ignored, given)
 
 
 def _default_of(info: msgspec.structs.FieldInfo) -> Any:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from contextls.core.errors import ContextError
@@ -46,3 +47,51 @@ class Sources:
             return read_text_file(self.root / rel, rel, max_bytes)
         except ContextError:
             return None
+
+    def current(self, rel: str, uri: object, max_bytes: int) -> str | None:
+        """The file's text now (the editor's buffer, else the disk); None if it is gone or
+        cannot be read as text."""
+        if isinstance(uri, str):
+            text = self.documents(uri)
+            if text is not None:
+                return text
+        return self.on_disk(rel, max_bytes)
+
+
+Signature = tuple[int, int, int] | None
+"""A file's (inode, size, mtime in ns), or None when it is missing."""
+
+
+class FileWatch:
+    """Which files changed on disk since the last look, by one ``stat`` each.
+
+    A file seen for the first time counts as changed, so it is read once and
+    compared with what the window holds (it may have changed while no server ran).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._seen: dict[str, Signature] = {}
+
+    def changed(self, paths: Iterable[str]) -> list[str]:
+        seen: dict[str, Signature] = {}
+        changed: list[str] = []
+        for rel in paths:
+            signature = _signature(self._root / rel)
+            seen[rel] = signature
+            if rel not in self._seen or self._seen[rel] != signature:
+                changed.append(rel)
+        self._seen = seen
+        return changed
+
+    def forget(self) -> None:
+        """Look at every file again (after the window was reloaded from the store)."""
+        self._seen.clear()
+
+
+def _signature(path: Path) -> Signature:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns

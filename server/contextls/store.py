@@ -35,7 +35,7 @@ from contextls.core.items import Item
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
@@ -54,6 +54,12 @@ CREATE TABLE IF NOT EXISTS workspaces (
     next_seq INTEGER NOT NULL DEFAULT 1,
     revision INTEGER NOT NULL DEFAULT 0,
     evicted_total INTEGER NOT NULL DEFAULT 0
+);
+-- Schema 3: the settings chosen for a window (JSON, camelCase keys; the rest are
+-- defaults). They live with the window so every client sees the same limits.
+CREATE TABLE IF NOT EXISTS window_settings (
+    root TEXT PRIMARY KEY,
+    chosen TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS items (
     root TEXT NOT NULL,
@@ -423,6 +429,26 @@ class Store:
             "next_seq = excluded.next_seq, revision = excluded.revision, "
             "evicted_total = excluded.evicted_total",
             (root, row.next_id, row.next_seq, row.revision, row.evicted_total),
+        )
+
+    def window_settings(self, root: str) -> dict[str, Any]:
+        """The settings chosen for this window (camelCase keys), or {}."""
+        row = self._db.execute(
+            "SELECT chosen FROM window_settings WHERE root = ?", (root,)
+        ).fetchone()
+        if row is None:
+            return {}
+        chosen = msgspec.json.decode(row[0])
+        return chosen if isinstance(chosen, dict) else {}
+
+    def save_window_settings(self, root: str, chosen: dict[str, Any]) -> None:
+        if not chosen:
+            self._db.execute("DELETE FROM window_settings WHERE root = ?", (root,))
+            return
+        self._db.execute(
+            "INSERT INTO window_settings (root, chosen) VALUES (?, ?) "
+            "ON CONFLICT (root) DO UPDATE SET chosen = excluded.chosen",
+            (root, _json(chosen)),
         )
 
     # ------------------------------------------------------------------ items

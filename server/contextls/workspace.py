@@ -22,6 +22,7 @@ from contextls.burst import WriteBurst
 from contextls.changes import Change
 from contextls.core import candidates
 from contextls.core.errors import ContextError, InvalidParams, NotArchived
+from contextls.core.follow import Follow, follow
 from contextls.core.items import Item
 from contextls.core.render import render, select
 from contextls.core.text import Position, check_range, display_lines, slice_range
@@ -31,20 +32,23 @@ from contextls.files import check_size
 from contextls.protocol import (
     AddResult,
     ClearResult,
+    ConfigureResult,
     ErrorCode,
     ItemKind,
     ListResult,
     PinResult,
+    RefreshResult,
     RemoveResult,
     RenderFormat,
     RenderResult,
     RestoreResult,
     SearchHit,
     SearchResult,
-    Settings,
     Status,
+    WindowSettings,
 )
-from contextls.sources import Documents, Sources
+from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.sources import Documents, FileWatch, Sources
 from contextls.store import ArchiveHit, StorageError, Store, WorkspaceRow
 
 T = TypeVar("T")
@@ -61,19 +65,26 @@ class Workspace:
         root_path: Path,
         store: Store,
         burst: WriteBurst,
-        settings: Settings,
-        tokenizer: Tokenizer,
+        tokenizers: Callable[[str], Tokenizer],
         documents: Documents,
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.root_uri = root_uri
         self.store = store
         self.burst = burst
-        self.settings = settings
-        self.tokenizer = tokenizer
+        self.tokenizers = tokenizers
+        self.chosen: dict[str, Any] = {}
+        """The settings chosen for this window (camelCase keys); the rest are defaults."""
+        self.settings = WindowSettings()
+        self.tokenizer = tokenizers(self.settings.encoding)
         self.sources = Sources(root_path, documents)
+        self.watch = FileWatch(root_path)
+        self.dirty: set[str] = set()
+        """Files an editor changed since the items were last brought in line with them."""
         self.clock = clock
-        self.window = Window(Limits.of(settings), tokenizer.count, clock, tokenizer.encoding)
+        self.window = Window(
+            Limits.of(self.settings), self.tokenizer.count, clock, self.tokenizer.encoding
+        )
         self.revision = 0
         self.evicted_total = 0
         self.archived_count = 0
@@ -85,6 +96,9 @@ class Workspace:
     def load(self) -> None:
         """Read the window back from the store (the truth of every change that succeeded)."""
         self._status = None
+        self.chosen = self.store.window_settings(self.root_uri)
+        self.settings = window_settings(self.chosen)
+        self.tokenizer = self.tokenizers(self.settings.encoding)
         row = self.store.workspace(self.root_uri)
         self.window.use(Limits.of(self.settings), self.tokenizer.count, self.tokenizer.encoding)
         self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
@@ -152,6 +166,8 @@ class Workspace:
                         by_reason.setdefault(reason, []).append(item)
                 for reason, items in by_reason.items():
                     gained += store.archive(root, items, reason, at)
+                if change.settings is not None:
+                    store.save_window_settings(root, change.settings)
                 store.save_workspace(
                     root, WorkspaceRow(window.next_id, window.next_seq, revision, evicted_total)
                 )
@@ -295,53 +311,160 @@ class Workspace:
             status=self.status(),
         )
 
-    def apply_settings(self, settings: Settings, tokenizer: Tokenizer) -> None:
-        """New limits or encoding: evict at once (refused if pinned items alone break them)."""
-        limits = Limits.of(settings)
-        window = self.window
+    # --------------------------------------------------------------- settings
 
-        def apply(change: Change) -> None:
-            if tokenizer.encoding != window.encoding:
-                change.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
-                for item in window:
-                    change.touch(item)
-                change.mutated = True
-            over = len(window) > limits.max_items or window.tokens > limits.max_tokens
-            if limits != window.limits or over:
-                change.record_evictions(window.reconfigure(limits))
-                change.mutated = True
+    def configure(self, wanted: dict[str, Any], reset: Sequence[str] = ()) -> ConfigureResult:
+        """Change this window's settings (camelCase keys), evicting at once.
 
-        over = len(window) > limits.max_items or window.tokens > limits.max_tokens
-        if tokenizer.encoding == window.encoding and limits == window.limits and not over:
-            self.settings = settings  # nothing the window holds depends on the change
+        Refused with nothing changed (NO_ROOM) if the pinned items alone would
+        break the new limits. The settings are saved with the window, so every
+        client and process sees the same ones.
+        """
+        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        chosen.update(wanted)
+        new = window_settings(chosen)
+        chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
+        before = self.settings
+        changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
+        evicted: list[Item] = []
+        if chosen != self.chosen:
+            tokenizer = self.tokenizers(new.encoding)
+            limits = Limits.of(new)
+            window = self.window
+
+            def apply(change: Change) -> None:
+                change.mutated = True
+                change.settings = chosen
+                if limits != window.limits:
+                    change.record_evictions(window.reconfigure(limits))
+                if tokenizer.encoding != window.encoding:
+                    change.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
+                    for item in window:
+                        change.touch(item)
+                evicted.extend(eviction.item for eviction in change.evictions)
+
+            self._change(apply)  # a refusal leaves the window and its settings as they were
+            self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
             self._status = None
-            return
-        self._change(apply)  # a refusal leaves the window (and so the settings) as they were
-        self.settings, self.tokenizer = settings, tokenizer
-        self._status = None
+        return ConfigureResult(
+            settings=self.settings,
+            chosen=list(self.chosen),  # type: ignore[arg-type]
+            changed=changed,  # type: ignore[arg-type]
+            evicted=[wire.context_item(item) for item in evicted],
+            status=self.status(),
+        )
 
-    def document_changed(self, uri: str, text: str | None) -> None:
-        """Mark this document's items stale (or fresh again) after an edit or save."""
+    def seed(self, wish: dict[str, Any]) -> None:
+        """A client's settings for a window that has none of its own yet."""
+        if wish and not self.chosen:
+            self.configure(wish)
+
+    # ------------------------------------------------------------- following
+
+    def document_changed(self, uri: str) -> None:
+        """An editor changed (or opened, or closed) this document: follow it soon."""
         try:
             _, rel = self.sources.locate(uri)
         except ContextError:
             return
-        items = self.window.items_for_path(rel)
-        if not items:
-            return
-        if text is None:
-            text = self.sources.on_disk(rel, self.settings.max_file_bytes) or ""
-        flips = [item for item in items if item.stale != (item.content not in text)]
-        if not flips:
-            return
+        if self.window.items_for_path(rel):
+            self.dirty.add(rel)
 
-        def apply(change: Change) -> None:
-            for item in flips:
-                if item.id in self.window:
-                    self.window.set_stale(item.id, not item.stale)
+    def follow_files(self) -> None:
+        """Bring items in line with their files: what editors changed, and what changed on
+        disk since the last look (one stat per file; a file is read only when it changed)."""
+        paths = set(self.watch.changed(self.window.paths()))
+        paths.update(self.dirty)
+        self.dirty.clear()
+        if paths and self._plans(paths):
+
+            def apply(change: Change) -> None:
+                # Planned again under the write lock: another process may have got here first.
+                for plan in self._plans(paths):
+                    if plan.item_id not in self.window:
+                        continue  # evicted by a file that grew, earlier in this change
+                    item = self.window.get(plan.item_id)
                     change.touch(item)
+                    if plan.content is not None:
+                        try:
+                            change.record_evictions(
+                                self.window.replace_content(item.id, plan.content)
+                            )
+                        except ContextError:  # the file outgrew the budget: keep what it was
+                            if not item.stale:
+                                self.window.set_stale(item.id, True)
+                            continue
+                    if plan.lines is not None:
+                        self.window.move(item.id, plan.lines)
+                    if item.stale != plan.stale:
+                        self.window.set_stale(item.id, plan.stale)
 
-        self._change(apply)
+            self._change(apply)
+
+    def _plans(self, paths: set[str]) -> list[Follow]:
+        plans: list[Follow] = []
+        for rel in sorted(paths):
+            items = self.window.items_for_path(rel)
+            if items:
+                text = self.sources.current(
+                    rel, items[0].metadata.get("uri"), self.settings.max_file_bytes
+                )
+                plans.extend(follow(items, text))
+        return plans
+
+    def refresh(self, ids: list[str] | None) -> RefreshResult:
+        """Read items again from their files: the given ones, or every stale one."""
+        if ids:
+            items = [self.window.get(item_id) for item_id in dict.fromkeys(ids)]
+        else:
+            items = [item for item in self.window if item.stale]
+        fresh: list[tuple[str, str]] = []
+        for item in items:
+            fresh.append((item.id, self._current_text(item)))
+
+        def apply(change: Change) -> tuple[list[Item], list[Item]]:
+            done: list[Item] = []
+            for item_id, content in fresh:
+                if item_id not in self.window:
+                    continue
+                item = self.window.get(item_id)
+                change.touch(item)
+                if content != item.content:
+                    change.record_evictions(self.window.replace_content(item_id, content))
+                if item.stale:
+                    self.window.set_stale(item_id, False)
+                done.append(item)
+            return done, [eviction.item for eviction in change.evictions]
+
+        refreshed, evicted = self._change(apply) if fresh else ([], [])
+        return RefreshResult(
+            refreshed=[wire.context_item(item) for item in refreshed if item.id in self.window],
+            evicted=[wire.context_item(item) for item in evicted],
+            status=self.status(),
+        )
+
+    def _current_text(self, item: Item) -> str:
+        """What the item's place in its file holds now (refused if that place is gone)."""
+        uri = item.metadata.get("uri")
+        if not item.path or not isinstance(uri, str):
+            raise ContextError(
+                f"{item.id} is {item.kind} text, not from a file; there is nothing to re-read",
+                ErrorCode.INVALID_RANGE,
+            )
+        path, rel = self.sources.locate(uri)
+        text = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+        span = item.lines
+        if item.is_whole_file or span is None:
+            return text
+        lines = text.splitlines(keepends=True)
+        if span[1] > len(lines):
+            raise ContextError(
+                f"{item.label}: {rel} has {len(lines)} lines now; remove the item or add the "
+                "region again",
+                ErrorCode.INVALID_RANGE,
+            )
+        piece = "".join(lines[span[0] - 1 : span[1]])
+        return piece if item.content.endswith("\n") else piece.removesuffix("\n")
 
     # ---------------------------------------------------------------- reading
 

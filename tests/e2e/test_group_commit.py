@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from contextls.store import SCHEMA_VERSION
+
 from .conftest import Starter
 from .rawio import RawServers, RawStdio, is_response, request
 
@@ -370,7 +372,8 @@ def test_schema_1_database_is_migrated(servers: RawServers, storage: Path) -> No
 
     db = sqlite3.connect(storage)
     try:
-        assert scalar(db, "SELECT value FROM meta WHERE key = 'schema'") == "2"
+        assert scalar(db, "SELECT value FROM meta WHERE key = 'schema'") == str(SCHEMA_VERSION)
+        assert scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'window_settings'") == 1
         triggers = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         }

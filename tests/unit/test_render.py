@@ -359,6 +359,7 @@ def test_json_parses_with_all_fields() -> None:
         "label": "src/app.py:10-24 (main)",
         "source": "src/app.py:10-24",
         "language": "python",
+        "stale": False,
         "content": APP_CODE,
     }
     assert second["source"] is None and second["language"] is None

@@ -18,6 +18,7 @@ import pytest
 from contextls.core.errors import ContextError
 from contextls.protocol import ContextItem, ErrorCode, EvictionReason, Status
 from contextls.service import ContextService
+from contextls.session import Session
 from contextls.store import SCHEMA_VERSION, NewerSchema, Store
 
 
@@ -43,11 +44,13 @@ class Editor:
         self.timers.append((delay, callback))
 
 
-def start(root: Path, storage: str, editor: Editor, **settings: Any) -> ContextService:
+def start(root: Path, storage: str, editor: Editor, **settings: Any) -> Session:
+    """A service with one client session on ``root`` (as ``contextls serve --stdio`` has)."""
     service = ContextService(editor, lambda uri: None, editor.warn, editor.later)
-    service.set_folders([root.as_uri()])
-    service.configure({"storage": storage, **settings}, initial=True)
-    return service
+    session = Session(service, editor.warn)
+    session.set_folders([root.as_uri()])
+    session.configure({"storage": storage, **settings}, initial=True)
+    return session
 
 
 @pytest.fixture
@@ -63,8 +66,8 @@ def db(tmp_path: Path) -> str:
     return str(tmp_path / "context.sqlite3")
 
 
-def ids(service: ContextService) -> list[str]:
-    return [item.id for item in service.route().window]
+def ids(session: Session) -> list[str]:
+    return [item.id for item in session.route().window]
 
 
 # ------------------------------------------------------------- routing
@@ -72,8 +75,9 @@ def ids(service: ContextService) -> list[str]:
 
 def test_reads_take_no_write_lock(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor)
-    workspace = service.route()
+    service_session = start(root, db, editor)
+    service = service_session.service
+    workspace = service_session.route()
     workspace.status()
     workspace.list_items(None, None)
     workspace.render("markdown", None, None, None, None)
@@ -84,15 +88,18 @@ def test_reads_take_no_write_lock(root: Path, db: str) -> None:
 
 def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor, maxItems=2)
-    workspace = service.route()
+    service_session = start(root, db, editor, maxItems=2)
+    service = service_session.service
+    workspace = service_session.route()  # writes maxItems=2 to the new window: one change
+    assert service.commit() is None
+    editor.statuses.clear()
     for n in range(3):
         workspace.add_text("text", f"note {n}")
-    assert service.burst.open and service.burst.changes == 3
+    assert service.burst.open and service.burst.changes == 4
     assert editor.statuses == []  # nothing is told before the commit
     assert service.commit() is None
     assert not service.store.in_transaction
-    assert [s.revision for s in editor.statuses] == [3]
+    assert [s.revision for s in editor.statuses] == [4]
     assert editor.evictions == [(root.as_uri(), ["ctx-1"], "maxItems")]
     # ...and it is in the file, for any other connection.
     other = sqlite3.connect(db)
@@ -102,8 +109,9 @@ def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -
 
 def test_restored_within_the_burst_is_not_announced_as_evicted(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor, maxItems=1)
-    workspace = service.route()
+    service_session = start(root, db, editor, maxItems=1)
+    service = service_session.service
+    workspace = service_session.route()
     workspace.add_text("text", "first")
     workspace.add_text("text", "second")
     workspace.restore(["ctx-1"], pin=False)
@@ -116,18 +124,15 @@ def test_restored_within_the_burst_is_not_announced_as_evicted(root: Path, db: s
 
 def test_a_change_that_fails_half_way_is_undone_from_the_store(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor, maxTokens=100)
-    workspace = service.route()
+    service_session = start(root, db, editor, maxTokens=100)
+    workspace = service_session.route()
     workspace.add_text("text", "kept " * 10, pin=True)
     workspace.add_text("text", "also kept")
     before = [(item.id, item.tokens, item.encoding) for item in workspace.window]
     # cl100k_base counts the pinned text the same, so retokenizing succeeds and
     # changes the window; then the new limits refuse: nothing may remain of it.
     with pytest.raises(ContextError) as refused:
-        workspace.apply_settings(
-            service.settings.__class__(max_tokens=5, encoding="cl100k_base"),
-            service.tokenizer("cl100k_base"),
-        )
+        workspace.configure({"maxTokens": 5, "encoding": "cl100k_base"})
     assert refused.value.code == ErrorCode.NO_ROOM
     assert [(item.id, item.tokens, item.encoding) for item in workspace.window] == before
     assert workspace.settings.encoding == "o200k_base"
@@ -138,8 +143,9 @@ def test_a_write_that_fails_leaves_the_window_as_the_store_has_it(
     root: Path, db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     editor = Editor()
-    service = start(root, db, editor)
-    workspace = service.route()
+    service_session = start(root, db, editor)
+    service = service_session.service
+    workspace = service_session.route()
     workspace.add_text("text", "earlier in the burst")
 
     def full(*_: Any) -> None:
@@ -162,8 +168,9 @@ def test_a_failed_commit_reloads_and_reports_the_storage_error(
     root: Path, db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     editor = Editor()
-    service = start(root, db, editor)
-    workspace = service.route()
+    service_session = start(root, db, editor)
+    service = service_session.service
+    workspace = service_session.route()
     workspace.add_text("text", "saved")
     service.commit()
     workspace.add_text("text", "lost with the commit")
@@ -191,8 +198,9 @@ def test_a_failed_commit_reloads_and_reports_the_storage_error(
 
 def test_a_real_full_database_refuses_the_change_and_keeps_serving(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor, maxItems=1000, maxTokens=10_000_000)
-    workspace = service.route()
+    service_session = start(root, db, editor, maxItems=1000, maxTokens=10_000_000)
+    service = service_session.service
+    workspace = service_session.route()
     workspace.add_text("text", "small")
     service.commit()
     pages = service.store._db.execute("PRAGMA page_count").fetchone()[0]
@@ -216,10 +224,10 @@ def test_a_real_full_database_refuses_the_change_and_keeps_serving(root: Path, d
 
 def test_invalid_settings_fall_back_one_by_one_with_a_warning(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor, maxItems=0, maxTokens=500, encoding="klingon")
-    assert service.settings.max_items == 50
-    assert service.settings.max_tokens == 500
-    assert service.settings.encoding == "o200k_base"
+    service_session = start(root, db, editor, maxItems=0, maxTokens=500, encoding="klingon")
+    assert service_session.settings.max_items == 50
+    assert service_session.settings.max_tokens == 500
+    assert service_session.settings.encoding == "o200k_base"
     assert len(editor.warnings) == 2
     assert any("maxItems" in warning for warning in editor.warnings)
 
@@ -228,10 +236,10 @@ def test_a_limit_below_the_pinned_items_is_refused_and_the_old_one_kept(
     root: Path, db: str
 ) -> None:
     editor = Editor()
-    service = start(root, db, editor)
-    workspace = service.route()
+    service_session = start(root, db, editor)
+    workspace = service_session.route()
     workspace.add_text("text", "pinned " * 50, pin=True)
-    service.configure({"maxTokens": 10})
+    service_session.configure({"maxTokens": 10})
     assert workspace.settings.max_tokens == 8000
     assert workspace.window.limits.max_tokens == 8000
     assert "unpin" in editor.warnings[-1]
@@ -242,28 +250,31 @@ def test_a_limit_below_the_pinned_items_is_refused_and_the_old_one_kept(
 
 def test_another_process_commit_is_seen_on_the_next_read(root: Path, db: str) -> None:
     mine, theirs = Editor(), Editor()
-    service = start(root, db, mine)
-    other = start(root, db, theirs)
-    assert service.route().status().item_count == 0
-    other.route().add_text("text", "from the other editor")
+    service_session = start(root, db, mine)
+    service = service_session.service
+    other_session = start(root, db, theirs)
+    other = other_session.service
+    assert service_session.route().status().item_count == 0
+    other_session.route().add_text("text", "from the other editor")
     other.commit()
-    assert [item.content for item in service.route().window] == ["from the other editor"]
+    assert [item.content for item in service_session.route().window] == ["from the other editor"]
     assert mine.statuses and mine.statuses[-1].item_count == 1
     # ...and a change of ours continues from their ids, not over them.
-    service.route().add_text("text", "from this one")
+    service_session.route().add_text("text", "from this one")
     service.commit()
-    assert ids(service) == ["ctx-1", "ctx-2"]
+    assert ids(service_session) == ["ctx-1", "ctx-2"]
 
 
 def test_reads_do_not_reload_when_nothing_changed_elsewhere(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor)
-    workspace = service.route()
+    service_session = start(root, db, editor)
+    service = service_session.service
+    workspace = service_session.route()
     workspace.add_text("text", "x")
     service.commit()
     window = workspace.window
     item = next(iter(window))
-    service.route()
+    service_session.route()
     assert next(iter(workspace.window)) is item  # the same object: no reload
 
 
@@ -296,8 +307,9 @@ def test_the_schema_version_is_written_once_not_on_every_open(db: str) -> None:
 
 def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor)
-    workspace = service.route()
+    service_session = start(root, db, editor)
+    service = service_session.service
+    workspace = service_session.route()
     for n in range(5):
         workspace.add_text("text", f"acknowledged {n}")
     service.commit()
@@ -305,7 +317,7 @@ def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db:
     service.store.checkpointed()
     with open(db, "r+b") as file:
         file.write(b"\xde\xad\xbe\xef" * 4096)
-    workspace = service.route()  # the next request notices
+    workspace = service_session.route()  # the next request notices
     assert any("overwritten" in warning for warning in editor.warnings)
     assert [item.content for item in workspace.window] == [f"acknowledged {n}" for n in range(5)]
     assert list(Path(db).parent.glob("*.damaged-*"))
@@ -318,16 +330,18 @@ def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db:
 
 def test_memory_storage_works_for_a_session(root: Path) -> None:
     editor = Editor()
-    service = start(root, ":memory:", editor)
-    service.route().add_text("text", "in memory")
+    service_session = start(root, ":memory:", editor)
+    service = service_session.service
+    service_session.route().add_text("text", "in memory")
     assert service.commit() is None
-    assert [item.content for item in service.route().window] == ["in memory"]
+    assert [item.content for item in service_session.route().window] == ["in memory"]
 
 
 def test_restoring_more_than_fits_keeps_one_archive_row_per_id(root: Path, db: str) -> None:
     editor = Editor()
-    service = start(root, db, editor, maxItems=1)
-    workspace = service.route()
+    service_session = start(root, db, editor, maxItems=1)
+    service = service_session.service
+    workspace = service_session.route()
     for n in range(3):
         workspace.add_text("text", f"note {n}")
     workspace.restore(["ctx-1", "ctx-2"], pin=False)  # ctx-2 pushes ctx-1 out again
@@ -336,4 +350,4 @@ def test_restoring_more_than_fits_keeps_one_archive_row_per_id(root: Path, db: s
     rows = raw.execute("SELECT id, count(*) FROM archive GROUP BY id ORDER BY id").fetchall()
     assert rows == [("ctx-1", 1), ("ctx-3", 1)]
     assert workspace.archived_count == 2 == workspace.status().archived_count
-    assert ids(service) == ["ctx-2"]
+    assert ids(service_session) == ["ctx-2"]

@@ -21,6 +21,8 @@ from contextls.core.languages import guess_language
 from contextls.protocol import RenderFormat
 
 _BACKTICK_RUN = re.compile(r"`{3,}")
+STALE_NOTE = "[stale: the file changed here since this was added]"
+"""Said of a stale item, so the LLM does not take old text for the file's."""
 # XML 1.0 forbids most control characters even as references (ANSI colours in
 # REPL output are the usual ones); they are shown as U+FFFD instead.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -122,6 +124,7 @@ def _overhead(item: Item, fmt: RenderFormat, count_tokens: Callable[[str], int])
         metadata=item.metadata,
         timestamp=item.timestamp,
         tokens=0,
+        stale=item.stale,
         label=item.label,
     )
     return count_tokens(_SECTION[fmt](empty)) + 1
@@ -139,7 +142,8 @@ def heading(item: Item) -> str:
     elif item.kind == "custom" and isinstance(meta.get("title"), str):
         title = f"{title}: {meta['title']}"
     source = _source(item)
-    return f"### {title} (from {source})" if source else f"### {title}"
+    heading = f"### {title} (from {source})" if source else f"### {title}"
+    return f"{heading} {STALE_NOTE}" if item.stale else heading
 
 
 def _source(item: Item) -> str | None:
@@ -185,6 +189,8 @@ def _xml_section(item: Item) -> str:
     language = language_of(item)
     if language:
         attrs.append(f"language={quoteattr(language)}")
+    if item.stale:
+        attrs.append('stale="true"')
     content = _NOT_XML.sub("\ufffd", item.content)
     return f"<item {' '.join(attrs)}>\n{escape(content)}\n</item>\n"
 
@@ -209,6 +215,7 @@ def _json_entry(item: Item) -> dict[str, Any]:
         "label": item.label,
         "source": _source(item),
         "language": language_of(item) or None,
+        "stale": item.stale,
         "content": item.content,
     }
 

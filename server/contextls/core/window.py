@@ -18,9 +18,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from contextls.core.errors import ItemTooLarge, NoRoom, UnknownItem, thousands
-from contextls.core.items import Item, lines_of, split_lines
+from contextls.core.items import Item, lines_of, make_label, split_lines
 from contextls.core.relevance import relevance
-from contextls.protocol import RANGED_KINDS, EvictionPolicy, EvictionReason, ItemKind, Settings
+from contextls.protocol import (
+    RANGED_KINDS,
+    EvictionPolicy,
+    EvictionReason,
+    ItemKind,
+    Settings,
+    WindowSettings,
+)
 
 LAST_EVICTED_KEPT: Final = 5
 
@@ -37,7 +44,7 @@ class Limits:
     policy: EvictionPolicy = _DEFAULTS.eviction_policy
 
     @classmethod
-    def of(cls, settings: Settings) -> Limits:
+    def of(cls, settings: Settings | WindowSettings) -> Limits:
         return cls(settings.max_items, settings.max_tokens, settings.eviction_policy)
 
 
@@ -117,6 +124,10 @@ class Window:
 
     def items_for_path(self, path: str) -> list[Item]:
         return [self._items[i] for i in self._by_path.get(path, ())]
+
+    def paths(self) -> list[str]:
+        """The files that items of the window point into."""
+        return list(self._by_path)
 
     def next_eviction(self) -> Item | None:
         """The item that would go first if the window had to make room now."""
@@ -221,6 +232,30 @@ class Window:
         item = self._items[item_id]
         self.stale_count += int(stale) - int(item.stale)
         item.stale = stale
+
+    def move(self, item_id: str, lines: tuple[int, int]) -> Item:
+        """A region's text is now at ``lines`` (1-based): lines came or went above it."""
+        item = self._items[item_id]
+        item.metadata = {**item.metadata, "startLine": lines[0], "endLine": lines[1]}
+        item.label = make_label(item.kind, item.content, item.metadata)  # it names the lines
+        return item
+
+    def replace_content(self, item_id: str, content: str) -> list[Eviction]:
+        """A whole file changed: its item takes the new text and its tokens are recounted.
+
+        The budget then applies as for an add (other items may be evicted; this
+        one is kept). Refused, with nothing changed, if the new text alone does
+        not fit beside the pinned items.
+        """
+        item = self._items[item_id]
+        tokens = self._count(content)
+        self._check_fits(tokens, [item])
+        self._unindex(item)
+        item.content = content
+        self._set_tokens(item, tokens)
+        item.encoding = self.encoding
+        self._index(item)
+        return self._evict_to_fit(protect=item_id)
 
     def reconfigure(self, limits: Limits) -> list[Eviction]:
         """Apply new limits, evicting at once. Refused if the pinned items alone break them."""

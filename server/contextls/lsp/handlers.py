@@ -9,12 +9,14 @@ becomes a JSON-RPC error. Nothing a client sends can take the server down.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 from lsprotocol import types as lsp
 
+from contextls import __version__
 from contextls import protocol as p
 from contextls.conversation import prepare_conversation
 from contextls.lsp.errors import decode_params, to_jsonrpc
@@ -36,44 +38,44 @@ def _register_lifecycle(server: ContextServer) -> None:
             folders = [params.root_uri]
         elif not folders and params.root_path:
             folders = [params.root_path]
-        ls.service.set_folders(folders)
-        ls.service.configure(params.initialization_options, initial=True)
+        ls.session.set_folders(folders)
+        ls.session.configure(params.initialization_options, initial=True)
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: ContextServer, params: lsp.InitializedParams) -> None:
-        _guarded(ls.service.announce)
+        _guarded(ls.session.announce)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(
         ls: ContextServer, params: lsp.DidChangeConfigurationParams
     ) -> None:
-        _guarded(lambda: ls.service.configure(params.settings))
+        _guarded(lambda: ls.session.configure(params.settings))
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: ContextServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
         added = [folder.uri for folder in params.event.added]
-        ls.service.set_folders(added, [folder.uri for folder in params.event.removed])
-        _guarded(lambda: ls.service.announce(added))
+        ls.session.set_folders(added, [folder.uri for folder in params.event.removed])
+        _guarded(lambda: ls.session.announce(added))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ContextServer, params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        _guarded(lambda: ls.service.document_changed(uri, ls.document_text(uri)))
+        _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ContextServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        document = params.text_document
-        _guarded(lambda: ls.service.document_changed(document.uri, document.text))
+        uri = params.text_document.uri
+        _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ContextServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        _guarded(lambda: ls.service.document_changed(uri, None))
+        _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(ls: ContextServer, *_: Any) -> None:
         ls.has_shut_down = True
-        ls.service.close()
+        ls.service.commit()  # the service is the process's (the daemon's): it stays open
 
 
 def _guarded(action: Callable[[], None]) -> None:
@@ -130,7 +132,7 @@ def _symbol_kind(kind: str | int | None) -> str | int | None:
 
 def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
     start, end = _start_end(params.range)
-    workspace = ls.service.route(params.workspace, params.uri)
+    workspace = ls.session.route(params.workspace, params.uri)
     return workspace.add_region(
         params.uri, start, end, params.text, params.language, params.metadata, params.pin
     )
@@ -138,7 +140,7 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
 
 def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     start, end = _start_end(params.range)
-    workspace = ls.service.route(params.workspace, params.uri)
+    workspace = ls.session.route(params.workspace, params.uri)
     return workspace.add_region(
         params.uri,
         start,
@@ -153,35 +155,35 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
 
 
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
-    workspace = ls.service.route(params.workspace, params.uri)
+    workspace = ls.session.route(params.workspace, params.uri)
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
 def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
-    workspace = ls.service.route(params.workspace)
+    workspace = ls.session.route(params.workspace)
     return workspace.add_text(
         params.kind, params.content, params.language, params.metadata, params.pin
     )
 
 
 def remove(ls: ContextServer, params: p.RemoveParams) -> p.RemoveResult:
-    return ls.service.route(params.workspace).remove(params.ids)
+    return ls.session.route(params.workspace).remove(params.ids)
 
 
 def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
-    return ls.service.route(params.workspace).pin(params.id, params.pinned)
+    return ls.session.route(params.workspace).pin(params.id, params.pinned)
 
 
 def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult:
-    return ls.service.route(params.workspace).clear(params.keep_pinned)
+    return ls.session.route(params.workspace).clear(params.keep_pinned)
 
 
 def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
-    return ls.service.route(params.workspace).list_items(params.kinds, params.limit)
+    return ls.session.route(params.workspace).list_items(params.kinds, params.limit)
 
 
 def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
-    return ls.service.route(params.workspace).render(
+    return ls.session.route(params.workspace).render(
         params.format,
         params.kinds,
         params.limit,
@@ -191,30 +193,57 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
 
 
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
-    return ls.service.route(params.workspace).status()
+    return ls.session.route(params.workspace).status()
 
 
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
-    return ls.service.route(params.workspace).search(params.query, params.limit, params.kinds)
+    return ls.session.route(params.workspace).search(params.query, params.limit, params.kinds)
 
 
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
-    return ls.service.route(params.workspace).restore(params.ids, params.pin)
+    return ls.session.route(params.workspace).restore(params.ids, params.pin)
 
 
 def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
     encoding = params.encoding
     if encoding is None and params.workspace:
-        encoding = ls.service.route(params.workspace).settings.encoding
+        encoding = ls.session.route(params.workspace).settings.encoding
     return ls.service.count_tokens(params.text, encoding)
 
 
 async def prepare(
     ls: ContextServer, params: p.PrepareConversationParams
 ) -> p.PrepareConversationResult:
-    encoding = ls.service.route(params.workspace).settings.encoding if params.workspace else None
+    encoding = ls.session.route(params.workspace).settings.encoding if params.workspace else None
     tokenizer = ls.service.tokenizer(encoding)
-    return await prepare_conversation(params, ls.service.settings.condense, tokenizer.count)
+    return await prepare_conversation(params, ls.session.settings.condense, tokenizer.count)
+
+
+def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
+    hub = ls.hub
+    return p.ServerInfo(
+        version=__version__,
+        pid=os.getpid(),
+        started_at=hub.started_at,
+        daemon=hub.daemon,
+        storage=ls.service.store.location,
+        sessions=len(hub.servers),
+        workspaces=ls.service.loaded_roots(),
+        idle_timeout=hub.idle_timeout,
+    )
+
+
+def refresh(ls: ContextServer, params: p.RefreshParams) -> p.RefreshResult:
+    return ls.session.route(params.workspace).refresh(params.ids)
+
+
+def configure(ls: ContextServer, params: p.ConfigureParams) -> p.ConfigureResult:
+    wanted = {
+        key: value
+        for key, value in msgspec.to_builtins(params.settings).items()
+        if value is not None
+    }
+    return ls.session.route(params.workspace).configure(wanted, params.reset)
 
 
 _SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
@@ -231,6 +260,9 @@ _SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
     p.Method.SEARCH: search,
     p.Method.RESTORE: restore,
     p.Method.COUNT_TOKENS: count_tokens,
+    p.Method.REFRESH: refresh,
+    p.Method.CONFIGURE: configure,
+    p.Method.SERVER_INFO: server_info,
 }
 
 

@@ -14,16 +14,31 @@ from contextls import __version__
 from contextls.lsp.converter import converter_factory
 from contextls.lsp.dispatch import DirectHandler
 from contextls.lsp.framing import Outbox
+from contextls.lsp.hub import Hub
 from contextls.protocol import ContextItem, DidEvictParams, EvictionReason, Notification, Status
 from contextls.service import ContextService
+from contextls.session import Session
 
 log = logging.getLogger(__name__)
 
 
-class ContextServer(LanguageServer):
-    """Listens to the service and tells the editor: status, evictions, warnings."""
+def later(delay: float, callback: Callable[[], None]) -> None:
+    asyncio.get_running_loop().call_later(delay, callback)
 
-    def __init__(self) -> None:
+
+def shared_service(hub: Hub) -> ContextService:
+    """The service of a process, telling its changes to every client through ``hub``."""
+    return ContextService(listener=hub, documents=hub.documents, warn=hub.warn, later=later)
+
+
+class ContextServer(LanguageServer):
+    """One client's connection: tells its editor of status, evictions and warnings.
+
+    ``serve --stdio`` has one; the daemon has one per connection, all sharing
+    one service (and one hub, which passes every change to each of them).
+    """
+
+    def __init__(self, hub: Hub | None = None, service: ContextService | None = None) -> None:
         super().__init__(
             "contextls",
             __version__,
@@ -35,9 +50,10 @@ class ContextServer(LanguageServer):
         self.requests: dict[str, DirectHandler] = {}
         """The ``contextls/*`` requests the dispatcher answers without pygls' dispatch."""
         self.has_shut_down = False
-        self.service = ContextService(
-            listener=self, documents=self.document_text, warn=self.warn, later=self.later
-        )
+        self.hub = hub or Hub()
+        self.service = service or shared_service(self.hub)
+        self.session = Session(self.service, warn=self.warn)
+        self.hub.join(self)
         # Nothing leaves before the changes it reports are committed.
         self.outbox.gate = self.service.commit
 
@@ -57,10 +73,7 @@ class ContextServer(LanguageServer):
         """How many changes the service has made: an answer given while this grew reports one."""
         return self.service.burst.changes
 
-    def later(self, delay: float, callback: Callable[[], None]) -> None:
-        asyncio.get_running_loop().call_later(delay, callback)
-
-    # --- Listener
+    # --- told by the hub
 
     def status_changed(self, status: Status) -> None:
         self.outbox.notify(Notification.DID_CHANGE_STATUS, status)

@@ -1,0 +1,78 @@
+"""Items that follow their files: what changes when a file's text changes.
+
+A whole-file item takes the file's current text. A region keeps its own text
+and follows it: when lines come or go above it, its line span moves to where
+that text is now (the occurrence nearest its old place); when its own text
+changed, or its file is gone, it is stale (it keeps the text it had, and
+``contextls/refresh`` reads the current range). Pure: the caller reads the
+file (the editor's buffer, else the disk) and applies the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from contextls.core.items import Item
+
+MAX_OCCURRENCES: Final = 1000
+"""How many places of a region's text are weighed before the nearest is taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """What happens to one item."""
+
+    item_id: str
+    stale: bool
+    lines: tuple[int, int] | None = None
+    """A region's new 1-based span (it moved)."""
+    content: str | None = None
+    """A whole file's new text."""
+
+
+def follow(items: Iterable[Item], text: str | None) -> list[Follow]:
+    """The changes ``text`` (None: the file is gone or unreadable) makes to these items."""
+    changes: list[Follow] = []
+    for item in items:
+        if text is None:
+            if not item.stale:
+                changes.append(Follow(item.id, stale=True))
+        elif item.is_whole_file:
+            if item.content != text:
+                changes.append(Follow(item.id, stale=False, content=text))
+            elif item.stale:
+                changes.append(Follow(item.id, stale=False))
+        elif (span := item.lines) is not None:
+            start = locate(text, item.content, span[0])
+            if start is None:
+                if not item.stale:
+                    changes.append(Follow(item.id, stale=True))
+            elif start != span[0]:
+                changes.append(
+                    Follow(item.id, stale=False, lines=(start, start + span[1] - span[0]))
+                )
+            elif item.stale:
+                changes.append(Follow(item.id, stale=False))
+    return changes
+
+
+def locate(text: str, content: str, near_line: int) -> int | None:
+    """The 1-based line where ``content`` starts in ``text``, nearest ``near_line``; or None."""
+    if not content:
+        return None
+    best: int | None = None
+    line, counted_to = 1, 0
+    at = text.find(content)
+    for _ in range(MAX_OCCURRENCES):
+        if at < 0:
+            break
+        line += text.count("\n", counted_to, at)
+        counted_to = at
+        if best is None or abs(line - near_line) < abs(best - near_line):
+            best = line
+        if line >= near_line:
+            break  # later places are only further away
+        at = text.find(content, at + 1)
+    return best

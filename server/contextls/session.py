@@ -1,0 +1,150 @@
+"""One client's session: its workspace folders and its settings, over the shared service.
+
+A process serves one session (``contextls serve --stdio``) or many (the
+daemon); every session sees the same windows (``service.ContextService``).
+What belongs to a client stays here: which folders it opened (a request is
+routed among them), the window settings it asked for (written to a window
+that has none of its own yet), and its condense endpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from contextls.core.errors import ContextError
+from contextls.files import resolve, uri_to_path
+from contextls.protocol import ErrorCode, Settings
+from contextls.service import ContextService, NoWorkspace
+from contextls.settings import parse_settings
+from contextls.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+class Session:
+    def __init__(self, service: ContextService, warn: Callable[[str], None]) -> None:
+        self.service = service
+        self.warn = warn
+        """Tell this client's person (window/showMessage)."""
+        self.settings = Settings()
+        """What this client sent; the window keys are only its wish (see ``configure``)."""
+        self.folders: dict[str, Path] = {}
+        self._wish: dict[str, object] = {}
+        self._seeded: set[str] = set()
+
+    # --------------------------------------------------------------- settings
+
+    def configure(self, raw: object, initial: bool = False) -> None:
+        """Settings from the client; an invalid key falls back with a warning.
+
+        Storage and durability choose the database (the daemon keeps its own).
+        The window keys are written to this client's windows that have no
+        settings of their own yet; sent again while running (the person changed
+        them), they change the windows, as ``contextls/configure`` does.
+        """
+        parsed = parse_settings(raw, None if initial else self.settings)
+        for warning in parsed.warnings:
+            self.warn(warning)
+        if parsed.ignored:
+            log.info("ignoring unknown settings: %s", ", ".join(parsed.ignored))
+        self.settings = parsed.settings
+        refused = self.service.use_storage(parsed.settings.storage, parsed.settings.durability)
+        if refused is not None and {"storage", "durability"} & parsed.given:
+            self.warn(refused)
+        wish = parsed.window_wish()
+        if initial:
+            self._wish = wish
+            return
+        self._wish.update(wish)
+        if not wish:
+            return
+        for root in self.folders:
+            workspace = self.service.loaded(root)
+            if workspace is None:
+                continue
+            try:
+                workspace.configure(wish)
+            except ContextError as error:
+                self.warn(f"{error.message}; the window keeps its settings")
+
+    # ---------------------------------------------------------------- folders
+
+    def set_folders(self, added: Sequence[str], removed: Sequence[str] = ()) -> None:
+        for uri in removed:
+            self.folders.pop(normalize_uri(uri), None)
+        for uri in added:
+            try:
+                folder = resolve(uri_to_path(uri, "$.workspaceFolders"))
+                if folder == Path("/") or folder == Path.home().resolve():
+                    raise ContextError(
+                        f"{folder} is too wide to be a workspace folder (every file under it "
+                        "could be added); open a project folder instead"
+                    )
+                self.folders[normalize_uri(uri)] = folder
+            except ContextError as error:
+                self.warn(f"workspace folder {uri} is ignored: {error.message}")
+
+    def route(self, name: str | None = None, uri: str | None = None) -> Workspace:
+        """The workspace a request is for: named, else the folder holding ``uri``, else the only."""
+        root = self._root(name, uri)
+        workspace = self.service.workspace(root, self.folders[root])
+        if root not in self._seeded:
+            self._seeded.add(root)
+            try:
+                workspace.seed(self._wish)
+            except ContextError as error:
+                self.warn(f"{error.message}; the window keeps its settings")
+        return workspace
+
+    def announce(self, roots: list[str] | None = None) -> None:
+        """Push the status of these folders (all by default), so status bars fill at once."""
+        for root in roots if roots is not None else list(self.folders):
+            key = normalize_uri(root)
+            if key in self.folders:
+                self.service.listener.status_changed(self.route(key).status())
+
+    def _root(self, name: str | None, uri: str | None) -> str:
+        if not self.folders:
+            raise NoWorkspace(
+                "no workspace folder is open; open a folder (or a project) in the editor, "
+                "or start contextls with a workspace folder"
+            )
+        if name:
+            return self._named(name)
+        if uri:
+            path = resolve(uri_to_path(uri))
+            holders = [root for root, folder in self.folders.items() if path.is_relative_to(folder)]
+            if not holders:
+                raise ContextError(
+                    f"{path} is outside the workspace folders ({self._folder_list()})",
+                    ErrorCode.OUTSIDE_WORKSPACE,
+                )
+            return max(holders, key=lambda root: len(self.folders[root].parts))
+        if len(self.folders) == 1:
+            return next(iter(self.folders))
+        raise NoWorkspace(
+            f"{len(self.folders)} workspace folders are open; say which with `workspace` "
+            f"({self._folder_list()})"
+        )
+
+    def _named(self, name: str) -> str:
+        key = normalize_uri(name)
+        if key in self.folders:
+            return key
+        try:
+            path = resolve(uri_to_path(name, "$.workspace"))
+        except ContextError:
+            path = None
+        for root, folder in self.folders.items():
+            if folder == path or folder.name == name:
+                return root
+        raise NoWorkspace(f"{name} is not an open workspace folder ({self._folder_list()})")
+
+    def _folder_list(self) -> str:
+        return ", ".join(str(folder) for folder in self.folders.values())
+
+
+def normalize_uri(uri: str) -> str:
+    return uri.rstrip("/") if uri.count("/") > 3 else uri
