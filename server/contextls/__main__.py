@@ -1,4 +1,4 @@
-"""``python -m contextls serve``: the language server, without the CLI."""
+"""``python -m contextls serve`` (a server of one client) or ``python -m contextls daemon``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["daemon"]:
+        from contextls.lsp.cli import daemon_main
+
+        return daemon_main(args[1:])
     if args[:1] == ["serve"]:
         args = args[1:]
     from contextls.lsp.cli import main as serve

@@ -11,10 +11,12 @@ for clients and tests. Pure: stdlib only, no pygls, no lsprotocol.
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
+
+if TYPE_CHECKING:  # asyncio takes ~30 ms to import; the CLI's daemon path never needs it
+    import asyncio
 
 MAX_BODY_BYTES: Final = 256 * 1024 * 1024
 MAX_HEADER_LINE: Final = 8 * 1024

@@ -1,8 +1,10 @@
 """Fixtures that run the installed ``contextls`` executable in a scratch workspace.
 
-Every test gets its own workspace folder, SQLite file (``CONTEXTLS_STORAGE``)
-and settings directory (``CONTEXTLS_CONFIG_DIR``), so nothing touches the
-user's real state and tests can run in any order.
+Every test gets its own workspace folder, SQLite file (``CONTEXTLS_STORAGE``),
+settings directory (``CONTEXTLS_CONFIG_DIR``) and runtime directory for the
+daemon's socket (``CONTEXTLS_RUNTIME_DIR``), so nothing touches the user's
+real state and tests can run in any order. Commands go through a daemon of
+the test's own, as a user's do; it is stopped when the test ends.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -50,13 +54,17 @@ class Run:
 class Cli:
     """Runs ``contextls`` in ``workspace`` with isolated storage and settings."""
 
-    def __init__(self, executable: str, workspace: Path, state: Path) -> None:
+    def __init__(self, executable: str, workspace: Path, state: Path, runtime: Path) -> None:
         self.executable = executable
         self.workspace = workspace
+        self.runtime = runtime
         self.env = {
             **os.environ,
             "CONTEXTLS_STORAGE": str(state / "db.sqlite3"),
             "CONTEXTLS_CONFIG_DIR": str(state / "cfg"),
+            "CONTEXTLS_RUNTIME_DIR": str(runtime),
+            "CONTEXTLS_STATE_DIR": str(state / "logs"),
+            "CONTEXTLS_DAEMON_IDLE": "120",  # a safety net: each test stops its own
             "NO_COLOR": "1",
         }
 
@@ -95,7 +103,12 @@ def executable() -> str:
 
 
 @pytest.fixture
-def cli(executable: str, tmp_path: Path) -> Cli:
+def cli(executable: str, tmp_path: Path) -> Iterator[Cli]:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    return Cli(executable, workspace, tmp_path / "state")
+    # A short directory: a Unix socket's path must fit in 107 bytes.
+    runtime = Path(tempfile.mkdtemp(prefix="cls-"))
+    runner = Cli(executable, workspace, tmp_path / "state", runtime)
+    yield runner
+    runner("daemon", "stop", code=None)
+    shutil.rmtree(runtime, ignore_errors=True)

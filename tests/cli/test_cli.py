@@ -7,6 +7,7 @@ document decodes into the protocol's types.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -275,6 +276,34 @@ def test_config_persists_per_workspace(cli: Cli) -> None:
 
     cli("config", "unset", "maxTokens")
     assert cli("status", "--json").decode(Status).max_tokens == 8000
+
+
+def test_the_server_refuses_a_budget_below_the_pinned_items(cli: Cli) -> None:
+    cli.write("big.txt", "pinned words and more words " * 120 + "\n")
+    cli("add", "big.txt", "--pin")
+    pinned = cli("status", "--json").decode(Status).tokens
+    assert pinned > 500
+
+    run = cli("config", "set", "maxTokens", "500", code=1)
+    assert f"{pinned:,} tokens of pinned items" in run.stderr, run.stderr
+    assert "unpin some first" in run.stderr
+    status = cli("status", "--json").decode(Status)
+    assert (status.max_tokens, status.item_count) == (8000, 1)
+    assert cli("config", "--json").decode(ConfigReport).chosen == {}
+
+
+def test_settings_an_older_cli_kept_move_into_the_window(cli: Cli) -> None:
+    old = cli.workspace.parent / "state" / "cfg" / "settings.json"
+    old.parent.mkdir(parents=True)
+    old.write_text(
+        json.dumps({"version": 1, "workspaces": {cli.workspace.as_uri(): {"maxItems": 7}}})
+    )
+    run = cli("status", "--json")
+    assert "moved this workspace's settings" in run.stderr and "maxItems=7" in run.stderr
+    assert run.decode(Status).max_items == 7
+    assert json.loads(old.read_text())["workspaces"] == {}
+    again = cli("status", "--json")
+    assert again.stderr == "" and again.decode(Status).max_items == 7
 
 
 # ------------------------------------------------------------------ refusals (exit 1)

@@ -85,7 +85,7 @@ def test_serve_hands_what_argparse_does_not_know_to_the_server(
 
     handed: list[list[str]] = []
     monkeypatch.setattr(cli, "_serve", lambda arguments: handed.append(arguments) or 0)
-    monkeypatch.setattr(cli, "HANDLERS", {})  # other commands must not reach a server here
+    monkeypatch.setattr(cli, "command_handler", {}.__getitem__)  # no other command may run here
     with contextlib.suppress(KeyError, TypeError):  # another command: no handler here
         cli.main(argv)
     assert handed == ([] if expected is None else [expected])

@@ -9,13 +9,11 @@
 
 from __future__ import annotations
 
-from contextls_client.lsp_client import (
-    DEFAULT_SERVER_COMMAND,
-    ContextlsClient,
-    ContextlsError,
-    ReceivedNotification,
-    ServerGoneError,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from contextls_client.lsp_client import DEFAULT_SERVER_COMMAND, ContextlsClient
+    from contextls_client.messages import ContextlsError, ReceivedNotification, ServerGoneError
 
 __all__ = [
     "DEFAULT_SERVER_COMMAND",
@@ -24,3 +22,16 @@ __all__ = [
     "ReceivedNotification",
     "ServerGoneError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded when asked for: the asyncio client costs a CLI command ~30 ms it rarely needs.
+    if name in ("DEFAULT_SERVER_COMMAND", "ContextlsClient"):
+        from contextls_client import lsp_client
+
+        return getattr(lsp_client, name)
+    if name in ("ContextlsError", "ReceivedNotification", "ServerGoneError"):
+        from contextls_client import messages
+
+        return getattr(messages, name)
+    raise AttributeError(name)

@@ -13,8 +13,8 @@ TEXT_KINDS: Final = tuple(kind for kind in ITEM_KINDS if kind != "file")
 
 DESCRIPTION: Final = """\
 Keep the LLM context of a workspace: mark files and line ranges, see the
-token budget, render the window for a model. Each command starts a
-`contextls serve` process, talks LSP to it, and stops it.
+token budget, render the window for a model. Commands talk LSP to your
+contextls daemon (started on demand, shared with your editors).
 """
 
 EPILOG: Final = """\
@@ -22,7 +22,9 @@ exit codes: 0 ok, 1 the server refused the request (its message is on
 stderr), 2 usage error.
 
 environment: CONTEXTLS_STORAGE (database path, like --storage),
-CONTEXTLS_CONFIG_DIR (where `config` keeps its settings file).
+CONTEXTLS_NO_DAEMON=1 (each command starts its own server instead),
+CONTEXTLS_DAEMON_IDLE (seconds the daemon waits without clients; 900),
+CONTEXTLS_RUNTIME_DIR (where the daemon's socket lives).
 """
 
 
@@ -156,6 +158,21 @@ def build_parser() -> argparse.ArgumentParser:
     count = command("tokens", "count the tokens of a file, or of stdin with '-'")
     count.add_argument("source", metavar="PATH|-")
     count.add_argument("--encoding", choices=get_args(Encoding), help="default: the window's")
+
+    daemon = command("daemon", "show, start or stop your shared contextls daemon")
+    daemon_actions = daemon.add_subparsers(dest="daemon_action", metavar="ACTION")
+    for action, help_text in (
+        ("status", "is it running, since when, for which database (the default action)"),
+        ("start", "start it now (commands start it when they need it)"),
+        ("stop", "stop it; it commits first, and the next command starts it again"),
+    ):
+        daemon_actions.add_parser(action, help=help_text, parents=common)
+
+    commands.add_parser(
+        "connect",
+        help="join stdio to the daemon: an editor's server command, to share its windows",
+        add_help=False,
+    )
 
     config = command("config", "show or change the window settings of this workspace")
     actions = config.add_subparsers(dest="config_action", metavar="ACTION")

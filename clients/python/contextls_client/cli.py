@@ -1,27 +1,30 @@
 """``contextls``: the command-line client (and ``contextls serve``, the server).
 
-Every subcommand except ``serve`` spawns a server over stdio, speaks LSP to it
-through :class:`contextls_client.lsp_client.ContextlsClient`, and shuts it
-down; the CLI never imports the server's core, only :mod:`contextls.protocol`.
+Every command (but ``serve``, ``connect`` and ``daemon``) is one LSP session:
+on the user's daemon through its socket (``socket_client``; started on
+demand by ``daemon``), or, with ``$CONTEXTLS_NO_DAEMON=1`` or an in-memory
+database, on a server spawned for it (``lsp_client``). The CLI never imports
+the server's core, only :mod:`contextls.protocol`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import Final
 
+from contextls.places import log_path
 from contextls_client.arguments import PROGRAM, build_parser
-from contextls_client.commands import HANDLERS
-from contextls_client.commands.text import UnreadableInput
+from contextls_client.commands import handler as command_handler
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
-from contextls_client.lsp_client import ContextlsError, ServerGoneError
+from contextls_client.daemon import DaemonError, wanted
+from contextls_client.messages import ContextlsError, ServerGoneError
 from contextls_client.reports import ErrorDocument, ErrorReport
-from contextls_client.session import Invocation, Place, UsageError
+from contextls_client.session import Invocation, Place, UnreadableInput, UsageError
+from contextls_client.socket_client import run_blocking
 from contextls_client.targets import TargetError
 
 EXIT_OK: Final = 0
@@ -42,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args, extra = parser.parse_known_args(arguments)
         if args.command == "serve":
             return _serve(extra)
+        if args.command == "connect":
+            # Editors add their own flags (vscode-languageclient: --stdio); they mean stdio here.
+            return _connect(args.storage)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
@@ -54,14 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         place = Place.from_options(args.workspace, args.storage)
         invocation = Invocation(args, place, console, ConfigStore())
-        return asyncio.run(HANDLERS[args.command](invocation))
+        return _run_retrying_once(invocation, console)
     except (UsageError, TargetError) as error:
         parser.print_usage(sys.stderr)
         console.note(f"{PROGRAM}: error: {error}")
         return EXIT_USAGE
     except ContextlsError as error:
         return _refused(console, error.code, error.message)
-    except (ServerGoneError, ConfigError, UnreadableInput) as error:
+    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError) as error:
         return _refused(console, LOCAL_FAILURE_CODE, str(error))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -70,6 +76,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout at devnull so the interpreter's final flush does not complain.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _run_retrying_once(invocation: Invocation, console: Console) -> int:
+    """Run the command; if the daemon went away under it, start it again and retry once."""
+    handler = command_handler(invocation.args.command)
+    if not wanted(invocation.place.storage):
+        import asyncio  # a server of its own, spawned and spoken to with asyncio
+
+        return asyncio.run(handler(invocation))
+    try:
+        return run_blocking(handler(invocation))
+    except ServerGoneError as gone:
+        if invocation.args.command == "daemon":
+            raise
+        console.note(f"{PROGRAM}: the daemon went away ({gone.reason}); starting it again")
+        try:
+            return run_blocking(handler(invocation))
+        except ServerGoneError as again:
+            log = log_path(invocation.place.storage)
+            raise ServerGoneError(
+                f"the daemon went away again ({again.reason}); see {log}"
+            ) from again
+
+
+def _connect(storage: str | None) -> int:
+    from contextls_client.bridge import bridge
+
+    try:
+        place = Place.from_options(None, storage)
+        return bridge(place.storage)
+    except (DaemonError, UsageError) as error:
+        print(f"{PROGRAM} connect: {error}", file=sys.stderr)
+        return EXIT_REFUSED
 
 
 def _refused(console: Console, code: int, message: str) -> int:

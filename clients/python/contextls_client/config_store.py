@@ -1,8 +1,9 @@
-"""The CLI's persistent window settings, one set per workspace root.
+"""Parsing ``config set`` values, and the settings file older CLIs kept.
 
-A server process takes its settings from ``initializationOptions`` and forgets
-them when it exits, so the CLI keeps what ``contextls config set`` chose in a
-small JSON file and sends it at every start:
+Window settings now live with the window, in the database (see
+``contextls/configure``). Before, the CLI kept what ``contextls config set``
+chose in a small JSON file and sent it at every start; the first command in
+such a workspace moves them into the window and forgets them here:
 
     {"version": 1, "workspaces": {"file:///repo": {"maxTokens": 4000}}}
 
@@ -37,7 +38,6 @@ WINDOW_SETTINGS: Final[tuple[str, ...]] = (
 """The settings ``contextls config`` manages (wire names)."""
 
 _INTEGER_SETTINGS: Final = frozenset({"maxItems", "maxTokens", "maxFileBytes"})
-_DEFAULTS: Final[dict[str, Any]] = msgspec.to_builtins(Settings())
 
 
 class ConfigError(Exception):
@@ -75,11 +75,6 @@ def parse_setting(name: str, text: str) -> tuple[str, Any]:
     return setting, value
 
 
-def default_settings() -> dict[str, Any]:
-    """The protocol's defaults for the managed settings."""
-    return {name: _DEFAULTS[name] for name in WINDOW_SETTINGS}
-
-
 class ConfigStore:
     """Reads and writes the settings file; every write replaces it atomically."""
 
@@ -102,6 +97,12 @@ class ConfigStore:
         workspaces = self._workspaces()
         workspaces.setdefault(workspace_uri, {})[name] = value
         self._write(workspaces)
+
+    def forget(self, workspace_uri: str) -> None:
+        """Drop everything kept for this workspace (it moved into the window)."""
+        workspaces = self._workspaces()
+        if workspaces.pop(workspace_uri, None) is not None:
+            self._write(workspaces)
 
     def unset(self, workspace_uri: str, name: str) -> bool:
         """Forget a setting; returns whether it was set."""

@@ -1,4 +1,5 @@
-"""A small LSP client that spawns ``contextls serve`` and talks to it over stdio.
+"""A small LSP client: to the user's daemon over its Unix socket, or to a spawned
+``contextls serve`` over stdio.
 
 It speaks plain JSON-RPC 2.0 with ``Content-Length`` framing, encodes
 parameters from the msgspec Structs of :mod:`contextls.protocol` and decodes
@@ -27,18 +28,32 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import msgspec
-from lsprotocol.types import ErrorCodes
 
 from contextls.framing import FramingError, MessageReader, frame
 from contextls.protocol import (
     DidEvictParams,
-    ErrorCode,
     Notification,
     Request,
     Settings,
     Status,
     Wire,
 )
+from contextls_client.messages import (
+    CLIENT_NAME,
+    ContextlsError,
+    ReceivedNotification,
+    ServerGoneError,
+    _ErrorResponse,
+    _Incoming,
+    _NotificationOut,
+    _or_unset,
+    _Request,
+    _Response,
+    _ResponseError,
+    initialize_params,
+)
+
+__all__ = ["ContextlsClient", "ContextlsError", "ReceivedNotification", "ServerGoneError"]
 
 ResultT = TypeVar("ResultT")
 P = TypeVar("P", bound=Wire)
@@ -47,116 +62,20 @@ R = TypeVar("R", bound=Wire)
 DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-m", "contextls", "serve")
 """The server this client spawns unless told otherwise: the same interpreter's package."""
 
-CLIENT_NAME: Final = "contextls-cli"
-JSONRPC_VERSION: Final = "2.0"
-METHOD_NOT_FOUND: Final = int(ErrorCodes.MethodNotFound)
+METHOD_NOT_FOUND: Final = -32601
+"""JSON-RPC's code (lsprotocol's ErrorCodes.MethodNotFound; not imported: it is slow to load)."""
 STDERR_LINES_KEPT: Final = 200
-
-
-class ContextlsError(Exception):
-    """The server answered a request with a JSON-RPC error.
-
-    ``code`` is one of :class:`contextls.protocol.ErrorCode` for domain errors
-    (a refusal such as a binary file or an item over budget) and ``message`` is
-    the server's explanation, written for a person.
-    """
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @property
-    def error_code(self) -> ErrorCode | None:
-        """The code as a protocol enum member, or ``None`` for codes outside it."""
-        try:
-            return ErrorCode(self.code)
-        except ValueError:
-            return None
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class ServerGoneError(Exception):
-    """The server process exited, hung, or broke the framing; no answer will come."""
-
-    def __init__(self, reason: str, stderr_tail: str = "") -> None:
-        detail = (
-            f"{reason}\n--- server stderr (last lines) ---\n{stderr_tail}"
-            if stderr_tail
-            else reason
-        )
-        super().__init__(detail)
-        self.reason = reason
-        self.stderr_tail = stderr_tail
-
-
-class _ResponseError(msgspec.Struct):
-    code: int
-    message: str
-    data: Any = None
-
-
-class _Incoming(msgspec.Struct):
-    """Any message from the server; which fields are present says what it is."""
-
-    id: int | str | None = None
-    method: str | None = None
-    params: msgspec.Raw = msgspec.Raw(b"")
-    result: msgspec.Raw = msgspec.Raw(b"")
-    error: _ResponseError | None = None
-
-
-class _Request(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    id: int
-    method: str
-    params: Any = msgspec.UNSET
-    """Left out of the message when there are none, as JSON-RPC asks (not ``null``)."""
-
-
-class _NotificationOut(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    method: str
-    params: Any = msgspec.UNSET
-
-
-class _Response(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    id: int | str | None
-    result: Any
-
-
-class _ErrorResponse(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    id: int | str | None
-    error: _ResponseError
-
-
-def _or_unset(params: object) -> object:
-    return msgspec.UNSET if params is None else params
-
-
-class ReceivedNotification(msgspec.Struct, frozen=True):
-    """A notification from the server, its params kept as raw JSON until asked for."""
-
-    method: str
-    params: msgspec.Raw
-
-    def decode(self, params_type: type[ResultT]) -> ResultT:
-        """Decode the params into a protocol Struct (or any msgspec type)."""
-        return msgspec.json.decode(self.params or b"null", type=params_type)
 
 
 NotificationHandler = Callable[[ReceivedNotification], None]
 
 
 class ContextlsClient:
-    """An LSP client for one ``contextls serve`` process.
+    """An LSP client for one ``contextls serve`` process, or one session on the daemon.
 
-    ``command`` is the server's argv (default :data:`DEFAULT_SERVER_COMMAND`).
+    ``socket`` is the daemon's Unix socket (see ``contextls.places``); without
+    it, ``command`` is the argv of the server to spawn (default
+    :data:`DEFAULT_SERVER_COMMAND`).
     ``request_timeout`` bounds every request, in seconds. Notifications the
     server sends are kept in :attr:`notifications`; :meth:`evictions` and
     :attr:`latest_status` decode the two contextls ones.
@@ -169,8 +88,12 @@ class ContextlsClient:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         request_timeout: float = 120.0,
+        socket: Path | None = None,
     ) -> None:
         self.command: tuple[str, ...] = tuple(command) if command else DEFAULT_SERVER_COMMAND
+        self.socket = socket
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.request_timeout = request_timeout
@@ -190,9 +113,12 @@ class ContextlsClient:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Spawn the server process and start reading its output."""
-        if self._process is not None:
+        """Connect to the daemon (``socket``), or spawn the server; then read its output."""
+        if self._process is not None or self._writer is not None:
             raise RuntimeError("the server is already started")
+        if self.socket is not None:
+            await self._connect(self.socket)
+            return
         try:
             self._process = await asyncio.create_subprocess_exec(
                 *self.command,
@@ -206,10 +132,24 @@ class ContextlsClient:
             raise ServerGoneError(
                 f"cannot start the server {list(self.command)}: {error}"
             ) from error
+        self._reader, self._writer = self._process.stdout, self._process.stdin  # type: ignore[assignment]
         self._tasks = [
             asyncio.create_task(self._read_messages(), name="contextls-read"),
             asyncio.create_task(self._read_stderr(), name="contextls-stderr"),
         ]
+
+    async def _connect(self, path: Path) -> None:
+        from contextls.places import peer_uid
+
+        try:
+            self._reader, self._writer = await asyncio.open_unix_connection(str(path))
+        except OSError as error:
+            raise ServerGoneError(f"cannot connect to the daemon at {path}: {error}") from error
+        sock = self._writer.get_extra_info("socket")
+        if peer_uid(sock) != os.getuid():
+            self._writer.close()
+            raise ServerGoneError(f"{path} is served by another user; not talking to it")
+        self._tasks = [asyncio.create_task(self._read_messages(), name="contextls-read")]
 
     async def initialize(
         self, root: str | os.PathLike[str], options: Settings | Mapping[str, Any] | None = None
@@ -219,21 +159,11 @@ class ContextlsClient:
         ``options`` become ``initializationOptions``: a :class:`Settings` or a
         flat camelCase mapping holding only the settings to override.
         """
-        root_path = Path(root).resolve()
-        root_uri = root_path.as_uri()
         if isinstance(options, Settings):
             self._settings = msgspec.to_builtins(options)
         else:
             self._settings = dict(options or {})
-        params = {
-            "processId": os.getpid(),
-            "clientInfo": {"name": CLIENT_NAME},
-            "rootUri": root_uri,
-            "rootPath": str(root_path),
-            "workspaceFolders": [{"uri": root_uri, "name": root_path.name or root_uri}],
-            "capabilities": {"workspace": {"workspaceFolders": True}},
-            "initializationOptions": self._settings,
-        }
+        params = initialize_params(root, self._settings)
         result = await self.request("initialize", params, dict[str, Any])
         self.server_capabilities = result.get("capabilities", {})
         await self.notify("initialized", {})
@@ -242,9 +172,10 @@ class ContextlsClient:
     async def shutdown(self, timeout: float = 10.0) -> int | None:
         """Send ``shutdown`` then ``exit`` and wait for the process; returns its exit code.
 
-        A server that does not exit within ``timeout`` seconds is killed.
+        A server that does not exit within ``timeout`` seconds is killed. On the
+        daemon, this ends the session (the daemon goes on) and returns None.
         """
-        if self._process is None or self._shut_down:
+        if self._writer is None or self._shut_down:
             return self._process.returncode if self._process else None
         self._shut_down = True
         if self._gone is None:
@@ -255,8 +186,8 @@ class ContextlsClient:
         return await self._wait_for_exit(timeout)
 
     async def close(self) -> None:
-        """Stop the process without the LSP handshake (after an error, say)."""
-        if self._process is None:
+        """Stop the process (or leave the daemon) without the LSP handshake."""
+        if self._writer is None:
             return
         self._shut_down = True
         await self._wait_for_exit(1.0)
@@ -361,25 +292,25 @@ class ContextlsClient:
     # ------------------------------------------------------------------ internals
 
     def _check_alive(self) -> None:
-        if self._process is None:
+        if self._writer is None:
             raise RuntimeError("call start() first")
         if self._gone is not None:
             raise self._gone
 
     async def _send(self, message: msgspec.Struct) -> None:
-        assert self._process is not None and self._process.stdin is not None
+        assert self._writer is not None
         data = frame(msgspec.json.encode(message))
         async with self._write_lock:
             try:
-                self._process.stdin.write(data)
-                await self._process.stdin.drain()
+                self._writer.write(data)
+                await self._writer.drain()
             except (ConnectionError, BrokenPipeError) as error:
                 gone = self._mark_gone("the server closed its input")
                 raise gone from error
 
     async def _read_messages(self) -> None:
-        assert self._process is not None and self._process.stdout is not None
-        reader = self._process.stdout
+        reader = self._reader
+        assert reader is not None
         try:
             messages = MessageReader()
             while (body := await messages.read_async(reader)) is not None:
@@ -389,7 +320,7 @@ class ContextlsClient:
             reason = f"the server broke the protocol: {error}"
         except Exception as error:  # a notification handler failed: stop cleanly, say why
             reason = f"the client failed while reading: {error!r}"
-        if not self._shut_down:
+        if not self._shut_down and self._process is not None:
             # Give the exit code and last stderr lines a moment to land, so the
             # report says why the server went away.
             with contextlib.suppress(TimeoutError):
@@ -450,7 +381,13 @@ class ContextlsClient:
 
     async def _wait_for_exit(self, timeout: float) -> int | None:
         process = self._process
-        assert process is not None
+        if process is None:  # a daemon session: leave it, the daemon goes on
+            assert self._writer is not None
+            self._writer.close()
+            for task in self._tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asyncio.wait_for(task, timeout)
+            return None
         if process.stdin is not None and not process.stdin.is_closing():
             process.stdin.close()
         try:

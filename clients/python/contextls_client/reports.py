@@ -38,13 +38,13 @@ class AddReport(Struct, rename="camel", kw_only=True):
 
 
 class ConfigReport(Struct, rename="camel", kw_only=True):
-    """``contextls config --json``: what was chosen, what is in effect, and where."""
+    """``contextls config --json``: what was chosen for the window, and what is in effect."""
 
     workspace: str
-    config_file: str
     storage: str | None
     chosen: dict[str, Any]
     effective: dict[str, Any]
+    changed: list[str]
     status: Status
 
 

@@ -7,19 +7,36 @@ import os
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from contextls.protocol import STORAGE_ENV, ContextItem
-from contextls_client.config_store import ConfigStore
+import msgspec
+
+from contextls.protocol import (
+    STORAGE_ENV,
+    ConfigureParams,
+    ContextItem,
+    Requests,
+    WindowSettingsChange,
+)
+from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
+from contextls_client.daemon import connect_or_start, daemon_socket, wanted
 from contextls_client.human import eviction_lines
-from contextls_client.lsp_client import ContextlsClient
+from contextls_client.messages import ContextlsError
+from contextls_client.socket_client import DaemonClient
+
+if TYPE_CHECKING:
+    from contextls_client.lsp_client import ContextlsClient
 
 IN_MEMORY: Final = ":memory:"
 
 
 class UsageError(Exception):
     """The command line asks for something impossible; exit code 2."""
+
+
+class UnreadableInput(Exception):
+    """A file or stdin the command was given cannot be read as text; exit code 1."""
 
 
 @dataclass(frozen=True)
@@ -45,19 +62,16 @@ class Place:
             chosen = str(Path(chosen).expanduser().resolve())
         return cls(root, chosen)
 
-    def initialization_options(self, config: ConfigStore) -> dict[str, Any]:
-        """The settings ``config set`` chose for this workspace, plus the storage path."""
-        options = config.settings_for(self.root_uri)
-        if self.storage is not None:
-            options["storage"] = self.storage
-        return options
+    def initialization_options(self) -> dict[str, Any]:
+        """The storage path, if one was chosen (window settings live with the window)."""
+        return {"storage": self.storage} if self.storage is not None else {}
 
 
 @dataclass
 class Session:
     """A started, initialised client bound to one workspace."""
 
-    client: ContextlsClient
+    client: DaemonClient | ContextlsClient
     place: Place
     console: Console
     _reported: set[str] = field(default_factory=set)
@@ -96,16 +110,62 @@ class Session:
 
 @contextlib.asynccontextmanager
 async def open_session(
-    place: Place, console: Console, config: ConfigStore, client: ContextlsClient | None = None
+    place: Place,
+    console: Console,
+    config: ConfigStore,
+    client: DaemonClient | ContextlsClient | None = None,
 ) -> AsyncIterator[Session]:
-    """Spawn the server, initialise it for ``place``, and shut it down afterwards."""
-    session = Session(client or ContextlsClient(), place, console)
+    """Reach the daemon (or spawn a server), initialise for ``place``, and end the session."""
+    if client is None:
+        if wanted(place.storage):
+            connected = connect_or_start(place.storage)
+            client = DaemonClient(daemon_socket(place.storage), connected=connected)
+        else:
+            from contextls_client.lsp_client import ContextlsClient
+
+            client = ContextlsClient()
+    session = Session(client, place, console)
     try:
         async with session.client:
-            await session.client.initialize(place.root, place.initialization_options(config))
+            await session.client.initialize(place.root, place.initialization_options())
+            await _move_settings_into_the_window(session, config)
             yield session
     finally:
         session.flush_evictions()
+
+
+async def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
+    """Settings an older CLI kept in its own file move into the window, once.
+
+    Before the window kept its settings, ``config set`` wrote them to a file
+    and the CLI sent them at every start; left there they would be forgotten.
+    """
+    try:
+        chosen = config.settings_for(session.place.root_uri)
+    except ConfigError as error:
+        session.console.note(f"contextls: {error}")
+        return
+    if not chosen:
+        return
+    try:
+        result = await session.client.call(
+            Requests.CONFIGURE,
+            ConfigureParams(
+                workspace=session.workspace, settings=msgspec.convert(chosen, WindowSettingsChange)
+            ),
+        )
+    except ContextlsError as error:
+        session.console.note(
+            f"contextls: the settings in {config.path} could not move into the window "
+            f"({error}); they are left there"
+        )
+        return
+    session.evicted(result.evicted)
+    config.forget(session.place.root_uri)
+    session.console.note(
+        f"contextls: moved this workspace's settings from {config.path} into the window "
+        f"({', '.join(f'{k}={v}' for k, v in chosen.items())}); every editor now sees them"
+    )
 
 
 @dataclass

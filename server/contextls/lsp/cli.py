@@ -1,4 +1,4 @@
-"""``contextls serve``: run the language server over stdio or loopback TCP."""
+"""``contextls serve`` (stdio or loopback TCP) and the daemon's own entry point."""
 
 from __future__ import annotations
 
@@ -49,20 +49,65 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def _logging(level: str, log_file: str | None) -> None:
     handler: logging.Handler = (
-        logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
+        logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     )
     logging.basicConfig(
-        level=args.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        level=level,
+        format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
         handlers=[handler],
     )
-    if args.log_level != "DEBUG":
+    if level != "DEBUG":
+        # pygls logs every feature it registers (the daemon: per connection).
+        logging.getLogger("pygls").setLevel(logging.WARNING)
         # pygls logs a traceback for every request that ends in an error reply;
         # refusals are expected here, and our handlers log the unexpected ones.
         logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
+
+
+def daemon_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m contextls daemon",
+        description="Run the shared daemon in the foreground (the CLI starts it on demand).",
+    )
+    parser.add_argument("--storage", help="the database it serves (default: the user's)")
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=None,
+        help="seconds without clients before it exits (default: $CONTEXTLS_DAEMON_IDLE or 900)",
+    )
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    parser.add_argument("--log-file", help="write the log here instead of stderr")
+    return parser
+
+
+def daemon_main(argv: list[str] | None = None) -> int:
+    import os
+
+    from contextls.lsp import daemon
+
+    args = daemon_parser().parse_args(argv)
+    _logging(args.log_level, args.log_file)
+    idle = args.idle_timeout
+    if idle is None:
+        try:
+            idle = float(os.environ.get("CONTEXTLS_DAEMON_IDLE", daemon.DEFAULT_IDLE_TIMEOUT))
+        except ValueError:
+            idle = daemon.DEFAULT_IDLE_TIMEOUT
+    try:
+        return daemon.run(args.storage, idle)
+    except Exception:
+        logging.getLogger(__name__).exception("the daemon failed")
+        return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    _logging(args.log_level, args.log_file)
     from contextls.lsp.handlers import register
     from contextls.lsp.server import ContextServer
     from contextls.lsp.transport import serve_stdio, serve_tcp

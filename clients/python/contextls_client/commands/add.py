@@ -8,7 +8,7 @@ from typing import Final
 from contextls.protocol import AddFileParams, AddRegionParams, AddResult, ErrorCode, Requests
 from contextls_client.expand import PlannedAdd, plan_adds
 from contextls_client.human import item_line, plural, tokens, window_line
-from contextls_client.lsp_client import ContextlsError
+from contextls_client.messages import ContextlsError
 from contextls_client.progress import PROGRESS_THRESHOLD, ProgressBar
 from contextls_client.reports import AddReport, Refusal, Skip
 from contextls_client.session import Invocation, Session

@@ -1,21 +1,23 @@
 """``contextls config [show | set KEY VALUE | unset KEY]``: the window settings.
 
-The chosen settings are stored per workspace (see :mod:`config_store`) and
-sent at every start. Each form starts the server with them and reads its
-status back, so a setting that shrinks the window shows its evictions now,
-not silently at the next command.
+The settings belong to the workspace window and are stored with it, so the
+CLI, every editor and the daemon see the same limits. The server decides
+every change: one the pinned items cannot live with (a ``maxTokens`` below
+what they take) is refused with the reason, and nothing changes. A change
+that shrinks the window evicts at once, and the evictions are reported now.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from contextls.protocol import Requests, StatusParams
+import msgspec
+
+from contextls.protocol import ConfigureParams, Requests, WindowSettingsChange
 from contextls_client.config_store import (
     WINDOW_SETTINGS,
     ConfigError,
     canonical_setting_name,
-    default_settings,
     parse_setting,
 )
 from contextls_client.human import count, uri_to_path, window_line
@@ -26,58 +28,74 @@ from contextls_client.session import Invocation, UsageError
 async def run_config(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
-    store = invocation.config
-    workspace_uri = invocation.place.root_uri
     action = args.config_action or "show"
+    params = ConfigureParams()
     try:
         if action == "set":
             name, value = parse_setting(args.key, args.value)
-            store.set(workspace_uri, name, value)
-            console.out(f"{name} = {_shown(value)} for {invocation.place.root}")
+            params = ConfigureParams(settings=_change(name, value))
         elif action == "unset":
             name = canonical_setting_name(args.key)
-            if store.unset(workspace_uri, name):
-                console.out(f"{name} is back to its default, {_shown(default_settings()[name])}")
-            else:
-                console.out(f"{name} was not set; it stays {_shown(default_settings()[name])}")
+            params = ConfigureParams(reset=[name])  # type: ignore[list-item]
     except ConfigError as error:
-        if action == "show":
-            raise
         raise UsageError(str(error)) from error
 
-    chosen = store.settings_for(workspace_uri)
-    effective = default_settings() | chosen
     async with invocation.session() as session:
-        status = await session.client.call(
-            Requests.STATUS, StatusParams(workspace=session.workspace)
-        )
+        params.workspace = session.workspace
+        result = await session.client.call(Requests.CONFIGURE, params)
+        session.evicted(result.evicted)
+    effective: dict[str, Any] = {
+        key: value for key, value in _builtins(result.settings).items() if key in WINDOW_SETTINGS
+    }
     report = ConfigReport(
-        workspace=workspace_uri,
-        config_file=str(store.path),
+        workspace=invocation.place.root_uri,
         storage=invocation.place.storage,
-        chosen=chosen,
+        chosen={key: effective[key] for key in result.chosen},
         effective=effective,
-        status=status,
+        changed=list(result.changed),
+        status=result.status,
     )
     console.json(report)
     if action == "show":
         console.out(*_show_lines(report))
+        return 0
+    name = canonical_setting_name(args.key)
+    value = _shown(effective[name])
+    if action == "unset":
+        console.out(f"{name} is back to its default, {value}")
+    elif name in report.changed:
+        console.out(f"{name} = {value} for {invocation.place.root}")
     else:
-        console.out(window_line(status))
+        console.out(f"{name} was already {value}")
+    console.out(window_line(report.status))
     return 0
+
+
+def _change(name: str, value: Any) -> WindowSettingsChange:
+    return msgspec.convert({name: value}, WindowSettingsChange)
+
+
+def _builtins(settings: Any) -> dict[str, Any]:
+    built = msgspec.to_builtins(settings)
+    assert isinstance(built, dict)
+    return built
 
 
 def _show_lines(report: ConfigReport) -> list[str]:
     lines = [
         f"workspace       {uri_to_path(report.workspace)}",
-        f"settings file   {report.config_file}",
         f"storage         {report.storage or 'the server default (user state dir)'}",
         "",
     ]
     for name in WINDOW_SETTINGS:
         source = "set" if name in report.chosen else "default"
         lines.append(f"{name:<15} {_shown(report.effective[name]):<12} {source}")
-    lines += ["", window_line(report.status), "change one with: contextls config set KEY VALUE"]
+    lines += [
+        "",
+        window_line(report.status),
+        "the settings are kept with the window: every editor and command sees the same",
+        "change one with: contextls config set KEY VALUE",
+    ]
     return lines
 
 

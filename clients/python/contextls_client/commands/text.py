@@ -8,13 +8,9 @@ from pathlib import Path
 
 from contextls.protocol import AddTextParams, CountTokensParams, Requests
 from contextls_client.human import item_line, tokens, window_line
-from contextls_client.session import Invocation, UsageError
+from contextls_client.session import Invocation, UnreadableInput, UsageError
 
 STDIN = "-"
-
-
-class UnreadableInput(Exception):
-    """A file given to ``tokens`` cannot be read as text (exit code 1)."""
 
 
 async def run_add_text(invocation: Invocation) -> int:

@@ -1,0 +1,88 @@
+"""``contextls daemon [status | start | stop | run]``: the user's shared daemon.
+
+Commands start it on demand; these show it, start it ahead of time, stop it
+(it commits and exits; the next command starts it again), or run it in the
+foreground to watch its log.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+from contextls.places import socket_path
+from contextls.protocol import Requests, ServerInfo, ServerInfoParams
+from contextls_client.daemon import DaemonError, connect, connect_or_start, is_listening
+from contextls_client.human import count
+from contextls_client.session import Invocation, UsageError
+from contextls_client.socket_client import DaemonClient
+
+STOP_TIMEOUT = 10.0
+
+
+async def run_daemon(invocation: Invocation) -> int:
+    action = invocation.args.daemon_action or "status"
+    storage = invocation.place.storage
+    if storage == ":memory:":
+        raise UsageError("an in-memory database has no daemon: each command has its own server")
+    path = socket_path(storage)
+    console = invocation.console
+    if action == "start":
+        info = await server_info(path, connect_or_start(storage))
+        console.json(info)
+        console.out(f"the daemon runs (pid {info.pid}), serving {info.storage}")
+        return 0
+    connected = connect(path)
+    if connected is None:
+        console.json({"running": False, "socket": str(path)})
+        console.out(f"no daemon is running for this database (it would listen on {path})")
+        return 1 if action == "status" else 0
+    info = await server_info(path, connected)
+    if action == "stop":
+        os.kill(info.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while is_listening(path):
+            if time.monotonic() > deadline:
+                raise DaemonError(
+                    f"the daemon (pid {info.pid}) did not stop within {STOP_TIMEOUT:g}s"
+                )
+            time.sleep(0.02)
+        console.json({"running": False, "stopped": info.pid})
+        console.out(f"stopped the daemon (pid {info.pid})")
+        return 0
+    console.json(info)
+    console.out(*_status_lines(info, str(path)))
+    return 0
+
+
+async def server_info(path: Path, connected: socket.socket | None = None) -> ServerInfo:
+    client = DaemonClient(path, request_timeout=10.0, connected=connected)
+    await client.start()
+    try:
+        return await client.call(Requests.SERVER_INFO, ServerInfoParams())
+    finally:
+        await client.close()
+
+
+def _status_lines(info: ServerInfo, socket: str) -> list[str]:
+    up = max(0, int(time.time() - info.started_at / 1000))
+    idle = f"{info.idle_timeout:g}s without clients" if info.idle_timeout else "never"
+    lines = [
+        f"daemon      pid {info.pid}, contextls {info.version}, up {_duration(up)}",
+        f"socket      {socket}",
+        f"database    {info.storage}",
+        f"clients     {count(info.sessions)} connected (this command is one)",
+        f"exits after {idle}",
+    ]
+    if info.workspaces:
+        lines.append("windows     " + "\n            ".join(info.workspaces))
+    return lines
+
+
+def _duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"

@@ -1,0 +1,101 @@
+"""Reaching the user's daemon: find its socket, start it on demand, stop it.
+
+The first command of a session starts the daemon (detached, logging to the
+state dir) and later commands connect to it in a few milliseconds instead of
+starting a server of their own. ``$CONTEXTLS_NO_DAEMON=1``, or an in-memory
+database, keeps the old way: one server process per command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Final
+
+from contextls.places import NotPrivate, log_path, peer_uid, socket_path
+
+NO_DAEMON_ENV: Final = "CONTEXTLS_NO_DAEMON"
+IDLE_ENV: Final = "CONTEXTLS_DAEMON_IDLE"
+"""Seconds the daemon waits without clients before it exits (default: the daemon's)."""
+START_TIMEOUT: Final = 20.0
+"""Seconds to wait for a daemon that was just started to listen."""
+IN_MEMORY: Final = ":memory:"
+
+
+class DaemonError(Exception):
+    """The daemon cannot be started or reached; the message says why and where to look."""
+
+
+def wanted(storage: str | None) -> bool:
+    """Whether commands on this database go through the daemon."""
+    return storage != IN_MEMORY and os.environ.get(NO_DAEMON_ENV, "") in ("", "0")
+
+
+def connect(path: Path) -> socket.socket | None:
+    """A connection to the daemon of this user at ``path``, or None if none listens."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+        if peer_uid(sock) == os.getuid():
+            return sock
+    except OSError:
+        pass
+    sock.close()
+    return None
+
+
+def is_listening(path: Path) -> bool:
+    """A daemon of this user answers on ``path``."""
+    sock = connect(path)
+    if sock is None:
+        return False
+    sock.close()
+    return True
+
+
+def daemon_socket(storage: str | None) -> Path:
+    try:
+        return socket_path(storage)
+    except NotPrivate as error:
+        raise DaemonError(f"the daemon's directory is unsafe: {error}") from error
+
+
+def connect_or_start(storage: str | None) -> socket.socket:
+    """A connection to the daemon for ``storage``, started now if none listens."""
+    path = daemon_socket(storage)
+    sock = connect(path)
+    if sock is not None:
+        return sock
+    log = log_path(storage)
+    command = [sys.executable, "-m", "contextls", "daemon"]
+    if storage is not None:
+        command += ["--storage", storage]
+    command += ["--log-file", str(log)]
+    with open(os.devnull, "rb") as nothing:
+        process = subprocess.Popen(
+            command,
+            stdin=nothing,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not killed with the terminal or the command
+            close_fds=True,
+        )
+    deadline = time.monotonic() + START_TIMEOUT
+    delay = 0.005
+    while time.monotonic() < deadline:
+        sock = connect(path)
+        if sock is not None:
+            return sock
+        code = process.poll()
+        if code is not None and code != 0:
+            raise DaemonError(f"the daemon could not start (exit code {code}); see {log}")
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.1)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    raise DaemonError(f"the daemon did not start listening within {START_TIMEOUT:g}s; see {log}")

@@ -1,0 +1,133 @@
+"""What both CLI clients (``lsp_client`` over stdio, ``socket_client`` to the daemon) share:
+the errors they raise, the JSON-RPC envelopes, and the ``initialize`` they send.
+
+Light on purpose: the daemon path of every CLI command imports it, never asyncio.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import msgspec
+
+from contextls.protocol import ErrorCode
+
+ResultT = TypeVar("ResultT")
+
+CLIENT_NAME: Final = "contextls-cli"
+JSONRPC_VERSION: Final = "2.0"
+
+
+class ContextlsError(Exception):
+    """The server answered a request with a JSON-RPC error.
+
+    ``code`` is one of :class:`contextls.protocol.ErrorCode` for domain errors
+    (a refusal such as a binary file or an item over budget) and ``message`` is
+    the server's explanation, written for a person.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @property
+    def error_code(self) -> ErrorCode | None:
+        """The code as a protocol enum member, or ``None`` for codes outside it."""
+        try:
+            return ErrorCode(self.code)
+        except ValueError:
+            return None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ServerGoneError(Exception):
+    """The server process exited, hung, or broke the framing; no answer will come."""
+
+    def __init__(self, reason: str, stderr_tail: str = "") -> None:
+        detail = (
+            f"{reason}\n--- server stderr (last lines) ---\n{stderr_tail}"
+            if stderr_tail
+            else reason
+        )
+        super().__init__(detail)
+        self.reason = reason
+        self.stderr_tail = stderr_tail
+
+
+class _ResponseError(msgspec.Struct):
+    code: int
+    message: str
+    data: Any = None
+
+
+class _Incoming(msgspec.Struct):
+    """Any message from the server; which fields are present says what it is."""
+
+    id: int | str | None = None
+    method: str | None = None
+    params: msgspec.Raw = msgspec.Raw(b"")
+    result: msgspec.Raw = msgspec.Raw(b"")
+    error: _ResponseError | None = None
+
+
+class _Request(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    id: int
+    method: str
+    params: Any = msgspec.UNSET
+    """Left out of the message when there are none, as JSON-RPC asks (not ``null``)."""
+
+
+class _NotificationOut(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    method: str
+    params: Any = msgspec.UNSET
+
+
+class _Response(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    id: int | str | None
+    result: Any
+
+
+class _ErrorResponse(msgspec.Struct, kw_only=True):
+    jsonrpc: str = JSONRPC_VERSION
+    id: int | str | None
+    error: _ResponseError
+
+
+def _or_unset(params: object) -> object:
+    return msgspec.UNSET if params is None else params
+
+
+class ReceivedNotification(msgspec.Struct, frozen=True):
+    """A notification from the server, its params kept as raw JSON until asked for."""
+
+    method: str
+    params: msgspec.Raw
+
+    def decode(self, params_type: type[ResultT]) -> ResultT:
+        """Decode the params into a protocol Struct (or any msgspec type)."""
+        return msgspec.json.decode(self.params or b"null", type=params_type)
+
+
+def initialize_params(root: str | os.PathLike[str], options: Mapping[str, Any]) -> dict[str, Any]:
+    """``initialize`` for one workspace folder, ``root``."""
+    root_path = Path(root).resolve()
+    root_uri = root_path.as_uri()
+    return {
+        "processId": os.getpid(),
+        "clientInfo": {"name": CLIENT_NAME},
+        "rootUri": root_uri,
+        "rootPath": str(root_path),
+        "workspaceFolders": [{"uri": root_uri, "name": root_path.name or root_uri}],
+        "capabilities": {"workspace": {"workspaceFolders": True}},
+        "initializationOptions": dict(options),
+    }

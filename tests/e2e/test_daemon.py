@@ -1,0 +1,263 @@
+"""The shared daemon: many clients, one set of windows, private to its user.
+
+Real processes throughout: the CLI starts the daemon on demand; editors are
+pytest-lsp clients that spawn ``contextls connect`` (the stdio bridge an
+editor uses); another user is a child process that gives up root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+from lsprotocol import types as lsp
+
+from contextls.places import NotPrivate, private_dir
+from contextls.protocol import ServerInfo, Status
+
+from ..cli.conftest import find_executable
+from .conftest import TIMEOUT, Session, make_client
+
+PUSH_WITHIN = 1.0
+"""Seconds within which a change must reach every client's status (the issue's bound)."""
+
+
+@pytest.fixture
+def env(tmp_path: Path, workspace: Path) -> Iterator[dict[str, str]]:
+    runtime = Path(tempfile.mkdtemp(prefix="cls-"))  # a socket path must fit in 107 bytes
+    values = {
+        **os.environ,
+        "CONTEXTLS_STORAGE": str(tmp_path / "db.sqlite3"),
+        "CONTEXTLS_RUNTIME_DIR": str(runtime),
+        "CONTEXTLS_STATE_DIR": str(tmp_path / "logs"),
+        "CONTEXTLS_CONFIG_DIR": str(tmp_path / "cfg"),
+        "CONTEXTLS_DAEMON_IDLE": "120",
+    }
+    yield values
+    contextls(values, workspace, "daemon", "stop")
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def contextls(
+    env: dict[str, str], cwd: Path, *args: str, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [find_executable(), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"contextls {' '.join(args)} exited {done.returncode}: {done.stderr}")
+    return done
+
+
+def daemon_info(env: dict[str, str], cwd: Path) -> ServerInfo:
+    return msgspec.json.decode(
+        contextls(env, cwd, "daemon", "status", "--json").stdout, type=ServerInfo
+    )
+
+
+@pytest.fixture
+async def editors(env: dict[str, str], workspace: Path) -> AsyncIterator[list[Session]]:
+    """Two editor sessions on the daemon, through ``contextls connect``."""
+    sessions: list[Session] = []
+    for _ in range(2):
+        box: list[Session] = []
+        client = make_client(box)
+        session = Session(client, workspace)
+        box.append(session)
+        await client.start_io(find_executable(), "connect", "--stdio", env=env, cwd=workspace)
+        await asyncio.wait_for(
+            client.initialize_session(
+                lsp.InitializeParams(
+                    capabilities=lsp.ClientCapabilities(),
+                    workspace_folders=[
+                        lsp.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)
+                    ],
+                )
+            ),
+            TIMEOUT,
+        )
+        sessions.append(session)
+    yield sessions
+    for session in sessions:
+        await asyncio.wait_for(session.client.shutdown_session(), TIMEOUT)
+        await session.client.stop()
+
+
+async def test_every_client_sees_one_window_and_each_change_at_once(
+    editors: list[Session], env: dict[str, str], workspace: Path
+) -> None:
+    first, second = editors
+    info = daemon_info(env, workspace)
+    assert info.daemon and info.sessions == 3  # two editors, and the status command
+
+    seen = [len(first.statuses), len(second.statuses)]
+    began = time.monotonic()
+    added = contextls(env, workspace, "add", "README.md")
+    assert "added ctx-1" in added.stdout
+    for session, before in zip(editors, seen, strict=True):
+        await session.wait_for(
+            lambda s=session, b=before: any(x["itemCount"] == 1 for x in s.statuses[b:]),
+            timeout=5,
+        )
+    elapsed = time.monotonic() - began
+    assert elapsed < PUSH_WITHIN + 0.6  # the CLI command itself takes a fraction of it
+
+    result = await second.call("contextls/addText", kind="text", content="from the second editor")
+    assert result["item"]["id"] == "ctx-2"
+    await first.wait_for(lambda: first.statuses[-1]["itemCount"] == 2, timeout=PUSH_WITHIN)
+    listed = contextls(env, workspace, "ls", "--json").stdout
+    assert "from the second editor" in listed
+
+
+async def test_a_setting_changed_anywhere_holds_everywhere(
+    editors: list[Session], env: dict[str, str], workspace: Path
+) -> None:
+    first, second = editors
+    contextls(env, workspace, "config", "set", "maxItems", "3")
+    await first.wait_for(lambda: first.statuses[-1]["maxItems"] == 3, timeout=PUSH_WITHIN)
+    await second.wait_for(lambda: second.statuses[-1]["maxItems"] == 3, timeout=PUSH_WITHIN)
+    status = msgspec.json.decode(contextls(env, workspace, "status", "--json").stdout, type=Status)
+    assert status.max_items == 3
+
+
+def test_the_cli_starts_the_daemon_and_status_and_stop_control_it(
+    env: dict[str, str], workspace: Path
+) -> None:
+    stopped = contextls(env, workspace, "daemon", "status", check=False)
+    assert stopped.returncode == 1 and "no daemon is running" in stopped.stdout
+
+    contextls(env, workspace, "add", "README.md")
+    info = daemon_info(env, workspace)
+    assert info.storage == env["CONTEXTLS_STORAGE"] and info.workspaces == [workspace.as_uri()]
+    path = _socket(env)
+    mode = os.stat(path).st_mode
+    assert stat.S_ISSOCK(mode) and stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+
+    contextls(env, workspace, "daemon", "stop")
+    assert not path.exists()
+    assert _exits(info.pid)
+    # The window outlived the daemon; the next command starts another.
+    assert "README.md" in contextls(env, workspace, "ls").stdout
+    assert daemon_info(env, workspace).pid != info.pid
+
+
+def test_the_daemon_exits_when_idle(env: dict[str, str], workspace: Path) -> None:
+    quick = {**env, "CONTEXTLS_DAEMON_IDLE": "0.5"}
+    contextls(quick, workspace, "status")
+    path = _socket(env)
+    deadline = time.monotonic() + 10
+    while path.exists():
+        assert time.monotonic() < deadline, "the idle daemon did not exit"
+        time.sleep(0.05)
+
+
+def test_a_daemon_killed_mid_command_is_restarted_and_the_command_retried(
+    env: dict[str, str], workspace: Path
+) -> None:
+    contextls(env, workspace, "add", "README.md")
+    old = daemon_info(env, workspace).pid
+    os.kill(old, signal.SIGSTOP)  # it accepts the connection but never answers...
+    command = subprocess.Popen(
+        [find_executable(), "ls"],
+        env=env,
+        cwd=workspace,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.5)
+    os.kill(old, signal.SIGKILL)  # ...and dies
+    out, err = command.communicate(timeout=60)
+    assert command.returncode == 0, err
+    assert "the daemon went away" in err and "starting it again" in err
+    assert "README.md" in out
+    assert daemon_info(env, workspace).pid != old
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as a second user")
+def test_another_user_cannot_connect(env: dict[str, str], workspace: Path) -> None:
+    contextls(env, workspace, "status")
+    path = _socket(env)
+    # The directory keeps them out...
+    assert _connect_as_nobody(path) == "PermissionError"
+    # ...and were it opened, the daemon would still refuse them.
+    path.parent.chmod(0o711)
+    path.chmod(0o777)
+    try:
+        assert _connect_as_nobody(path) == "refused"
+    finally:
+        path.chmod(0o700)
+        path.parent.chmod(0o700)
+    assert "refused a connection from uid 65534" in _log(env)
+
+
+def test_a_runtime_dir_others_can_reach_is_not_used(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    with pytest.raises(NotPrivate, match="can be reached by others"):
+        private_dir(shared)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    with pytest.raises(NotPrivate, match="symlink"):
+        private_dir(link)
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def _socket(env: dict[str, str]) -> Path:
+    runtime = Path(env["CONTEXTLS_RUNTIME_DIR"])
+    (found,) = runtime.glob("daemon-*.sock")
+    return found
+
+
+def _exits(pid: int, within: float = 10.0) -> bool:
+    """The process ends (a zombie nobody reaps counts: the daemon's parent is long gone)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _log(env: dict[str, str]) -> str:
+    return "".join(path.read_text() for path in Path(env["CONTEXTLS_STATE_DIR"]).glob("*.log"))
+
+
+def _connect_as_nobody(path: Path) -> str:
+    """Connect as uid 65534 in a child process; what happened, in a word."""
+    code = f"""
+import os, socket, sys
+os.setgid(65534); os.setuid(65534)
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect({str(path)!r})
+except PermissionError:
+    print("PermissionError"); sys.exit()
+s.sendall(b'Content-Length: 52\\r\\n\\r\\n{{"jsonrpc":"2.0","id":1,"method":"contextls/status"}}')
+s.settimeout(5)
+try:
+    print("answered" if s.recv(100) else "refused")
+except ConnectionResetError:
+    print("refused")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() or done.stderr.strip()
