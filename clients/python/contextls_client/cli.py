@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from contextls.places import log_path
-from contextls_client.arguments import PROGRAM, build_parser
+from contextls_client.arguments import PROGRAM, build_parser, command_in
+from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
@@ -38,7 +39,8 @@ LOCAL_FAILURE_CODE: Final = 0
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns (and, as a console script, exits with) its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    named = command_in(arguments)
+    parser = build_parser(only=named if named in COMMANDS else None)
     try:
         # `serve` hands what argparse does not know (--stdio, --tcp, --help) to the
         # server; every other command takes only its own arguments.

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Final
 
 import msgspec
-import platformdirs
 
 from contextls.protocol import Settings
 
@@ -47,7 +45,11 @@ class ConfigError(Exception):
 def config_dir() -> Path:
     """Where the settings file lives (``$CONTEXTLS_CONFIG_DIR`` wins)."""
     override = os.environ.get(CONFIG_DIR_ENV)
-    return Path(override) if override else Path(platformdirs.user_config_dir("contextls"))
+    if override:
+        return Path(override)
+    import platformdirs  # only when it is needed: ~3 ms of every command otherwise
+
+    return Path(platformdirs.user_config_dir("contextls"))
 
 
 def canonical_setting_name(name: str) -> str:
@@ -136,6 +138,8 @@ class ConfigStore:
     def _write(self, workspaces: dict[str, dict[str, Any]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"version": FILE_VERSION, "workspaces": workspaces}, indent=2)
+        import tempfile
+
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".settings-")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -71,6 +70,8 @@ def connect_or_start(storage: str | None) -> socket.socket:
     sock = connect(path)
     if sock is not None:
         return sock
+    import subprocess  # only to start the daemon: ~4 ms of every command otherwise
+
     log = log_path(storage)
     command = [sys.executable, "-m", "contextls", "daemon"]
     if storage is not None:

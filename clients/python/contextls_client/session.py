@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -39,8 +38,7 @@ class UnreadableInput(Exception):
     """A file or stdin the command was given cannot be read as text; exit code 1."""
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(msgspec.Struct, frozen=True):
     """Which workspace and which database one invocation works on."""
 
     root: Path
@@ -67,15 +65,14 @@ class Place:
         return {"storage": self.storage} if self.storage is not None else {}
 
 
-@dataclass
-class Session:
+class Session(msgspec.Struct):
     """A started, initialised client bound to one workspace."""
 
     client: DaemonClient | ContextlsClient
     place: Place
     console: Console
-    _reported: set[str] = field(default_factory=set)
-    _deferred: list[ContextItem] = field(default_factory=list)
+    reported: set[str] = msgspec.field(default_factory=set)
+    deferred: list[ContextItem] = msgspec.field(default_factory=list)
 
     @property
     def workspace(self) -> str:
@@ -88,10 +85,10 @@ class Session:
         ``defer`` holds them until the end of the command, while a progress bar
         owns stderr.
         """
-        fresh = [item for item in items if item.id not in self._reported]
-        self._reported.update(item.id for item in fresh)
+        fresh = [item for item in items if item.id not in self.reported]
+        self.reported.update(item.id for item in fresh)
         if defer:
-            self._deferred.extend(fresh)
+            self.deferred.extend(fresh)
         else:
             self.console.note(*eviction_lines(fresh))
 
@@ -101,10 +98,10 @@ class Session:
         Called after ``shutdown``: its answer comes after every notification the
         server sent before it, so nothing is missed.
         """
-        pending, self._deferred = self._deferred, []
+        pending, self.deferred = self.deferred, []
         for notice in self.client.evictions():
-            pending.extend(item for item in notice.items if item.id not in self._reported)
-            self._reported.update(item.id for item in notice.items)
+            pending.extend(item for item in notice.items if item.id not in self.reported)
+            self.reported.update(item.id for item in notice.items)
         self.console.note(*eviction_lines(pending))
 
 
@@ -168,8 +165,7 @@ async def _move_settings_into_the_window(session: Session, config: ConfigStore) 
     )
 
 
-@dataclass
-class Invocation:
+class Invocation(msgspec.Struct):
     """Everything a command handler needs: parsed arguments and where to work."""
 
     args: Any
