@@ -3,8 +3,10 @@
 #
 # It marks a few files and regions, pins one, overflows a 6,000-token window
 # so eviction shows, searches the archive, restores an item, and prints the
-# status and the rendered markdown. State lives in a temporary directory
-# (CONTEXTLS_STORAGE / CONTEXTLS_CONFIG_DIR), so your own windows are untouched.
+# status and the rendered markdown. Every command goes through one contextls
+# daemon, started by the first of them and stopped at the end. State lives in
+# a temporary directory (CONTEXTLS_STORAGE, CONTEXTLS_CONFIG_DIR and the
+# daemon's CONTEXTLS_RUNTIME_DIR), so your own windows and daemon are untouched.
 #
 # Usage: scripts/demo.sh        (from anywhere; it works on the repository root)
 #        CONTEXTLS=/path/to/contextls scripts/demo.sh
@@ -15,9 +17,11 @@ cd "$ROOT"
 CONTEXTLS="${CONTEXTLS:-$ROOT/.venv/bin/contextls}"
 PYTHON="$(dirname "$CONTEXTLS")/python"
 STATE="$(mktemp -d)"
-trap 'rm -rf "$STATE"' EXIT
 export CONTEXTLS_STORAGE="$STATE/context.sqlite3"
 export CONTEXTLS_CONFIG_DIR="$STATE/config"
+export CONTEXTLS_RUNTIME_DIR="$STATE/run"
+export CONTEXTLS_STATE_DIR="$STATE"
+trap '"$CONTEXTLS" daemon stop >/dev/null 2>&1; rm -rf "$STATE"' EXIT
 
 if [[ -t 1 ]]; then BOLD=$'\e[1m' DIM=$'\e[2m' PLAIN=$'\e[0m'; else BOLD='' DIM='' PLAIN=''; fi
 
@@ -29,8 +33,9 @@ run() {
 }
 say() { printf '\n%s# %s%s\n' "$DIM" "$*" "$PLAIN"; }
 
-say "A small window so that it overflows: 6,000 tokens."
+say "The first command starts your contextls daemon; the CLI and editors share it."
 run config set maxTokens 6000
+run daemon status
 
 say "Mark context: a pinned file, a region, and an error we just hit."
 run add pyproject.toml --pin

@@ -70,16 +70,24 @@ class FileWatch:
     """
 
     def __init__(self, root: Path) -> None:
-        self._root = root
-        self._seen: dict[str, Signature] = {}
+        self._root = str(root)
+        self._seen: dict[str, tuple[str, Signature]] = {}
+        """rel -> (absolute path, signature at the last look)."""
 
     def changed(self, paths: Iterable[str]) -> list[str]:
-        seen: dict[str, Signature] = {}
+        seen: dict[str, tuple[str, Signature]] = {}
         changed: list[str] = []
+        before = self._seen
         for rel in paths:
-            signature = _signature(self._root / rel)
-            seen[rel] = signature
-            if rel not in self._seen or self._seen[rel] != signature:
+            known = before.get(rel)
+            where = known[0] if known is not None else os.path.join(self._root, rel)
+            try:
+                info = os.stat(where)
+                signature: Signature = (info.st_ino, info.st_size, info.st_mtime_ns)
+            except OSError:
+                signature = None
+            seen[rel] = (where, signature)
+            if known is None or known[1] != signature:
                 changed.append(rel)
         self._seen = seen
         return changed
@@ -87,11 +95,3 @@ class FileWatch:
     def forget(self) -> None:
         """Look at every file again (after the window was reloaded from the store)."""
         self._seen.clear()
-
-
-def _signature(path: Path) -> Signature:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns
