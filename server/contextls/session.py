@@ -51,7 +51,8 @@ class Session:
             log.info("ignoring unknown settings: %s", ", ".join(parsed.ignored))
         self.settings = parsed.settings
         refused = self.service.use_storage(parsed.settings.storage, parsed.settings.durability)
-        if refused is not None and {"storage", "durability"} & parsed.given:
+        asked = parsed.settings.storage is not None or "durability" in parsed.given
+        if refused is not None and asked:
             self.warn(refused)
         wish = parsed.window_wish()
         if initial:
@@ -60,12 +61,9 @@ class Session:
         self._wish.update(wish)
         if not wish:
             return
-        for root in self.folders:
-            workspace = self.service.loaded(root)
-            if workspace is None:
-                continue
+        for root in list(self.folders):
             try:
-                workspace.configure(wish)
+                self.route(root).configure(wish)
             except ContextError as error:
                 self.warn(f"{error.message}; the window keeps its settings")
 
