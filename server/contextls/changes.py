@@ -28,6 +28,8 @@ class Change:
     """The window changed (if only an item's flags): the revision moves on."""
     settings: dict[str, Any] | None = None
     """The window's new chosen settings, to save with it."""
+    archive_delta: int = 0
+    """Archive rows this change wrote or deleted itself (imported, pruned, forgotten)."""
 
     def touch(self, item: Item) -> None:
         self.mutated = True

@@ -123,6 +123,20 @@ class Status(Wire):
     eviction_policy: EvictionPolicy
     last_evicted: list[ItemSummary] = []
     next_eviction: ItemSummary | None = None
+    archive_bytes: int = 0
+    """Bytes of text in the archive."""
+    pruned_total: int = 0
+    """Archived items pruned by the retention settings, ever."""
+    last_pruned: Pruned | None = None
+
+
+class Pruned(Wire):
+    """What the last prune took out of the archive, and why."""
+
+    count: int
+    bytes: int
+    at: int
+    why: str
 
 
 # --------------------------------------------------------------------------
@@ -213,6 +227,25 @@ class ServerInfoParams(WorkspaceParams, kw_only=True):
     pass
 
 
+class ForgetParams(WorkspaceParams, kw_only=True):
+    """Remove items for good: from the window, the archive, the search index, the file."""
+
+    ids: IdList | None = None
+    query: Annotated[str, Meta(min_length=1, max_length=10_000)] | None = None
+    """Every item (window or archive) whose text holds all of these words."""
+    dry_run: bool = False
+
+
+class ExportParams(WorkspaceParams, kw_only=True):
+    archive: bool = False
+    """Include the archive."""
+
+
+class ImportParams(WorkspaceParams, kw_only=True):
+    document: ExportDocument
+    dry_run: bool = False
+
+
 class RefreshParams(WorkspaceParams, kw_only=True):
     ids: IdList | None = None
     """Items to re-read from their files; omitted: every stale item."""
@@ -221,7 +254,23 @@ class RefreshParams(WorkspaceParams, kw_only=True):
 MaxItems = Annotated[int, Meta(ge=1, le=1000)]
 MaxTokens = Annotated[int, Meta(ge=1, le=10_000_000)]
 MaxFileBytes = Annotated[int, Meta(ge=1)]
-WindowSettingName = Literal["maxItems", "maxTokens", "encoding", "evictionPolicy", "maxFileBytes"]
+ArchiveMaxItems = Annotated[int, Meta(ge=0, description="0: no limit")]
+ArchiveMaxBytes = Annotated[int, Meta(ge=0, description="0: no limit")]
+ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
+WindowSettingName = Literal[
+    "maxItems",
+    "maxTokens",
+    "encoding",
+    "evictionPolicy",
+    "maxFileBytes",
+    "archiveMaxItems",
+    "archiveMaxBytes",
+    "archiveMaxAgeDays",
+]
+ARCHIVE_MAX_ITEMS_DEFAULT: Final = 10_000
+"""Archived items kept per workspace. At the ~1-2 KB an archived item takes here,
+10,000 are 10-20 MB of database, searched in a few milliseconds (a search stays
+under 10 ms at 100,000); a year of steady use (~30 evictions a working day) fits."""
 
 
 class WindowSettings(Wire):
@@ -232,6 +281,12 @@ class WindowSettings(Wire):
     encoding: Encoding = "o200k_base"
     eviction_policy: EvictionPolicy = "fifo"
     max_file_bytes: MaxFileBytes = 1_000_000
+    archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
+    """The oldest archived items beyond this many are pruned (when the server is idle)."""
+    archive_max_bytes: ArchiveMaxBytes = 0
+    """The oldest archived items beyond this many bytes of text are pruned."""
+    archive_max_age_days: ArchiveMaxAgeDays = 0
+    """Archived items older than this are pruned."""
 
 
 class WindowSettingsChange(Wire):
@@ -242,6 +297,9 @@ class WindowSettingsChange(Wire):
     encoding: Encoding | None = None
     eviction_policy: EvictionPolicy | None = None
     max_file_bytes: MaxFileBytes | None = None
+    archive_max_items: ArchiveMaxItems | None = None
+    archive_max_bytes: ArchiveMaxBytes | None = None
+    archive_max_age_days: ArchiveMaxAgeDays | None = None
 
 
 class ConfigureParams(WorkspaceParams, kw_only=True):
@@ -266,6 +324,55 @@ class AddResult(Wire):
     status: Status
     merged: list[str] = []
     """Ids of items the new one absorbed (overlapping ranges, whole file)."""
+
+
+class ForgetResult(Wire):
+    forgotten: list[ItemSummary]
+    """Every item removed for good (from the window and the archive)."""
+    status: Status
+    dry_run: bool = False
+
+
+class ExportItem(Wire):
+    """An item as exported: its path is relative to the workspace (no absolute URI)."""
+
+    id: str
+    kind: ItemKind
+    content: str
+    metadata: Metadata = {}
+    timestamp: int = 0
+    pinned: bool = False
+    archived_at: int | None = None
+    reason: str | None = None
+
+
+EXPORT_FORMAT: Final = "contextls-export"
+EXPORT_VERSION: Final = 1
+
+
+class ExportDocument(Wire):
+    """A window (and its archive) as one JSON document, for another machine or person."""
+
+    format: str = EXPORT_FORMAT
+    version: int = EXPORT_VERSION
+    exported_at: int = 0
+    workspace: str = ""
+    """The folder it was exported from (for the reader; imports re-root paths)."""
+    settings: WindowSettings = msgspec.field(default_factory=WindowSettings)
+    window: list[ExportItem] = []
+    archive: list[ExportItem] = []
+
+
+class ImportResult(Wire):
+    mapping: dict[str, str]
+    """Exported id -> the id it has here."""
+    added: list[str]
+    """Ids now in the window."""
+    archived: list[str]
+    """Ids now in the archive (exported as archived, or evicted by the import)."""
+    evicted: list[ContextItem]
+    status: Status
+    dry_run: bool = False
 
 
 class RestoreResult(Wire):
@@ -423,6 +530,9 @@ class Settings(Wire):
     encoding: Encoding = "o200k_base"
     eviction_policy: EvictionPolicy = "fifo"
     max_file_bytes: MaxFileBytes = 1_000_000
+    archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
+    archive_max_bytes: ArchiveMaxBytes = 0
+    archive_max_age_days: ArchiveMaxAgeDays = 0
     storage: str | None = None
     """SQLite file path, or ``:memory:``; default is in the user state dir."""
     durability: Durability = "normal"
@@ -467,6 +577,9 @@ class Method:
     REFRESH: Final = "contextls/refresh"
     CONFIGURE: Final = "contextls/configure"
     SERVER_INFO: Final = "contextls/serverInfo"
+    FORGET: Final = "contextls/forget"
+    EXPORT: Final = "contextls/export"
+    IMPORT: Final = "contextls/import"
 
 
 class Notification:
@@ -518,6 +631,9 @@ class Requests:
     REFRESH: Final = Request(Method.REFRESH, RefreshParams, RefreshResult)
     CONFIGURE: Final = Request(Method.CONFIGURE, ConfigureParams, ConfigureResult)
     SERVER_INFO: Final = Request(Method.SERVER_INFO, ServerInfoParams, ServerInfo)
+    FORGET: Final = Request(Method.FORGET, ForgetParams, ForgetResult)
+    EXPORT: Final = Request(Method.EXPORT, ExportParams, ExportDocument)
+    IMPORT: Final = Request(Method.IMPORT, ImportParams, ImportResult)
 
 
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {

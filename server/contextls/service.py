@@ -39,6 +39,13 @@ log = logging.getLogger(__name__)
 INDEX_BATCH = 500
 """Archive rows indexed per idle turn (a few milliseconds of the event loop)."""
 
+PRUNE_BATCH = 50
+"""Archived items pruned per idle turn, one turn per ``IDLE`` at most. Measured here
+(``bench_lifecycle.py``): ~27 µs an item, so ~1.5 ms a batch: a request that arrives
+during one waits that long at worst. Batches of 500 took 13-26 ms, and adds 60 ms
+apart came back 1.14x slower at the median; 50 a turn prunes ~1,000 items a second
+of idle time."""
+
 WATCH_INTERVAL = 0.5
 """Seconds between looks at what changed elsewhere: other processes' commits (one
 ``PRAGMA data_version``) and the files items point into (one ``stat`` per file).
@@ -128,13 +135,28 @@ class ContextService:
         failure = self.burst.commit()
         if failure is None:
             self.idle.committed()
+            self._scrub()
         return failure
+
+    def _scrub(self) -> None:
+        """Items were forgotten: no copy of their text may stay in the files."""
+        store = self._store
+        if store is None or not store.needs_scrub:
+            return
+        try:
+            store.scrub()
+        except Exception as error:
+            log.exception("scrubbing forgotten items out of %s failed", store.location)
+            self.warn(
+                f"forgotten items are deleted, but their text may remain in free space of "
+                f"{store.location} until the next forget ({error})"
+            )
 
     def _close_store(self) -> None:
         if self._store is not None:
             self.commit()
             self.burst.abandon()  # nothing is left open; it lets go of the store
-            while self.index_some():  # searchable by the next reader, even a read-only one
+            while self.index_some(prune=False):  # searchable by the next reader, read-only too
                 pass
             self._store.close()
         self._store = None
@@ -202,7 +224,7 @@ class ContextService:
             f"database at {fresh.location}"
         )
 
-    def index_some(self) -> bool | None:
+    def index_some(self, prune: bool = True) -> bool | None:
         """Index a batch of archived rows for search: True if more wait, None if busy."""
         store = self._store
         if store is None or store.read_only is not None:
@@ -219,10 +241,36 @@ class ContextService:
             return False
         if indexed == INDEX_BATCH:
             return True
+        if prune and self._retain(store):
+            return None  # more to prune: after the next pause, so requests stay first
         try:
             store.checkpoint()  # idle: the WAL's pages go home off the answers' path
         except Exception:
             log.exception("checkpointing the WAL failed; SQLite will at its own limit")
+        return False
+
+    def _retain(self, store: Store) -> bool:
+        """Prune one batch of archives over their retention settings; True if more wait.
+
+        Idle time only, never on an add's path. The pages freed go back to the
+        file system (incremental vacuum) after each batch.
+        """
+        now = self.clock()
+        for workspace in list(self._workspaces.values()):
+            if not workspace.archive_over(now):
+                continue
+            try:
+                pruned = workspace.prune(now, PRUNE_BATCH)
+                if self.commit() is None and pruned:
+                    with store.write(wait=False):
+                        store.give_back_space()
+            except (ContextError, StorageError) as error:
+                log.info("pruning %s waits: %s", workspace.root_uri, error)
+                return False
+            except Exception:
+                log.exception("pruning %s failed; it is tried again later", workspace.root_uri)
+                return False
+            return True
         return False
 
     # ------------------------------------------------------------ workspaces

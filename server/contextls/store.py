@@ -35,7 +35,7 @@ from contextls.core.items import Item
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
@@ -112,6 +112,26 @@ CREATE TRIGGER IF NOT EXISTS archive_fts_forget AFTER DELETE ON archive BEGIN
     WHERE NOT EXISTS (SELECT 1 FROM archive_fts_backlog WHERE rowid = old.rowid);
     DELETE FROM archive_fts_backlog WHERE rowid = old.rowid;
 END;
+-- Schema 4: each workspace's archive in bytes (kept by triggers, so reading it
+-- never scans the archive) and what retention pruned.
+CREATE TABLE IF NOT EXISTS archive_state (
+    root TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL DEFAULT 0,
+    pruned_total INTEGER NOT NULL DEFAULT 0,
+    last_count INTEGER,
+    last_bytes INTEGER,
+    last_at INTEGER,
+    last_why TEXT
+);
+CREATE TRIGGER IF NOT EXISTS archive_bytes_in AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_state (root) VALUES (new.root) ON CONFLICT (root) DO NOTHING;
+    UPDATE archive_state SET bytes = bytes + length(CAST(new.content AS BLOB))
+    WHERE root = new.root;
+END;
+CREATE TRIGGER IF NOT EXISTS archive_bytes_out AFTER DELETE ON archive BEGIN
+    UPDATE archive_state SET bytes = bytes - length(CAST(old.content AS BLOB))
+    WHERE root = old.root;
+END;
 """
 
 _ITEM_COLUMNS: Final = "id, kind, content, metadata, timestamp, tokens, encoding, pinned"
@@ -119,6 +139,8 @@ _ARCHIVE_HIT_COLUMNS: Final = (
     "a.rowid AS rowid, a.id, a.kind, a.content, a.metadata, a.timestamp, a.tokens, a.encoding, "
     "a.pinned, a.archived_at, a.reason"
 )
+VACUUM_STEP_PAGES: Final = 512
+"""Free pages given back to the file system after one prune batch (512 KiB)."""
 SEARCH_CANDIDATES: Final = 250
 """How many of the most recent matches a search ranks (see ``Store.search``)."""
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -139,6 +161,31 @@ class WorkspaceRow:
     next_seq: int
     revision: int
     evicted_total: int
+
+
+@dataclass(slots=True)
+class ArchiveState:
+    bytes: int = 0
+    pruned_total: int = 0
+    last_pruned: tuple[int, int, int, str] | None = None
+    """(items, bytes, at, why) of the last prune."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """What the archive of one workspace may keep (0: no limit)."""
+
+    max_items: int = 0
+    max_bytes: int = 0
+    max_age_days: float = 0
+
+    @property
+    def max_age_ms(self) -> int:
+        return int(self.max_age_days * 86_400_000)
+
+    @property
+    def bounded(self) -> bool:
+        return bool(self.max_items or self.max_bytes or self.max_age_days)
 
 
 @dataclass(slots=True)
@@ -165,6 +212,8 @@ class Store:
         self.read_only: str | None = None
         """Why changes cannot be saved (the file or its file system is read-only), or None."""
         self._data_version = 0
+        self.needs_scrub = False
+        """A commit forgot items: ``scrub`` must run after it."""
         self._file_signature: tuple[int, int, int] | None = None
         self._db = self._open()
         self._file_signature = self._signature()
@@ -206,6 +255,9 @@ class Store:
                 # WAL. Measured here on an add that evicts: 57 µs a commit with 4 KiB
                 # pages, 36 µs with 1 KiB. (Set before the first write, or ignored.)
                 db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+                # Pages freed by pruning and forgetting go back to the file system
+                # (``incremental_vacuum``) instead of staying in the file for good.
+                db.execute("PRAGMA auto_vacuum = INCREMENTAL")
             if self.location != MEMORY:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
@@ -225,6 +277,13 @@ class Store:
             # The script only adds what is missing (and drops schema 1's triggers).
             for statement in _statements(_SCHEMA):
                 db.execute(statement)
+            if version and version < 4:
+                # What the archive holds already, for the byte totals the triggers keep.
+                db.execute(
+                    "INSERT INTO archive_state (root, bytes) "
+                    "SELECT root, total(length(CAST(content AS BLOB))) FROM archive GROUP BY root "
+                    "ON CONFLICT (root) DO UPDATE SET bytes = excluded.bytes"
+                )
             db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
             )
@@ -234,6 +293,14 @@ class Store:
             raise
         if version:
             log.info("migrated %s from schema %d to %d", self.location, version, SCHEMA_VERSION)
+        if self.location != MEMORY and db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            # A database from before schema 4 gives freed pages back only after a
+            # VACUUM that switches it to incremental auto-vacuum (once).
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try:
+                db.execute("VACUUM")
+            except sqlite3.OperationalError as error:  # another process reads: next time
+                log.warning("could not switch %s to incremental vacuum: %s", self.location, error)
 
     def _connect_read_only(self, why: sqlite3.OperationalError) -> sqlite3.Connection:
         base = Path(self.location).resolve().as_uri()
@@ -637,6 +704,168 @@ class Store:
                 )
             )
         return hits
+
+    # -------------------------------------------------------------- lifecycle
+
+    def archive_state(self, root: str) -> ArchiveState:
+        row = self._db.execute(
+            "SELECT bytes, pruned_total, last_count, last_bytes, last_at, last_why "
+            "FROM archive_state WHERE root = ?",
+            (root,),
+        ).fetchone()
+        if row is None:
+            return ArchiveState()
+        bytes_, total, count, pruned_bytes, at, why = row
+        last = (count, pruned_bytes, at, why) if count is not None else None
+        return ArchiveState(int(bytes_), int(total), last)
+
+    def oldest_archived_at(self, root: str) -> int | None:
+        row = self._db.execute(
+            "SELECT min(archived_at) FROM archive WHERE root = ?", (root,)
+        ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def prune(self, root: str, keep: Retention, now: int, batch: int) -> tuple[int, int, str]:
+        """Delete the oldest archived items beyond ``keep`` (at most ``batch``).
+
+        Returns (items, bytes, why); (0, 0, "") when nothing was over. Their
+        search index entries go with them (the delete trigger).
+        """
+        doomed: list[int] = []
+        why = ""
+        if keep.max_age_ms:
+            doomed = [
+                row[0]
+                for row in self._db.execute(
+                    "SELECT rowid FROM archive WHERE root = ? AND archived_at < ? "
+                    "ORDER BY archived_at, rowid LIMIT ?",
+                    (root, now - keep.max_age_ms, batch),
+                )
+            ]
+            why = f"older than archiveMaxAgeDays {keep.max_age_days:g}"
+        if not doomed and keep.max_items:
+            over = self.archived_count(root) - keep.max_items
+            if over > 0:
+                doomed = self._oldest(root, min(over, batch))
+                why = f"beyond archiveMaxItems {keep.max_items:,}"
+        if not doomed and keep.max_bytes:
+            state = self.archive_state(root)
+            if state.bytes > keep.max_bytes:
+                over_bytes = state.bytes - keep.max_bytes
+                for rowid, size in self._db.execute(
+                    "SELECT rowid, length(CAST(content AS BLOB)) FROM archive WHERE root = ? "
+                    "ORDER BY archived_at, rowid LIMIT ?",
+                    (root, batch),
+                ):
+                    doomed.append(rowid)
+                    over_bytes -= size
+                    if over_bytes <= 0:
+                        break
+                why = f"beyond archiveMaxBytes {keep.max_bytes:,}"
+        if not doomed:
+            return 0, 0, ""
+        marks = ", ".join("?" * len(doomed))
+        freed = self._db.execute(
+            f"SELECT total(length(CAST(content AS BLOB))) FROM archive WHERE rowid IN ({marks})",
+            doomed,
+        ).fetchone()[0]
+        self._db.execute(f"DELETE FROM archive WHERE rowid IN ({marks})", doomed)
+        self._db.execute(
+            "UPDATE archive_state SET pruned_total = pruned_total + ?, last_count = ?, "
+            "last_bytes = ?, last_at = ?, last_why = ? WHERE root = ?",
+            (len(doomed), len(doomed), int(freed), now, why, root),
+        )
+        return len(doomed), int(freed), why
+
+    def _oldest(self, root: str, count: int) -> list[int]:
+        return [
+            row[0]
+            for row in self._db.execute(
+                "SELECT rowid FROM archive WHERE root = ? ORDER BY archived_at, rowid LIMIT ?",
+                (root, count),
+            )
+        ]
+
+    def give_back_space(self) -> int:
+        """Return free pages to the file system (incremental vacuum); how many there were."""
+        free = int(self._db.execute("PRAGMA freelist_count").fetchone()[0])
+        if free:
+            # A bounded step, like the prune batch it follows.
+            self._db.execute(f"PRAGMA incremental_vacuum({VACUUM_STEP_PAGES})").fetchall()
+        return free
+
+    def archived_ids(self, root: str, query: str) -> list[str]:
+        """Ids of archived items whose text holds every word of ``query`` (all of them)."""
+        words = _WORD.findall(query)
+        if not words:
+            return []
+        self.index_backlog()
+        match = " AND ".join('"' + word.replace('"', '""') + '"' for word in words)
+        return [
+            row[0]
+            for row in self._db.execute(
+                "SELECT a.id FROM archive_fts JOIN archive AS a ON a.rowid = archive_fts.rowid "
+                "WHERE archive_fts MATCH ? AND a.root = ? ORDER BY a.rowid",
+                (match, root),
+            )
+        ]
+
+    def archived_summaries(self, root: str, ids: Sequence[str]) -> list[Item]:
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        rows = self._db.execute(
+            f"SELECT {_ITEM_COLUMNS} FROM archive WHERE root = ? AND id IN ({marks}) "
+            "ORDER BY rowid",
+            (root, *ids),
+        ).fetchall()
+        return [_item(row) for row in rows]
+
+    def forget(self, root: str, ids: Sequence[str]) -> int:
+        """Delete these archived items (and their index entries); how many rows went.
+
+        ``secure_delete`` is on for the deletes, so their text is zeroed where it lay;
+        ``scrub`` after the commit removes what other pages still hold.
+        """
+        # On before anything is deleted: the window's rows go after this, too.
+        self._db.execute("PRAGMA secure_delete = ON")
+        self.needs_scrub = True
+        if not ids:
+            return 0
+        marks = ", ".join("?" * len(ids))
+        gone = self._db.execute(
+            f"DELETE FROM archive WHERE root = ? AND id IN ({marks})", (root, *ids)
+        ).rowcount
+        return max(gone, 0)
+
+    def scrub(self) -> None:
+        """After a commit that forgot items: leave no copy of their text in the files.
+
+        The search index drops deleted entries only when its segments merge
+        (``optimize``); ``VACUUM`` rewrites the file without free pages or the
+        slack of old rows; the WAL, which holds the pages as they were, is
+        checkpointed and truncated. Costs about a rewrite of the file.
+        """
+        if not self.needs_scrub or self.location == MEMORY:
+            self.needs_scrub = False
+            return
+        self.needs_scrub = False
+        db = self._db
+        db.execute("INSERT INTO archive_fts (archive_fts) VALUES ('optimize')")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.execute("VACUUM")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.execute("PRAGMA secure_delete = OFF")
+        self.checkpointed()
+
+    def archive_rows(self, root: str) -> list[tuple[Item, int, str]]:
+        """Every archived item of a workspace, oldest first, with when and why it went."""
+        rows = self._db.execute(
+            f"SELECT {_ITEM_COLUMNS}, archived_at, reason FROM archive WHERE root = ? "
+            "ORDER BY archived_at, rowid",
+            (root,),
+        ).fetchall()
+        return [(_item(row[:8]), int(row[8]), str(row[9])) for row in rows]
 
 
 def snippet(text: str, words: Sequence[str], width: int = 24) -> str:

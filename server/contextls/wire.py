@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from contextls.core.items import Item
 from contextls.core.window import Window
-from contextls.protocol import ContextItem, Encoding, ItemSummary, Status
+from contextls.protocol import ContextItem, Encoding, ItemSummary, Pruned, Status
+from contextls.store import ArchiveState
 
 
 def context_item(item: Item) -> ContextItem:
@@ -34,6 +35,7 @@ def status(
     revision: int,
     archived_count: int,
     evicted_total: int,
+    archive: ArchiveState,
 ) -> Status:
     limits = window.limits
     next_item = window.next_eviction()
@@ -53,4 +55,14 @@ def status(
         eviction_policy=limits.policy,
         last_evicted=[summary(item) for item in reversed(window.last_evicted)],
         next_eviction=summary(next_item) if next_item is not None else None,
+        archive_bytes=archive.bytes,
+        pruned_total=archive.pruned_total,
+        last_pruned=pruned(archive),
     )
+
+
+def pruned(archive: ArchiveState) -> Pruned | None:
+    if archive.last_pruned is None:
+        return None
+    count, size, at, why = archive.last_pruned
+    return Pruned(count=count, bytes=size, at=at, why=why)

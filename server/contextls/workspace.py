@@ -34,6 +34,9 @@ from contextls.protocol import (
     ClearResult,
     ConfigureResult,
     ErrorCode,
+    ExportDocument,
+    ForgetResult,
+    ImportResult,
     ItemKind,
     ListResult,
     PinResult,
@@ -49,7 +52,8 @@ from contextls.protocol import (
 )
 from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.sources import Documents, FileWatch, Sources
-from contextls.store import ArchiveHit, StorageError, Store, WorkspaceRow
+from contextls.store import ArchiveHit, ArchiveState, Retention, StorageError, Store, WorkspaceRow
+from contextls.transfer import check_import, exported
 
 T = TypeVar("T")
 
@@ -88,6 +92,7 @@ class Workspace:
         self.revision = 0
         self.evicted_total = 0
         self.archived_count = 0
+        self.archive = ArchiveState()
         self._status: Status | None = None
         self.load()
 
@@ -109,6 +114,7 @@ class Workspace:
         self.revision = row.revision
         self.evicted_total = row.evicted_total
         self.archived_count = self.store.archived_count(self.root_uri)
+        self.archive = self.store.archive_state(self.root_uri)
 
     def catch_up(self) -> bool:
         """Reload if another process changed this workspace; True if it did."""
@@ -127,6 +133,7 @@ class Workspace:
                 self.revision,
                 self.archived_count,
                 self.evicted_total,
+                self.archive,
             )
         return self._status
 
@@ -168,6 +175,7 @@ class Workspace:
                     gained += store.archive(root, items, reason, at)
                 if change.settings is not None:
                     store.save_window_settings(root, change.settings)
+                gained += change.archive_delta
                 store.save_workspace(
                     root, WorkspaceRow(window.next_id, window.next_seq, revision, evicted_total)
                 )
@@ -178,6 +186,8 @@ class Workspace:
             ) from error
         self.revision, self.evicted_total = revision, evicted_total
         self.archived_count += gained
+        if gained or change.archived or change.restored or change.archive_delta:
+            self.archive = store.archive_state(root)
         self._status = None
         self.burst.changed(self, change.evictions)
 
@@ -465,6 +475,164 @@ class Workspace:
             )
         piece = "".join(lines[span[0] - 1 : span[1]])
         return piece if item.content.endswith("\n") else piece.removesuffix("\n")
+
+    # -------------------------------------------------------------- lifecycle
+
+    @property
+    def retention(self) -> Retention:
+        settings = self.settings
+        return Retention(
+            settings.archive_max_items, settings.archive_max_bytes, settings.archive_max_age_days
+        )
+
+    def archive_over(self, now: int) -> bool:
+        """The archive holds more than its retention settings allow (cheap to ask)."""
+        keep = self.retention
+        if keep.max_items and self.archived_count > keep.max_items:
+            return True
+        if keep.max_bytes and self.archive.bytes > keep.max_bytes:
+            return True
+        if keep.max_age_days:
+            oldest = self.store.oldest_archived_at(self.root_uri)
+            return oldest is not None and oldest < now - keep.max_age_ms
+        return False
+
+    def prune(self, now: int, batch: int) -> int:
+        """Delete the oldest archived items beyond the retention settings (at most ``batch``).
+
+        A change like any other: the revision moves, the status says what went.
+        """
+
+        def apply(change: Change) -> int:
+            count, _, _ = self.store.prune(self.root_uri, self.retention, now, batch)
+            if count:
+                change.mutated = True
+                change.archive_delta -= count
+            return count
+
+        return self._change(apply)
+
+    def forget(self, ids: list[str] | None, query: str | None, dry_run: bool) -> ForgetResult:
+        """Remove items for good: from the window and the archive, their text scrubbed."""
+        if not ids and not (query and query.strip()):
+            raise InvalidParams("$.ids", "say which items to forget: ids, or a query")
+        in_window, in_archive = self._to_forget(ids or [], query)
+        gone = [*in_window, *self.store.archived_summaries(self.root_uri, in_archive)]
+        forgotten = [wire.summary(item) for item in gone]
+        if dry_run or not gone:
+            return ForgetResult(forgotten=forgotten, status=self.status(), dry_run=dry_run)
+        window_ids = [item.id for item in in_window]
+
+        def apply(change: Change) -> None:
+            change.archive_delta -= self.store.forget(self.root_uri, in_archive)
+            for item in self.window.remove(window_ids):
+                change.touch(item)  # its row is deleted, not archived
+            change.mutated = True
+
+        self._change(apply)
+        self.window.last_evicted.clear()
+        self.window.last_evicted.extend(
+            self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
+        )
+        self._status = None
+        return ForgetResult(forgotten=forgotten, status=self.status())
+
+    def _to_forget(self, ids: list[str], query: str | None) -> tuple[list[Item], list[str]]:
+        in_window: list[Item] = []
+        in_archive: list[str] = []
+        if ids:
+            wanted = list(dict.fromkeys(ids))
+            archived = self.store.archived(
+                self.root_uri, [i for i in wanted if i not in self.window]
+            )
+            unknown = [i for i in wanted if i not in self.window and i not in archived]
+            if unknown:
+                raise ContextError(
+                    f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} neither in the "
+                    "window nor in the archive; nothing was forgotten",
+                    ErrorCode.UNKNOWN_ITEM,
+                )
+            in_window = [self.window.get(i) for i in wanted if i in self.window]
+            in_archive = [i for i in wanted if i in archived]
+        if query and query.strip():
+            words = [word.casefold() for word in query.split()]
+            for item in self.window:
+                text = f"{item.label}\n{item.content}".casefold()
+                if all(word in text for word in words) and item not in in_window:
+                    in_window.append(item)
+            for item_id in self.store.archived_ids(self.root_uri, query):
+                if item_id not in in_archive:
+                    in_archive.append(item_id)
+        return in_window, in_archive
+
+    def export(self, archive: bool) -> ExportDocument:
+        """The window (and its archive) as one document, with paths relative to the root."""
+        archived = self.store.archive_rows(self.root_uri) if archive else []
+        return ExportDocument(
+            exported_at=self.clock(),
+            workspace=self.root_uri,
+            settings=self.settings,
+            window=[exported(item) for item in self.window],
+            archive=[exported(item, at, reason) for item, at, reason in archived],
+        )
+
+    def import_(self, document: ExportDocument, dry_run: bool) -> ImportResult:
+        """Merge an exported document: new ids (the mapping is returned), paths re-rooted,
+        the window's limits applied (evictions announced). Anything wrong in the document
+        refuses all of it, and nothing changes."""
+        window_items, archive_items = check_import(
+            document, self.sources.root, self.settings.max_file_bytes
+        )
+        if dry_run:
+            next_id = self.window.next_id
+            mapping = {
+                item.id: f"ctx-{next_id + n}"
+                for n, item in enumerate([*window_items, *archive_items])
+            }
+            return ImportResult(
+                mapping=mapping,
+                added=[mapping[item.id] for item in window_items],
+                archived=[mapping[item.id] for item in archive_items],
+                evicted=[],
+                status=self.status(),
+                dry_run=True,
+            )
+
+        def apply(change: Change) -> tuple[dict[str, str], list[Item]]:
+            mapping: dict[str, str] = {}
+            for item in window_items:
+                outcome = self.window.add(
+                    Candidate(item.kind, item.content, dict(item.metadata), item.pinned)
+                )
+                change.record(outcome)
+                mapping[item.id] = outcome.item.id
+            for item in archive_items:
+                new = Item(
+                    id=self.window.new_id(),
+                    kind=item.kind,
+                    content=item.content,
+                    metadata=dict(item.metadata),
+                    timestamp=item.timestamp,
+                    tokens=self.tokenizer.count(item.content),
+                    pinned=item.pinned,
+                    encoding=self.tokenizer.encoding,
+                )
+                change.archive_delta += self.store.archive(
+                    self.root_uri, [new], item.reason or "imported", item.archived_at or 0
+                )
+                mapping[item.id] = new.id
+            change.mutated = True
+            return mapping, [eviction.item for eviction in change.evictions]
+
+        mapping, evicted = self._change(apply)
+        in_window = {item.id for item in self.window}
+        return ImportResult(
+            mapping=mapping,
+            added=[new for new in mapping.values() if new in in_window],
+            archived=[new for new in mapping.values() if new not in in_window],
+            evicted=[wire.context_item(item) for item in evicted if item.id not in in_window],
+            status=self.status(),
+        )
 
     # ---------------------------------------------------------------- reading
 

@@ -427,3 +427,44 @@ def test_small_edges_version_empty_search_and_code_text(cli: Cli) -> None:
     assert "give words to search for" in empty.stderr and "msgspec" not in empty.stderr
     added = cli("add-text", "--kind", "code", "x = 1", "--json").decode(AddResult)
     assert added.item.kind == "code"
+
+
+# ------------------------------------------------------------------ lifecycle
+
+
+def test_forget_asks_first_and_then_leaves_no_trace(cli: Cli) -> None:
+    secret = "pasted-by-mistake-4242"
+    cli("add-text", f"token {secret}")
+    cli("add-text", "an ordinary note")
+    refused = cli("forget", "--query", secret, code=2)
+    assert "cannot be undone" in refused.stderr and "--yes" in refused.stderr
+    listed = cli("forget", "--query", secret, "--dry-run").stdout
+    assert "would forget 1 item" in listed and "ctx-1" in listed
+    done = cli("forget", "--query", secret, "--yes")
+    assert "forgot ctx-1" in done.stdout
+    assert cli("search", secret).stdout.startswith("nothing in the archive matches")
+    database = Path(cli.env["CONTEXTLS_STORAGE"])
+    stored = b"".join(p.read_bytes() for p in database.parent.glob(database.name + "*"))
+    assert secret.encode() not in stored and b"an ordinary note" in stored
+
+
+def test_export_and_import_between_workspaces(cli: Cli) -> None:
+    cli.write("src/a.py", "def a():\n    return 1\n")
+    cli("add", "src/a.py:1-2", "--pin")
+    cli("add-text", "why a returns 1")
+    exported = cli.workspace.parent / "context.json"
+    cli("export", "--archive", "-o", str(exported))
+    other = cli.workspace.parent / "other"
+    (other / "src").mkdir(parents=True)
+    (other / "src" / "a.py").write_text("def a():\n    return 1\n")
+    (other / ".git").mkdir()
+    imported = cli("--workspace", str(other), "import", str(exported), cwd=other)
+    assert "imported 2 items into the window" in imported.stdout
+    assert "ctx-1 -> ctx-1" in imported.stdout
+    listed = cli("--workspace", str(other), "ls", "--json", cwd=other).decode(ListResult)
+    region = listed.items[0]
+    assert region.pinned and region.metadata["uri"] == (other / "src" / "a.py").as_uri()
+    broken = cli.workspace.parent / "broken.json"
+    broken.write_text('{"format": "contextls-export", "version": 9}')
+    refusal = cli("--workspace", str(other), "import", str(broken), cwd=other, code=1)
+    assert "version 9" in refusal.stderr

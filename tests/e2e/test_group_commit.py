@@ -300,6 +300,10 @@ SCHEMA_1_TRIGGERS = """
 DROP TRIGGER IF EXISTS archive_fts_queue;
 DROP TRIGGER IF EXISTS archive_fts_forget;
 DROP TABLE IF EXISTS archive_fts_backlog;
+DROP TRIGGER IF EXISTS archive_bytes_in;
+DROP TRIGGER IF EXISTS archive_bytes_out;
+DROP TABLE IF EXISTS archive_state;
+DROP TABLE IF EXISTS window_settings;
 CREATE TRIGGER archive_fts_insert AFTER INSERT ON archive BEGIN
     INSERT INTO archive_fts (rowid, label, content) VALUES (new.rowid, new.label, new.content);
 END;
@@ -377,7 +381,17 @@ def test_schema_1_database_is_migrated(servers: RawServers, storage: Path) -> No
         triggers = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         }
-        assert triggers == {"archive_fts_queue", "archive_fts_forget"}
+        assert triggers == {
+            "archive_fts_queue",
+            "archive_fts_forget",
+            "archive_bytes_in",
+            "archive_bytes_out",
+        }
+        # Schema 4 counts what the archive held before it, and gives free pages back.
+        assert scalar(db, "SELECT sum(bytes) FROM archive_state") == scalar(
+            db, "SELECT total(length(CAST(content AS BLOB))) FROM archive"
+        )
+        assert scalar(db, "PRAGMA auto_vacuum") == 2
         assert sorted(row[0] for row in db.execute("SELECT id FROM archive")) == sorted(archived)
         for word, expected in (("oldword0", ["ctx-1"]), ("oldword1", []), ("oldword4", [])):
             assert indexed_ids(db, word) == expected, word

@@ -188,6 +188,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     count.add_argument("source", metavar="PATH|-")
     count.add_argument("--encoding", choices=get_args(Encoding), help="default: the window's")
 
+    forget = command("forget", "remove items for good: window, archive and database file")
+    forget.add_argument("ids", nargs="*", metavar="ID")
+    forget.add_argument("--query", nargs="+", metavar="WORD", help="every item holding all words")
+    forget.add_argument("--dry-run", action="store_true", help="list what would go, change nothing")
+    forget.add_argument("--yes", action="store_true", help="do not ask (it cannot be undone)")
+
+    export = command("export", "print the window (and --archive) as one JSON document")
+    export.add_argument("--archive", action="store_true", help="include the archive")
+    export.add_argument("-o", "--output", metavar="FILE", help="write it here instead of stdout")
+
+    import_ = command("import", "merge an exported document into this workspace")
+    import_.add_argument("file", metavar="FILE|-")
+    import_.add_argument("--dry-run", action="store_true", help="check it and show the new ids")
+
     daemon = command("daemon", "show, start or stop your shared contextls daemon")
     daemon_actions = daemon.add_subparsers(dest="daemon_action", metavar="ACTION")
     for action, help_text in (

@@ -322,6 +322,10 @@ class Window:
         self.next_seq = max(next_seq, max((item.seq for item in items), default=0) + 1)
         self._last_timestamp = max((item.timestamp for item in items), default=0)
 
+    def new_id(self) -> str:
+        """A fresh id (for an item that goes straight to the archive: an import)."""
+        return self._allocate_id()
+
     # -------------------------------------------------------------- internals
 
     def _allocate_id(self) -> str:

@@ -233,6 +233,18 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
     )
 
 
+def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
+    return ls.session.route(params.workspace).forget(params.ids, params.query, params.dry_run)
+
+
+def export(ls: ContextServer, params: p.ExportParams) -> p.ExportDocument:
+    return ls.session.route(params.workspace).export(params.archive)
+
+
+def import_document(ls: ContextServer, params: p.ImportParams) -> p.ImportResult:
+    return ls.session.route(params.workspace).import_(params.document, params.dry_run)
+
+
 def refresh(ls: ContextServer, params: p.RefreshParams) -> p.RefreshResult:
     return ls.session.route(params.workspace).refresh(params.ids)
 
@@ -263,6 +275,9 @@ _SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
     p.Method.REFRESH: refresh,
     p.Method.CONFIGURE: configure,
     p.Method.SERVER_INFO: server_info,
+    p.Method.FORGET: forget,
+    p.Method.EXPORT: export,
+    p.Method.IMPORT: import_document,
 }
 
 

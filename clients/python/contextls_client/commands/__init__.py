@@ -30,6 +30,9 @@ _WHERE: Final[dict[str, tuple[str, str]]] = {
     "tokens": ("text", "run_tokens"),
     "config": ("config", "run_config"),
     "daemon": ("daemon", "run_daemon"),
+    "forget": ("lifecycle", "run_forget"),
+    "export": ("lifecycle", "run_export"),
+    "import": ("lifecycle", "run_import"),
 }
 
 
