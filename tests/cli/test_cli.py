@@ -468,3 +468,30 @@ def test_export_and_import_between_workspaces(cli: Cli) -> None:
     broken.write_text('{"format": "contextls-export", "version": 9}')
     refusal = cli("--workspace", str(other), "import", str(broken), cwd=other, code=1)
     assert "version 9" in refusal.stderr
+
+
+# ------------------------------------------------------------------ which workspace
+
+
+def test_a_command_in_a_subdirectory_works_on_the_project(cli: Cli) -> None:
+    (cli.workspace / ".git").mkdir()
+    sub = cli.workspace / "pkg" / "sub"
+    cli.write("pkg/sub/mod.py", "x = 1\n")
+    added = cli("add", "mod.py", cwd=sub)
+    assert "pkg/sub/mod.py" in added.stdout
+    assert "pkg/sub/mod.py" in cli("ls", cwd=sub).stdout
+    assert "pkg/sub/mod.py" in cli("ls").stdout  # the same window from the root
+    status = cli("status", "--json", cwd=sub).decode(Status)
+    assert status.workspace == cli.workspace.as_uri()
+
+
+def test_a_marker_makes_a_folder_its_own_workspace(cli: Cli) -> None:
+    (cli.workspace / ".git").mkdir()
+    part = cli.workspace / "services" / "api"
+    cli.write("services/api/.contextls", "")
+    cli.write("services/api/main.py", "app = 1\n")
+    cli("add", "main.py", cwd=part)
+    assert cli("status", "--json", cwd=part).decode(Status).workspace == part.as_uri()
+    assert cli("status", "--json").decode(Status).item_count == 0  # the repository's own window
+    other = cli("--workspace", str(part), "ls", cwd=cli.workspace).stdout
+    assert "main.py" in other

@@ -51,8 +51,12 @@ class Place(msgspec.Struct, frozen=True):
 
     @classmethod
     def from_options(cls, workspace: str | None, storage: str | None) -> Place:
-        """``--workspace`` (else the current directory), ``--storage`` (else $CONTEXTLS_STORAGE)."""
-        root = Path(workspace or os.getcwd()).expanduser().resolve()
+        """``--workspace`` (else the project around the current directory, see
+        ``project_root``), ``--storage`` (else $CONTEXTLS_STORAGE)."""
+        if workspace:
+            root = Path(workspace).expanduser().resolve()
+        else:
+            root = project_root(Path.cwd().resolve())
         if not root.is_dir():
             raise UsageError(f"workspace {root} is not a directory")
         chosen = storage if storage is not None else os.environ.get(STORAGE_ENV) or None
@@ -63,6 +67,28 @@ class Place(msgspec.Struct, frozen=True):
     def initialization_options(self) -> dict[str, Any]:
         """The storage path, if one was chosen (window settings live with the window)."""
         return {"storage": self.storage} if self.storage is not None else {}
+
+
+MARKER: Final = ".contextls"
+"""A file or directory that makes its folder a workspace (for a project without git, or
+a part of a repository that should have a window of its own)."""
+
+
+def project_root(start: Path) -> Path:
+    """The workspace of a command run in ``start``: the nearest folder holding a
+    ``.contextls`` marker, else the nearest holding ``.git`` (the repository's root),
+    else ``start`` itself. The search stops below your home directory and ``/``,
+    which are never workspaces (a dotfiles repository in ~ does not make ~ one)."""
+    home = Path.home().resolve()
+    git_root: Path | None = None
+    for folder in (start, *start.parents):
+        if folder in (home, Path(folder.anchor)):
+            break
+        if (folder / MARKER).exists():
+            return folder
+        if git_root is None and (folder / ".git").exists():
+            git_root = folder
+    return git_root or start
 
 
 class Session(msgspec.Struct):
