@@ -446,6 +446,8 @@ class RenderResult(Wire):
     format: RenderFormat = "markdown"
     history_ids: list[str] = []
     """Archived items appended under "Relevant history" (``query``)."""
+    warnings: list[str] = []
+    """What the rendering had to leave out that matters (pinned items over ``maxTokens``)."""
 
 
 class SearchHit(Wire):

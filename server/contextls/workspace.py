@@ -660,6 +660,7 @@ class Workspace:
             omitted_ids=rendered.omitted_ids,
             format=fmt,
             history_ids=rendered.history_ids,
+            warnings=rendered.warnings,
         )
 
     def search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:

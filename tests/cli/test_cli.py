@@ -495,3 +495,16 @@ def test_a_marker_makes_a_folder_its_own_workspace(cli: Cli) -> None:
     assert cli("status", "--json").decode(Status).item_count == 0  # the repository's own window
     other = cli("--workspace", str(part), "ls", cwd=cli.workspace).stdout
     assert "main.py" in other
+
+
+def test_show_with_a_budget_keeps_pinned_items_and_says_when_they_do_not_fit(cli: Cli) -> None:
+    cli.write("pinned.txt", "pinned words and more " * 200 + "\n")  # ~800 tokens
+    cli("add", "pinned.txt", "--pin")
+    for n in range(4):
+        cli.write(f"n{n}.txt", f"note {n} " + "filler words " * 100 + "\n")
+        cli("add", f"n{n}.txt")
+    shown = cli("show", "--max-tokens", "1200")
+    assert "pinned.txt" in shown.stdout and "n3.txt" in shown.stdout
+    assert "left out" in shown.stderr and "ctx-1" not in shown.stderr.split("left out")[1]
+    too_small = cli("show", "--max-tokens", "300")
+    assert "pinned items alone need" in too_small.stderr and "ctx-1" in too_small.stderr

@@ -386,3 +386,29 @@ def test_markdown_fences_open_and_close_in_pairs() -> None:
     fences = re.findall(r"^(`{3,})", text, flags=re.MULTILINE)
     assert len(fences) % 2 == 0
     assert all(fences[i] == fences[i + 1] for i in range(0, len(fences), 2))
+
+
+def test_a_budget_keeps_pinned_items_first() -> None:
+    pinned = make_item(1, "text", "pinned words " * 60)
+    pinned.pinned = True
+    newer = [make_item(n, "text", f"note {n} " * 30) for n in range(2, 6)]
+    budget = pinned.tokens + newer[-1].tokens + 60
+
+    rendered = render([pinned, *newer], "markdown", words, max_tokens=budget)
+
+    assert rendered.item_ids[0] == "ctx-1"  # kept, and in its place in time
+    assert "ctx-5" in rendered.item_ids and rendered.tokens <= budget
+    assert "ctx-2" in rendered.omitted_ids and rendered.warnings == []
+
+
+def test_pinned_items_over_the_budget_are_said_to_be_left_out() -> None:
+    big = [make_item(n, "text", f"pinned {n} " * 80) for n in range(1, 4)]
+    for item in big:
+        item.pinned = True
+    budget = big[0].tokens + 40
+
+    rendered = render(big, "markdown", words, max_tokens=budget)
+
+    assert rendered.item_ids == ["ctx-3"]  # the newest pinned one that fits
+    (warning,) = rendered.warnings
+    assert "pinned items alone need" in warning and "ctx-1, ctx-2" in warning

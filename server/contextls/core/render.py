@@ -35,6 +35,7 @@ class Rendered:
     item_ids: list[str]
     omitted_ids: list[str]
     history_ids: list[str]
+    warnings: list[str]
 
 
 def select(items: Sequence[Item], kinds: Iterable[str] | None, limit: int | None) -> list[Item]:
@@ -53,7 +54,10 @@ def render(
     max_tokens: int | None = None,
     history: Sequence[Item] = (),
 ) -> Rendered:
-    """Render ``items`` (then ``history``), dropping the oldest items that do not fit.
+    """Render ``items`` (then ``history``), dropping the oldest unpinned items that do not fit.
+
+    Pinned items are kept first: with ``max_tokens`` below what they take
+    alone, the newest pinned ones that fit are kept and ``warnings`` says so.
 
     ``tokens`` is the exact count of the returned text. Budgeting adds up each
     section's count, which can differ from the whole by a token or two at the
@@ -62,8 +66,18 @@ def render(
     formatter = _FORMATTERS[fmt]
     kept = list(items)
     kept_history = list(history)
+    warnings: list[str] = []
     if max_tokens is not None:
         kept, kept_history = _fit(kept, kept_history, fmt, count_tokens, max_tokens)
+        pinned = [item for item in items if item.pinned]
+        left_out = [item for item in pinned if item not in kept]
+        if left_out:
+            need = sum(item.tokens + _overhead(item, fmt, count_tokens) for item in pinned)
+            warnings.append(
+                f"the pinned items alone need about {need:,} tokens, more than the "
+                f"{max_tokens:,} asked for; {len(left_out)} of them "
+                f"({', '.join(item.id for item in left_out)}) were left out"
+            )
     while True:
         text = formatter(kept, kept_history)
         tokens = count_tokens(text)
@@ -75,7 +89,8 @@ def render(
         if kept_history:
             kept_history.pop()
         else:
-            kept.pop(0)
+            unpinned = next((item for item in kept if not item.pinned), None)
+            kept.remove(unpinned if unpinned is not None else kept[0])
     kept_ids = {item.id for item in kept}
     return Rendered(
         text=text,
@@ -83,6 +98,7 @@ def render(
         item_ids=[item.id for item in kept],
         omitted_ids=[item.id for item in items if item.id not in kept_ids],
         history_ids=[item.id for item in kept_history],
+        warnings=warnings,
     )
 
 
@@ -95,14 +111,21 @@ def _fit(
 ) -> tuple[list[Item], list[Item]]:
     formatter = _FORMATTERS[fmt]
     budget = max_tokens - count_tokens(formatter([], []))
-    kept: list[Item] = []
-    for item in reversed(items):  # newest first: the most recent that fit stay
-        cost = item.tokens + _overhead(item, fmt, count_tokens)
-        if cost > budget:
-            break
-        budget -= cost
-        kept.append(item)
-    kept.reverse()
+    chosen: set[str] = set()
+    # Pinned items first (the newest of them if they do not all fit), then the
+    # most recent unpinned ones that fit.
+    for wanted_pinned in (True, False):
+        for item in reversed(items):
+            if item.pinned != wanted_pinned:
+                continue
+            cost = item.tokens + _overhead(item, fmt, count_tokens)
+            if cost > budget:
+                if wanted_pinned:
+                    continue  # an older pinned item may still fit
+                break
+            budget -= cost
+            chosen.add(item.id)
+    kept = [item for item in items if item.id in chosen]
     kept_history: list[Item] = []
     if history:
         budget -= count_tokens(_history_heading(fmt))

@@ -89,6 +89,7 @@ async def run_show(invocation: Invocation) -> int:
             f"{count(args.max_tokens) if args.max_tokens else 'the budget'} tokens: "
             + ", ".join(rendered.omitted_ids)
         )
+    console.note(*(f"contextls: {warning}" for warning in rendered.warnings))
     return 0
 
 
