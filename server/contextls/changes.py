@@ -28,6 +28,8 @@ class Change:
     """The window changed (if only an item's flags): the revision moves on."""
     settings: dict[str, Any] | None = None
     """The window's new chosen settings, to save with it."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Ids merged into another item: old -> new (they keep naming it)."""
     archive_delta: int = 0
     """Archive rows this change wrote or deleted itself (imported, pruned, forgotten)."""
 
@@ -50,6 +52,8 @@ class Change:
         self.touch(outcome.item)
         for item in outcome.absorbed:
             self.touch(item)
+            if item.id != outcome.item.id:
+                self.aliases[item.id] = outcome.item.id
         self.record_evictions(outcome.evicted)
 
     def record_evictions(self, evictions: list[Eviction]) -> None:

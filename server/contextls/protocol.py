@@ -379,16 +379,24 @@ class RestoreResult(Wire):
     items: list[ContextItem]
     evicted: list[ContextItem]
     status: Status
+    already_in_window: list[str] = []
+    """Ids asked for that are in the window already: nothing to do for them."""
+    merged: dict[str, str] = {}
+    """Ids asked for that were merged into another item: asked -> that item."""
 
 
 class RemoveResult(Wire):
     removed: list[str]
     status: Status
+    merged: dict[str, str] = {}
+    """Ids asked for that were merged into another item: asked -> that item."""
 
 
 class PinResult(Wire):
     item: ContextItem
     status: Status
+    merged: dict[str, str] = {}
+    """The id asked for, if it was merged into another item: asked -> that item."""
 
 
 class ClearResult(Wire):

@@ -262,8 +262,7 @@ class ContextService:
             try:
                 pruned = workspace.prune(now, PRUNE_BATCH)
                 if self.commit() is None and pruned:
-                    with store.write(wait=False):
-                        store.give_back_space()
+                    store.give_back_space()
             except (ContextError, StorageError) as error:
                 log.info("pruning %s waits: %s", workspace.root_uri, error)
                 return False

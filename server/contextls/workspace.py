@@ -172,7 +172,13 @@ class Workspace:
                     if item_id not in window:
                         by_reason.setdefault(reason, []).append(item)
                 for reason, items in by_reason.items():
+                    for item in items:  # the archive keeps one copy of a text from a source
+                        copies = [i for i in store.archived_duplicates(root, item) if i != item.id]
+                        gained -= store.delete_archived(root, copies)
+                        change.aliases.update(dict.fromkeys(copies, item.id))
                     gained += store.archive(root, items, reason, at)
+                if change.aliases:
+                    store.save_aliases(root, change.aliases)
                 if change.settings is not None:
                     store.save_window_settings(root, change.settings)
                 gained += change.archive_delta
@@ -266,8 +272,34 @@ class Workspace:
     # --------------------------------------------------------------- changing
 
     def remove(self, ids: list[str]) -> RemoveResult:
-        removed = self._to_archive(lambda: self.window.remove(ids), "removed")
-        return RemoveResult(removed=[item.id for item in removed], status=self.status())
+        resolved, merged = self.resolve(ids)
+        removed = self._to_archive(lambda: self.window.remove(resolved), "removed")
+        return RemoveResult(
+            removed=[item.id for item in removed], status=self.status(), merged=merged
+        )
+
+    def resolve(self, ids: list[str]) -> tuple[list[str], dict[str, str]]:
+        """Ids as they are now: one merged into another item names that item.
+
+        Returns the ids (in order, without repeats) and the merged ones (asked -> now).
+        """
+        now: dict[str, str] = {}
+        pending = [i for i in dict.fromkeys(ids) if i not in self.window]
+        current = {i: i for i in pending}
+        for _ in range(64):  # merge chains are short; a cycle cannot loop forever
+            targets = self.store.alias_targets(self.root_uri, list(set(current.values())))
+            moved = False
+            for asked, at in current.items():
+                if at in targets and targets[at] != at and at not in self.window:
+                    current[asked] = targets[at]
+                    moved = True
+            if not moved:
+                break
+        for asked, at in current.items():
+            if at != asked:
+                now[asked] = at
+        resolved = list(dict.fromkeys(now.get(i, i) for i in ids))
+        return resolved, now
 
     def clear(self, keep_pinned: bool) -> ClearResult:
         cleared = self._to_archive(lambda: self.window.clear(keep_pinned), "cleared")
@@ -287,16 +319,24 @@ class Workspace:
         return self._change(apply)
 
     def pin(self, item_id: str, pinned: bool) -> PinResult:
+        (item_id,), merged = self.resolve([item_id])
+
         def apply(change: Change) -> Item:
             item = self.window.set_pinned(item_id, pinned)
             change.touch(item)
             return item
 
         item = self._change(apply)
-        return PinResult(item=wire.context_item(item), status=self.status())
+        return PinResult(item=wire.context_item(item), status=self.status(), merged=merged)
 
     def restore(self, ids: list[str], pin: bool) -> RestoreResult:
-        wanted = list(dict.fromkeys(ids))
+        resolved, merged = self.resolve(ids)
+        already = [item_id for item_id in resolved if item_id in self.window]
+        wanted = [item_id for item_id in resolved if item_id not in self.window]
+        if not wanted:  # nothing to bring back: say so, change nothing
+            return RestoreResult(
+                items=[], evicted=[], status=self.status(), already_in_window=already, merged=merged
+            )
 
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             found = self.store.archived(self.root_uri, wanted)
@@ -319,6 +359,8 @@ class Workspace:
             items=[wire.context_item(item) for item in restored if item.id in self.window],
             evicted=[wire.context_item(item) for item in evicted if item.id not in self.window],
             status=self.status(),
+            already_in_window=already,
+            merged=merged,
         )
 
     # --------------------------------------------------------------- settings
@@ -425,7 +467,7 @@ class Workspace:
     def refresh(self, ids: list[str] | None) -> RefreshResult:
         """Read items again from their files: the given ones, or every stale one."""
         if ids:
-            items = [self.window.get(item_id) for item_id in dict.fromkeys(ids)]
+            items = [self.window.get(item_id) for item_id in self.resolve(ids)[0]]
         else:
             items = [item for item in self.window if item.stale]
         fresh: list[tuple[str, str]] = []
@@ -541,7 +583,7 @@ class Workspace:
         in_window: list[Item] = []
         in_archive: list[str] = []
         if ids:
-            wanted = list(dict.fromkeys(ids))
+            wanted = self.resolve(ids)[0]
             archived = self.store.archived(
                 self.root_uri, [i for i in wanted if i not in self.window]
             )

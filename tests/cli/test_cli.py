@@ -508,3 +508,51 @@ def test_show_with_a_budget_keeps_pinned_items_and_says_when_they_do_not_fit(cli
     assert "left out" in shown.stderr and "ctx-1" not in shown.stderr.split("left out")[1]
     too_small = cli("show", "--max-tokens", "300")
     assert "pinned items alone need" in too_small.stderr and "ctx-1" in too_small.stderr
+
+
+# ------------------------------------------------------------------ ids that moved
+
+
+def test_a_merged_id_still_names_its_item(cli: Cli) -> None:
+    cli.write("uris.py", "".join(f"line {n}\n" for n in range(1, 31)))
+    cli("add", "uris.py:1-10", "--pin")
+    merged = cli("add", "uris.py:11-20")
+    assert "merged ctx-1 into it" in merged.stdout
+    pinned = cli("pin", "ctx-1")
+    assert "ctx-1 was merged into ctx-2" in pinned.stdout and "pinned ctx-2" in pinned.stdout
+    removed = cli("rm", "ctx-1")
+    assert "ctx-1 was merged into ctx-2" in removed.stdout and "removed ctx-2" in removed.stdout
+    restored = cli("restore", "ctx-1")
+    assert "restored ctx-2" in restored.stdout
+    again = cli("restore", "ctx-2")
+    assert "ctx-2 is already in the window" in again.stdout
+    whole = cli("add", "uris.py")
+    assert "merged ctx-2 into it (pinned, as what it absorbed was)" in whole.stdout
+    assert "pinned ctx-3" in cli("pin", "ctx-1").stdout  # a chain: ctx-1 -> ctx-2 -> ctx-3
+
+
+def test_the_archive_keeps_one_copy_of_a_text(cli: Cli) -> None:
+    cli.write("a.txt", "the same words every time\n")
+    for _ in range(3):
+        cli("add", "a.txt")
+        cli("rm", "a.txt")
+    hits = cli("search", "same", "words", "--json").decode(SearchResult).hits
+    assert [hit.item.id for hit in hits] == ["ctx-3"]
+    assert cli("status", "--json").decode(Status).archived_count == 1
+    assert "restored ctx-3" in cli("restore", "ctx-1").stdout
+
+
+def test_rm_and_pin_take_paths_and_globs(cli: Cli) -> None:
+    (cli.workspace / ".git").mkdir()
+    cli.write("src/a.py", "a = 1\n")
+    cli.write("src/b.py", "b = 2\n")
+    cli.write("notes.txt", "keep me\n")
+    cli("add", "src/a.py", "src/b.py", "notes.txt")
+    assert "pinned ctx-3" in cli("pin", "notes.txt").stdout
+    removed = cli("rm", "src/*.py")
+    assert "removed ctx-1, ctx-2" in removed.stdout
+    assert ids(listed(cli)) == ["ctx-3"]
+    nothing = cli("rm", "src/missing.py", code=2)
+    assert "no item in the window comes from src/missing.py" in nothing.stderr
+    from_inside = cli("unpin", "../notes.txt", cwd=cli.workspace / "src")
+    assert "unpinned ctx-3" in from_inside.stdout

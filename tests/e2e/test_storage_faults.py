@@ -110,7 +110,7 @@ def test_cli_exits_non_zero_when_the_disk_is_full(
     )
     assert first.returncode == 0, first.stderr
     # Fill what is left of the disk, then try to add.
-    with open(filler, "wb") as out:
+    with open(filler, "wb", buffering=0) as out:
         try:
             while True:
                 out.write(b"\0" * 65536)
@@ -130,6 +130,8 @@ def test_cli_exits_non_zero_when_the_disk_is_full(
     listed = subprocess.run([*command, "ls"], env=env, capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert "first" in listed.stdout and "second" not in listed.stdout
+    # The daemon holds the database open: stop it before the disk goes away.
+    subprocess.run([*command, "daemon", "stop"], env=env, capture_output=True, timeout=60)
 
 
 def test_read_only_file_system_serves_reads_and_refuses_changes(

@@ -164,13 +164,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     command("status", "the token budget, item counts, and what goes next")
 
-    rm = command("rm", "remove items from the window")
-    rm.add_argument("ids", nargs="+", metavar="ID")
+    rm = command("rm", "remove items from the window (to the archive): ids, or paths and globs")
+    rm.add_argument("ids", nargs="+", metavar="ID|PATH")
 
-    pin = command("pin", "pin an item so it is never evicted")
-    pin.add_argument("id", metavar="ID")
-    unpin = command("unpin", "unpin an item")
-    unpin.add_argument("id", metavar="ID")
+    pin = command("pin", "pin items so they are never evicted: ids, or paths and globs")
+    pin.add_argument("ids", nargs="+", metavar="ID|PATH")
+    unpin = command("unpin", "unpin items: ids, or paths and globs")
+    unpin.add_argument("ids", nargs="+", metavar="ID|PATH")
 
     clear = command("clear", "move every item to the archive")
     clear.add_argument("--keep-pinned", action="store_true", help="leave pinned items in place")

@@ -85,7 +85,7 @@ async def run_add(invocation: Invocation) -> int:
             report.added.append(result)
             report.status = result.status
             if itemised:
-                console.out(_added_line(result))
+                console.out(_added_line(result, pin_asked=args.pin))
             # Many files: evictions are gathered and summarised at the end.
             session.evicted(result.evicted, defer=not itemised)
         progress.update(len(plan.adds), "")
@@ -124,12 +124,15 @@ def _describe(shown: str, planned: PlannedAdd) -> str:
     return shown if planned.lines is None else f"{shown}:{planned.lines}"
 
 
-def _added_line(result: AddResult) -> str:
+def _added_line(result: AddResult, pin_asked: bool = False) -> str:
     line = f"added {item_line(result.item)}"
     if result.item.pinned:
         line += ", pinned"
     if result.merged:
         line += f"; merged {', '.join(result.merged)} into it"
+        if result.item.pinned and not pin_asked:
+            # Never silent: a pinned region that grew (into a whole file, say) keeps its pin.
+            line += " (pinned, as what it absorbed was)"
     elif result.deduplicated:
         line += "; it was already there, now it is the newest"
     return line

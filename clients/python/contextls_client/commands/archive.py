@@ -52,6 +52,10 @@ async def run_restore(invocation: Invocation) -> int:
         result = await session.client.call(
             Requests.RESTORE, RestoreParams(workspace=session.workspace, ids=ids, pin=args.pin)
         )
+        console.out(*(f"{asked} was merged into {now}" for asked, now in result.merged.items()))
+        console.out(
+            *(f"{item_id} is already in the window" for item_id in result.already_in_window)
+        )
         console.out(*(f"restored {item_line(item)}" for item in result.items))
         session.evicted(result.evicted)
     console.json(result)

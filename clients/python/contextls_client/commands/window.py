@@ -13,7 +13,7 @@ from contextls.protocol import (
     Requests,
     StatusParams,
 )
-from contextls_client.commands._ids import item_id, item_ids
+from contextls_client.commands._ids import targets
 from contextls_client.human import (
     count,
     flags,
@@ -105,13 +105,14 @@ async def run_status(invocation: Invocation) -> int:
 
 
 async def run_rm(invocation: Invocation) -> int:
-    ids = item_ids(invocation.args.ids)
     console = invocation.console
     async with invocation.session() as session:
+        ids = await targets(session, invocation.args.ids)
         result = await session.client.call(
             Requests.REMOVE, RemoveParams(workspace=session.workspace, ids=ids)
         )
     console.json(result)
+    console.out(*merged_lines(result.merged))
     console.out(f"removed {', '.join(result.removed)}", window_line(result.status))
     return 0
 
@@ -125,16 +126,23 @@ async def run_unpin(invocation: Invocation) -> int:
 
 
 async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
-    target = item_id(invocation.args.id)
     console = invocation.console
-    async with invocation.session() as session:
-        result = await session.client.call(
-            Requests.PIN, PinParams(workspace=session.workspace, id=target, pinned=pinned)
-        )
-    console.json(result)
     verb = "pinned" if pinned else "unpinned"
-    console.out(f"{verb} {item_line(result.item)}", window_line(result.status))
+    results = []
+    async with invocation.session() as session:
+        for target in await targets(session, invocation.args.ids):
+            result = await session.client.call(
+                Requests.PIN, PinParams(workspace=session.workspace, id=target, pinned=pinned)
+            )
+            results.append(result)
+            console.out(*merged_lines(result.merged), f"{verb} {item_line(result.item)}")
+    console.json(results[0] if len(results) == 1 else results)
+    console.out(window_line(results[-1].status))
     return 0
+
+
+def merged_lines(merged: dict[str, str]) -> list[str]:
+    return [f"{asked} was merged into {now}" for asked, now in merged.items()]
 
 
 async def run_clear(invocation: Invocation) -> int:

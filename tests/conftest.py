@@ -1,0 +1,58 @@
+"""Every test process gets its own runtime and state directories for daemons.
+
+Tests that run the CLI start daemons on demand, as a user's commands do.
+They must not reach (or leave behind) the daemons of the person running the
+tests, so the whole session uses a private runtime directory (short: a Unix
+socket's path must fit in 107 bytes), and whatever daemon is still running
+there at the end is stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contextls.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_daemon_dirs() -> Iterator[Path]:
+    runtime = Path(tempfile.mkdtemp(prefix="cls-t-"))
+    saved = {name: os.environ.get(name) for name in (RUNTIME_DIR_ENV, STATE_DIR_ENV)}
+    os.environ[RUNTIME_DIR_ENV] = str(runtime)
+    os.environ[STATE_DIR_ENV] = str(runtime / "logs")
+    try:
+        yield runtime
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        _stop_daemons(runtime)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _stop_daemons(runtime: Path) -> None:
+    from contextls.protocol import Requests, ServerInfoParams
+    from contextls_client.socket_client import DaemonClient, run_blocking
+
+    for sock in runtime.glob("daemon-*.sock"):
+
+        async def pid_of(path: Path = sock) -> int:
+            client = DaemonClient(path, request_timeout=5)
+            await client.start()
+            try:
+                return (await client.call(Requests.SERVER_INFO, ServerInfoParams())).pid
+            finally:
+                await client.close()
+
+        with contextlib.suppress(Exception):
+            os.kill(run_blocking(pid_of()), signal.SIGTERM)
