@@ -324,6 +324,8 @@ class AddResult(Wire):
     status: Status
     merged: list[str] = []
     """Ids of items the new one absorbed (overlapping ranges, whole file)."""
+    warnings: list[str] = []
+    """What the person should know: the text seems to hold a secret (never shown)."""
 
 
 class ForgetResult(Wire):

@@ -25,6 +25,7 @@ from contextls.core.errors import ContextError, InvalidParams, NotArchived
 from contextls.core.follow import Follow, follow
 from contextls.core.items import Item
 from contextls.core.render import render, select
+from contextls.core.secrets import secret_warnings
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import AddOutcome, Candidate, Limits, Window
@@ -267,6 +268,7 @@ class Workspace:
             deduplicated=outcome.deduplicated,
             status=self.status(),
             merged=[item.id for item in outcome.absorbed],
+            warnings=secret_warnings(candidate.content, _where(outcome.item)),
         )
 
     # --------------------------------------------------------------- changing
@@ -725,6 +727,11 @@ class Workspace:
             return self.store.search(self.root_uri, query, limit, kinds)
         except StorageError as error:
             raise ContextError(str(error), ErrorCode.STORAGE) from error
+
+
+def _where(item: Item) -> str:
+    """An item named by its source, never by its text (which may be the secret itself)."""
+    return item.path or f"{item.id} ({item.kind})"
 
 
 def _not_archived_message(missing: list[str], window: Window) -> str:

@@ -556,3 +556,69 @@ def test_rm_and_pin_take_paths_and_globs(cli: Cli) -> None:
     assert "no item in the window comes from src/missing.py" in nothing.stderr
     from_inside = cli("unpin", "../notes.txt", cwd=cli.workspace / "src")
     assert "unpinned ctx-3" in from_inside.stdout
+
+
+# ------------------------------------------------------------------ secrets and hidden files
+
+
+def test_expansion_skips_secrets_and_says_so_but_a_named_file_goes_with_a_warning(
+    cli: Cli,
+) -> None:
+    cli.write("app.py", "print('hi')\n")
+    cli.write(".env", "OPENAI_API_KEY=sk-proj-" + "Ab3" * 15 + "\n")
+    cli.write("deploy/server.pem", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n")
+    run = cli("add", ".")
+    assert "added ctx-1 file app.py" in run.stdout and ".env" not in run.stdout
+    assert "deploy/server.pem (may hold secrets; name it to add it)" in run.stderr
+    assert ids(listed(cli)) == ["ctx-1"]
+    named = cli("add", "deploy/server.pem")
+    assert "added ctx-2" in named.stdout
+    assert "seems to contain a private key" in named.stderr and "MIIE" not in named.stderr
+    pasted = cli("add-text", "--kind", "error", stdin="auth failed for AKIAIOSFODNN7EXAMPLE\n")
+    assert "seems to contain an AWS access key id" in pasted.stderr
+    assert "AKIAIOSFODNN7EXAMPLE" not in pasted.stderr
+
+
+def test_a_directory_and_a_glob_agree_about_hidden_files(cli: Cli) -> None:
+    cli.write("src/a.py", "a = 1\n")
+    cli.write(".tools/gen.py", "g = 1\n")
+    cli.write("src/.cache/c.py", "c = 1\n")
+    by_directory = cli("add", ".", "--json").decode(AddReport)
+    by_glob_files = {r.item.metadata["path"] for r in by_directory.added}
+    cli("clear")
+    globbed = cli("add", "**/*.py", "--json").decode(AddReport)
+    assert {r.item.metadata["path"] for r in globbed.added} == by_glob_files == {"src/a.py"}
+    named = cli("add", ".tools", "--json").decode(AddReport)
+    assert [r.item.metadata["path"] for r in named.added] == [".tools/gen.py"]
+
+
+def test_tokens_counts_several_files_and_totals_them(cli: Cli) -> None:
+    cli.write("a.txt", "hello world\n")
+    cli.write("b.txt", "one two three four five\n")
+    single = cli("tokens", "a.txt", "--json").decode(CountTokensResult).tokens
+    report = cli("tokens", "a.txt", "b.txt", "-", "--json", stdin="more words\n")
+    document = json.loads(report.stdout)
+    assert [entry["source"] for entry in document["sources"]] == ["a.txt", "b.txt", "-"]
+    assert document["sources"][0]["tokens"] == single
+    assert document["total"] == sum(entry["tokens"] for entry in document["sources"])
+    text = cli("tokens", "a.txt", "b.txt").stdout
+    assert text.splitlines()[-1].startswith("total") and "o200k_base" in text
+
+
+def test_a_bulk_add_that_would_flush_the_window_needs_force(cli: Cli) -> None:
+    cli("config", "set", "maxTokens", "2000")
+    for n in range(4):
+        cli.write(f"old/o{n}.txt", f"old note {n} " + "words " * 60 + "\n")
+    cli("add", "old")
+    for n in range(6):
+        cli.write(f"big/b{n}.txt", f"big file {n} " + "filler words " * 200 + "\n")
+    dry = cli("add", "big", "--dry-run")
+    assert "would add 6 files" in dry.stdout and "would evict 4 items" in dry.stdout
+    assert ids(listed(cli)) == ["ctx-1", "ctx-2", "ctx-3", "ctx-4"]  # a dry run sends nothing
+    refused = cli("add", "big", code=1)
+    assert "more than half of it; nothing was added" in refused.stderr
+    assert ids(listed(cli)) == ["ctx-1", "ctx-2", "ctx-3", "ctx-4"]
+    forced = cli("add", "big", "--force")
+    assert "evicted ctx-1" in forced.stderr
+    small = cli("add", "old/o0.txt", "old/o1.txt")  # evicts less than half: no question
+    assert "added" in small.stdout

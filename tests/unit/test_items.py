@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,3 +29,27 @@ def test_a_title_or_a_path_wins_over_the_text() -> None:
     meta = {"path": "src/app.py", "startLine": 3, "endLine": 9, "symbol": "main"}
     assert make_label("code", "body", meta) == "src/app.py:3-9 (main)"
     assert make_label("file", "body", meta) == "src/app.py (main)"
+
+
+@pytest.mark.parametrize(
+    ("content", "label"),
+    [
+        (
+            'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
+            "    x['y']\nKeyError: 'y'\n",
+            "error: KeyError: 'y'",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "x", line 1\nValueError: bad\n\n'
+            "The above exception was the direct cause of the following exception:\n\n"
+            'Traceback (most recent call last):\n  File "y", line 2\nRuntimeError: worse\n',
+            "error: RuntimeError: worse",
+        ),
+        ("Error: cannot open the file\n", "error: cannot open the file"),
+        ("warming up\n  ok\nerror[E0308]: mismatched types\n", "error: [E0308] mismatched types"),
+        ("def test_x():\n>       assert 1 == 2\nE       assert 1 == 2\n", "error: assert 1 == 2"),
+        ("something odd happened\nthen more", "error: something odd happened"),
+    ],
+)
+def test_an_error_is_labelled_by_what_went_wrong(content: str, label: str) -> None:
+    assert make_label("error", content, {}) == label

@@ -138,6 +138,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="a file, FILE:LINE, FILE:START-END (1-based, inclusive), a directory, or a glob",
     )
     add.add_argument("--pin", action="store_true", help="pin what is added (never evicted)")
+    add.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what would be added and what it would evict; send nothing",
+    )
+    add.add_argument(
+        "--force",
+        action="store_true",
+        help="add even if it evicts more than half of the window",
+    )
     add.add_argument("--language", metavar="L", help="the language tag, if the extension misleads")
 
     add_text = command("add-text", "add a piece of text (a note, an error, a REPL transcript)")
@@ -184,8 +194,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     restore.add_argument("ids", nargs="+", metavar="ID")
     restore.add_argument("--pin", action="store_true", help="pin them as they come back")
 
-    count = command("tokens", "count the tokens of a file, or of stdin with '-'")
-    count.add_argument("source", metavar="PATH|-")
+    count = command("tokens", "count the tokens of files, or of stdin with '-'")
+    count.add_argument("sources", nargs="+", metavar="PATH|-")
     count.add_argument("--encoding", choices=get_args(Encoding), help="default: the window's")
 
     forget = command("forget", "remove items for good: window, archive and database file")

@@ -13,6 +13,11 @@ Rules, kept deliberately simple:
   e.g. ``contextls add node_modules/pkg``.
 * Files that look binary (a NUL byte in the first 8 KiB) are skipped quietly
   during expansion and counted.
+* Hidden files and directories (a name starting with ``.``) are left out of
+  both directories and globs, as a shell's ``*`` leaves them out, unless the
+  directory or pattern you give names a hidden part itself (``add .github``).
+* Files that usually hold credentials (``contextls.core.secrets``: ``.env``,
+  ``*.pem``, ``id_rsa``…) are skipped, and said so, unless named explicitly.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from contextls.core.secrets import is_secret_path
 from contextls_client.targets import AddTarget, LineSpan, TargetError
 
 SKIPPED_DIRECTORIES: Final = frozenset(
@@ -64,6 +70,8 @@ class PlannedAdd:
 class AddPlan:
     adds: list[PlannedAdd] = field(default_factory=list)
     skipped_binary: list[Path] = field(default_factory=list)
+    skipped_secret: list[Path] = field(default_factory=list)
+    """Files that look like credentials, met while expanding (never sent)."""
     empty_targets: list[str] = field(default_factory=list)
     """Directories or globs that expanded to no file at all."""
     outside: list[str] = field(default_factory=list)
@@ -114,7 +122,11 @@ def _expand_target(
         plan.empty_targets.append(target.path)
     planned: list[PlannedAdd] = []
     for path in files:
-        if looks_binary(path):
+        if _hidden(path, base):
+            continue
+        if is_secret_path(path):
+            plan.skipped_secret.append(path)
+        elif looks_binary(path):
             plan.skipped_binary.append(path)
         else:
             planned.append(PlannedAdd(path, None, target.path, expanded=True))
@@ -146,6 +158,15 @@ def _literal_prefix(pattern: str) -> Path:
             break
         parts.append(part)
     return Path(*parts) if parts else Path()
+
+
+def _hidden(path: Path, base: Path) -> bool:
+    """A part of ``path`` below ``base`` starts with a dot (what you named is not checked)."""
+    try:
+        relative = path.relative_to(base)
+    except ValueError:
+        return False
+    return any(part.startswith(".") for part in relative.parts)
 
 
 def _in_skipped_directory(path: Path, base: Path) -> bool:

@@ -48,6 +48,19 @@ class ConfigReport(Struct, rename="camel", kw_only=True):
     status: Status
 
 
+class TokenCount(Struct, rename="camel", kw_only=True):
+    source: str
+    tokens: int
+
+
+class TokensReport(Struct, rename="camel", kw_only=True):
+    """``contextls tokens --json`` with several sources."""
+
+    sources: list[TokenCount]
+    total: int
+    encoding: str
+
+
 class ErrorReport(Struct, kw_only=True):
     code: int
     message: str

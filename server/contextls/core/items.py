@@ -82,8 +82,42 @@ def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
     title = metadata.get("title")
     if isinstance(title, str) and title.strip():
         return _shorten(title.strip())
+    if kind == "error":
+        return _shorten(f"error: {error_line(content)}")
     first = _first_line(content)
     return _shorten(f"{kind}: {first}" if first else kind)
+
+
+_TRACEBACK_HEAD: Final = "Traceback (most recent call last):"
+_ERROR_LINE: Final = re.compile(
+    r"^\s*(?:E\s{2,}|error(?:\[\w+\])?:|fatal:|panic:|\w*(?:Error|Exception)\b)",
+    re.IGNORECASE,
+)
+_KIND_PREFIX: Final = re.compile(r"^error(?:\[(\w+)\])?:\s*", re.IGNORECASE)
+
+
+def error_line(content: str) -> str:
+    """The line that says what went wrong: a Python traceback's last exception line
+    (``KeyError: 'x'``), else the first line that looks like an error message
+    (``error:``, ``E   ...`` from pytest, ``...Error``), else the first line; without a
+    leading ``error:``, which the label already says."""
+    lines = [line.strip() for line in content.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    chosen = lines[0]
+    if _TRACEBACK_HEAD in content:
+        after = content[content.rindex(_TRACEBACK_HEAD) :].splitlines()
+        frames = [line for line in after[1:] if line.strip()]
+        # The exception line is the first one after the frames that is not indented.
+        for line in frames:
+            if not line.startswith((" ", "\t")):
+                chosen = line.strip()
+                break
+    else:
+        chosen = next((line for line in lines if _ERROR_LINE.match(line)), lines[0])
+    chosen = chosen.removeprefix("E").strip() if chosen.startswith("E  ") else chosen
+    shorter = _KIND_PREFIX.sub(lambda m: f"[{m[1]}] " if m[1] else "", chosen)
+    return shorter or chosen
 
 
 def lines_of(metadata: dict[str, Any]) -> tuple[int, int] | None:

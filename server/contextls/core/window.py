@@ -118,8 +118,8 @@ class Window:
             return self._items[item_id]
         except KeyError:
             raise UnknownItem(
-                f"{item_id} is not in the window (list shows what is there; "
-                "search finds archived items)"
+                f"{item_id} is not in the window (`contextls ls`, or your editor's item list, "
+                "shows what is there; search finds archived items)"
             ) from None
 
     def items_for_path(self, path: str) -> list[Item]:

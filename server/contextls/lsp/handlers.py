@@ -94,9 +94,13 @@ def _request(
     @server.request(method)
     def handler(raw: Any) -> msgspec.Struct:
         try:
-            return handle(server, decode_params(raw, params_type))
+            result = handle(server, decode_params(raw, params_type))
         except Exception as error:
             raise to_jsonrpc(error) from error
+        if isinstance(result, p.AddResult):
+            for warning in result.warnings:  # editors show it even if they ignore the field
+                server.warn(warning)
+        return result
 
 
 def _async_request(

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Final
 
 from contextls.protocol import AddFileParams, AddRegionParams, AddResult, ErrorCode, Requests
+from contextls_client.estimate import Estimate, estimate
 from contextls_client.expand import PlannedAdd, plan_adds
 from contextls_client.human import item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
@@ -47,7 +48,11 @@ async def run_add(invocation: Invocation) -> int:
         added=[],
         refused=outside,
         skipped=[
-            Skip(path=invocation.display_path(p), reason="binary") for p in plan.skipped_binary
+            *(
+                Skip(path=invocation.display_path(p), reason="may hold secrets; name it to add it")
+                for p in plan.skipped_secret
+            ),
+            *(Skip(path=invocation.display_path(p), reason="binary") for p in plan.skipped_binary),
         ],
         status=None,
     )
@@ -56,6 +61,20 @@ async def run_add(invocation: Invocation) -> int:
         _summarise(invocation, report)
         return 1 if report.refused else 0
     async with invocation.session() as session:
+        if args.dry_run or (len(plan.adds) > 1 and not args.force):
+            guess = await estimate(session, plan.adds)
+            if args.dry_run:
+                _print_estimate(invocation, plan.adds, guess)
+                return 0
+            if guess.flushes_half:
+                console.note(
+                    f"contextls: adding {plural(len(plan.adds), 'file')} "
+                    f"(~{tokens(guess.added_tokens)}) would evict "
+                    f"{len(guess.evicted)} of the window's {plural(guess.window_items, 'item')} "
+                    f"({tokens(guess.evicted_tokens)}), more than half of it; nothing was added. "
+                    "`--dry-run` lists them, `--force` adds anyway"
+                )
+                return 1
         progress = ProgressBar.for_stream(len(plan.adds), console.stderr)
         refused_origins: set[str] = set()
         for done, planned in enumerate(plan.adds):
@@ -84,6 +103,7 @@ async def run_add(invocation: Invocation) -> int:
                 continue
             report.added.append(result)
             report.status = result.status
+            console.note(*(f"contextls: warning: {warning}" for warning in result.warnings))
             if itemised:
                 console.out(_added_line(result, pin_asked=args.pin))
             # Many files: evictions are gathered and summarised at the end.
@@ -120,6 +140,30 @@ async def _send(
     )
 
 
+def _print_estimate(invocation: Invocation, adds: list[PlannedAdd], guess: Estimate) -> None:
+    console = invocation.console
+    console.json(
+        {
+            "add": [invocation.display_path(planned.path) for planned in adds],
+            "addedTokens": guess.added_tokens,
+            "evict": [item.id for item in guess.evicted],
+            "exact": guess.exact,
+        }
+    )
+    about = "" if guess.exact else " (an estimate: the relevance policy may choose others)"
+    console.out(
+        f"would add {plural(len(adds), 'file')} (~{tokens(guess.added_tokens)})",
+        *(f"  {_describe(invocation.display_path(p.path), p)}" for p in adds),
+    )
+    if guess.evicted:
+        console.out(
+            f"would evict {plural(len(guess.evicted), 'item')}{about}:",
+            *(f"  {item_line(item)}" for item in guess.evicted),
+        )
+    else:
+        console.out("would evict nothing")
+
+
 def _describe(shown: str, planned: PlannedAdd) -> str:
     return shown if planned.lines is None else f"{shown}:{planned.lines}"
 
@@ -146,8 +190,9 @@ def _summarise(invocation: Invocation, report: AddReport) -> None:
             reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
         detail = ", ".join(f"{number} {reason}" for reason, number in reasons.items())
         console.note(f"skipped {plural(len(report.skipped), 'file')} while expanding: {detail}")
-        if len(report.skipped) <= SKIPS_NAMED:
-            console.note(*(f"  {skip.path} ({skip.reason})" for skip in report.skipped))
+        secret = [skip for skip in report.skipped if skip.reason.startswith("may hold secrets")]
+        named = report.skipped if len(report.skipped) <= SKIPS_NAMED else secret
+        console.note(*(f"  {skip.path} ({skip.reason})" for skip in named))
     if report.status is not None:
         console.out(window_line(report.status))
     console.json(report)

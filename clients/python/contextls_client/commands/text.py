@@ -8,6 +8,7 @@ from pathlib import Path
 
 from contextls.protocol import AddTextParams, CountTokensParams, Requests
 from contextls_client.human import item_line, tokens, window_line
+from contextls_client.reports import TokenCount, TokensReport
 from contextls_client.session import Invocation, UnreadableInput, UsageError
 
 STDIN = "-"
@@ -31,6 +32,7 @@ async def run_add_text(invocation: Invocation) -> int:
             ),
         )
         console.out(f"added {item_line(result.item)}" + (", pinned" if result.item.pinned else ""))
+        console.note(*(f"contextls: warning: {warning}" for warning in result.warnings))
         session.evicted(result.evicted)
     console.json(result)
     console.out(window_line(result.status))
@@ -40,14 +42,32 @@ async def run_add_text(invocation: Invocation) -> int:
 async def run_tokens(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
-    text = _read_source(args.source, console.note)
+    texts = [(source, _read_source(source, console.note)) for source in args.sources]
+    counts = []
     async with invocation.session() as session:
-        result = await session.client.call(
-            Requests.COUNT_TOKENS,
-            CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding),
+        for source, text in texts:
+            result = await session.client.call(
+                Requests.COUNT_TOKENS,
+                CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding),
+            )
+            counts.append((source, result))
+    if len(counts) == 1:
+        ((_, result),) = counts
+        console.json(result)
+        console.out(f"{tokens(result.tokens)} ({result.encoding})")
+        return 0
+    total = sum(result.tokens for _, result in counts)
+    encoding = counts[0][1].encoding
+    console.json(
+        TokensReport(
+            sources=[TokenCount(source=s, tokens=r.tokens) for s, r in counts],
+            total=total,
+            encoding=encoding,
         )
-    console.json(result)
-    console.out(f"{tokens(result.tokens)} ({result.encoding})")
+    )
+    width = max(len(source) for source, _ in counts)
+    console.out(*(f"{source:<{width}}  {tokens(r.tokens)}" for source, r in counts))
+    console.out(f"{'total':<{width}}  {tokens(total)} ({encoding})")
     return 0
 
 
@@ -59,9 +79,15 @@ def _text_argument_or_stdin(text: str | None, note: Callable[[str], None]) -> st
     return _read_stdin(note)
 
 
+_stdin: list[bytes] = []
+"""Standard input, once read: a command retried (its daemon went away) reads it again."""
+
+
 def _read_stdin(note: Callable[[str], None]) -> str:
     """Standard input as text; bytes that are not UTF-8 become U+FFFD, and we say so."""
-    data = sys.stdin.buffer.read()
+    if not _stdin:
+        _stdin.append(sys.stdin.buffer.read())
+    data = _stdin[0]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
