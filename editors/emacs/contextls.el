@@ -54,10 +54,27 @@
   :group 'tools
   :prefix "contextls-")
 
-(defcustom contextls-server-command '("contextls" "serve")
-  "Command that starts the contextls server, as a list of strings.
-Use (\"contextls\" \"connect\") to share one daemon between editors."
-  :type '(repeat string))
+(defcustom contextls-use-daemon t
+  "Whether to use your shared contextls daemon, not a server of Emacs's own.
+The daemon serves the command line and every editor that uses it: all of them
+see the same windows and settings, and each sees the others' changes at once.
+When nil, Emacs starts `contextls serve' per project (it still shares the
+database, and notices other processes' changes within a second).
+`contextls-server-command', when set, wins over this."
+  :type 'boolean)
+
+(defcustom contextls-server-command nil
+  "Command that starts the contextls server, as a list of strings, or nil.
+Nil means (\"contextls\" \"connect\") (the shared daemon) or
+\(\"contextls\" \"serve\"), as `contextls-use-daemon' says.  Set it when
+`contextls' is not on the variable `exec-path', e.g.
+\(\"/path/to/.venv/bin/contextls\" \"connect\")."
+  :type '(choice (const :tag "From `contextls-use-daemon'" nil) (repeat string)))
+
+(defun contextls--server-command ()
+  "Return the command to start (or reach) the server."
+  (or contextls-server-command
+      (list "contextls" (if contextls-use-daemon "connect" "serve"))))
 
 (defcustom contextls-settings nil
   "Settings sent to the server, as a plist of its camelCase keys.
@@ -84,7 +101,8 @@ Each comes with its output."
 (defconst contextls--methods
   '(contextls/addRegion contextls/addFile contextls/addSymbol contextls/addText
     contextls/remove contextls/pin contextls/clear contextls/list contextls/render
-    contextls/status contextls/search contextls/restore)
+    contextls/status contextls/search contextls/restore contextls/refresh
+    contextls/forget)
   "The server requests this client sends (checked against the schema).")
 
 ;;; Connections
@@ -128,7 +146,7 @@ Each comes with its output."
 
 (defun contextls--start (root)
   "Start a server for ROOT and initialize it."
-  (let ((program (car contextls-server-command)))
+  (let ((program (car (contextls--server-command))))
     (unless (and program (or (file-executable-p program) (executable-find program)))
       (user-error "Cannot find the contextls server `%s': install it with `pip install \
 contextls' (or `make setup' in its repository), or set `contextls-server-command'"
@@ -142,7 +160,7 @@ contextls' (or `make setup' in its repository), or set `contextls-server-command
            :events-buffer-scrollback-size 0
            :process (lambda ()
                       (make-process
-                       :name name :command contextls-server-command
+                       :name name :command (contextls--server-command)
                        :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
                        :stderr (get-buffer-create (format " *%s stderr*" name))))
            :notification-dispatcher (lambda (_conn method params)
@@ -614,6 +632,50 @@ inputs is `contextls-repl-inputs'."
   (message "contextls: %s %s" (if unpin "unpinned" "pinned") id))
 
 ;;;###autoload
+(defun contextls-reread (&optional ids)
+  "Read stale items again from their files: IDS, or every stale item.
+An item is stale when the text it was made of changed in its file (or the
+file went); it keeps the old text until it is read again."
+  (interactive)
+  (let* ((root (contextls--root))
+         (result (contextls--request :contextls/refresh
+                                     (apply #'contextls--workspace-params root
+                                            (and ids (list :ids (vconcat ids))))))
+         (items (append (plist-get result :refreshed) nil)))
+    (message "contextls: %s" (if items
+                                 (format "read %s again" (mapconcat #'contextls--describe
+                                                                    items ", "))
+                               "no stale item"))
+    (contextls--refresh root)
+    result))
+
+;;;###autoload
+(defun contextls-forget (id &optional query)
+  "Remove the item ID for good: from the window, the archive and the database file.
+With a prefix argument, forget every item whose text holds all the words of
+QUERY instead.  It asks first: this cannot be undone."
+  (interactive
+   (if current-prefix-arg
+       (list nil (read-string "Forget every item holding: "))
+     (list (contextls--read-item "Forget item: " (contextls--window-items)))))
+  (let* ((root (contextls--root))
+         (what (if query (list :query query) (list :ids (vector id))))
+         (planned (append (plist-get (contextls--request
+                                      :contextls/forget
+                                      (apply #'contextls--workspace-params root :dryRun t what))
+                                     :forgotten)
+                          nil)))
+    (cond
+     ((null planned) (message "contextls: nothing matches; nothing was forgotten") nil)
+     ((yes-or-no-p (format "Forget %s for good? " (mapconcat #'contextls--describe planned ", ")))
+      (let ((result (contextls--request :contextls/forget
+                                        (apply #'contextls--workspace-params root what))))
+        (dolist (item planned) (contextls--delete-overlays (plist-get item :id)))
+        (message "contextls: forgot %d item%s" (length planned) (if (cdr planned) "s" ""))
+        (contextls--refresh root)
+        result)))))
+
+;;;###autoload
 (defun contextls-clear (&optional keep-pinned)
   "Clear the window into the archive, after asking.
 With a prefix argument, KEEP-PINNED items."
@@ -716,8 +778,11 @@ With a prefix argument, KEEP-PINNED items."
              (evicted-at (gethash (or root (contextls--root)) contextls--evicted-at))
              (face (cond ((and evicted-at (< (- (float-time) evicted-at) 10)) 'error)
                          ((>= (plist-get status :percent) 90) 'warning))))
-        (propertize (format " ctx %s/%s·%d/%d" (contextls--kilo tokens) (contextls--kilo max-tokens)
-                            (plist-get status :itemCount) (plist-get status :maxItems))
+        (propertize (format " ctx %s/%s·%d/%d%s" (contextls--kilo tokens)
+                            (contextls--kilo max-tokens)
+                            (plist-get status :itemCount) (plist-get status :maxItems)
+                            (let ((stale (or (plist-get status :staleCount) 0)))
+                              (if (> stale 0) (format "·%d stale" stale) "")))
                     'face face
                     'help-echo (contextls--mode-line-help status)
                     'mouse-face 'mode-line-highlight
@@ -764,6 +829,8 @@ With a prefix argument, KEEP-PINNED items."
     (define-key map "u" #'contextls-list-unmark)
     (define-key map "x" #'contextls-list-execute)
     (define-key map "g" #'contextls-list-refresh)
+    (define-key map "f" #'contextls-list-reread)
+    (define-key map "F" #'contextls-list-forget)
     (define-key map "s" #'contextls-search)
     (define-key map "c" #'contextls-copy)
     map)
@@ -774,8 +841,9 @@ With a prefix argument, KEEP-PINNED items."
 \\<contextls-list-mode-map>
 \\[contextls-list-visit] visits an item, \\[contextls-list-toggle-pin] pins or unpins it,
 \\[contextls-list-mark-delete] marks it for removal, \\[contextls-list-execute] removes the marked ones,
-\\[contextls-list-refresh] refreshes, \\[contextls-search] searches the archive and
-\\[contextls-copy] copies the rendered context."
+\\[contextls-list-refresh] refreshes, \\[contextls-list-reread] reads a stale item again from its
+file, \\[contextls-list-forget] forgets an item for good, \\[contextls-search] searches the
+archive and \\[contextls-copy] copies the rendered context."
   (setq tabulated-list-format [("Id" 8 t) ("Kind" 12 t) ("Label" 50 t)
                                ("Tokens" 8 t :right-align t) ("Flags" 6 t)])
   (setq tabulated-list-padding 2)
@@ -896,6 +964,21 @@ With a prefix argument, KEEP-PINNED items."
       (message "contextls: removed %s to the archive" (string-join ids ", "))
       (contextls-list-refresh))))
 
+(defun contextls-list-reread ()
+  "Read the item at point again from its file (it is stale)."
+  (interactive)
+  (let ((root contextls--list-root) (id (plist-get (contextls--list-item) :id)))
+    (let ((default-directory (file-name-as-directory root)))
+      (contextls-reread (list id)))
+    (contextls-list-refresh)))
+
+(defun contextls-list-forget ()
+  "Forget the item at point for good, after asking."
+  (interactive)
+  (let ((default-directory (file-name-as-directory contextls--list-root)))
+    (contextls-forget (plist-get (contextls--list-item) :id)))
+  (contextls-list-refresh))
+
 (defun contextls-list-refresh ()
   "Read the window again."
   (interactive)
@@ -924,6 +1007,8 @@ With a prefix argument, KEEP-PINNED items."
     (define-key map "k" #'contextls-remove)
     (define-key map "p" #'contextls-pin)
     (define-key map "C" #'contextls-clear)
+    (define-key map "u" #'contextls-reread)
+    (define-key map "F" #'contextls-forget)
     map)
   "Keys for the contextls commands; bind it to a prefix key.
 For example: (global-set-key (kbd \"C-c ,\") 'contextls-command-map).")

@@ -101,7 +101,9 @@
                     ("ClearParams" "keepPinned") ("SearchParams" "query")
                     ("RestoreParams" "ids") ("RenderParams" "format")
                     ("Status" "tokens" "maxTokens" "itemCount" "maxItems" "percent"
-                     "nextEviction" "lastEvicted")
+                     "nextEviction" "lastEvicted" "staleCount")
+                    ("RefreshParams" "ids") ("RefreshResult" "refreshed")
+                    ("ForgetParams" "ids" "query" "dryRun") ("ForgetResult" "forgotten")
                     ("ContextItem" "id" "kind" "label" "tokens" "pinned" "stale" "metadata")
                     ("DidEvictParams" "items"))))
       (dolist (entry fields)
@@ -295,6 +297,69 @@
       (contextls-test--wait
        (lambda () (eq (overlay-get (car (gethash "ctx-1" contextls--overlays)) 'face)
                       'contextls-stale-region))))))
+
+(ert-deftest contextls-test-a-file-changed-on-disk-is-stale-until-read-again ()
+  (contextls-test--with-workspace '(("d.py" . "a = 1\nb = 2\nc = 3\n"))
+    (with-current-buffer (find-file-noselect (expand-file-name "d.py"))
+      (contextls-test--select-line 2)
+      (contextls-add-region (region-beginning) (region-end))
+      ;; While Emacs has the file, its buffer is the truth: close it first.
+      (kill-buffer))
+    ;; Changed behind Emacs's back: the server looks at the file on its own.
+    (with-temp-file (expand-file-name "d.py") (insert "a = 1\nb = 9\nc = 3\n"))
+    (contextls-test--wait
+     (lambda () (let ((status (gethash (directory-file-name root) contextls--statuses)))
+                  (and (listp status) (eql (plist-get status :staleCount) 1)))))
+    (should (string-match-p "1 stale" (contextls--mode-line-string (directory-file-name root))))
+    (let ((result (contextls-reread)))
+      (should (string-prefix-p "b = 9"
+                               (plist-get (aref (plist-get result :refreshed) 0) :content))))
+    (should (eq (plist-get (car (contextls-test--items)) :stale) :json-false))))
+
+(ert-deftest contextls-test-forget-asks-and-removes-for-good ()
+  (contextls-test--with-workspace nil
+    (contextls-add-text "a note with hunter2 in it")
+    (contextls-add-text "another note")
+    (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_prompt) nil)))
+      (should-not (contextls-forget "ctx-1")))
+    (should (= (length (contextls-test--items)) 2))
+    (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_prompt) t)))
+      (contextls-forget nil "hunter2"))
+    (should (equal (mapcar (lambda (item) (plist-get item :id)) (contextls-test--items))
+                   '("ctx-2")))
+    (should (equal (append (plist-get (contextls--request
+                                       :contextls/search
+                                       (list :workspace (contextls--uri default-directory)
+                                             :query "hunter2"))
+                                      :hits)
+                           nil)
+                   nil))))
+
+(ert-deftest contextls-test-the-shared-daemon-pushes-what-the-cli-changes ()
+  (contextls-test--with-workspace '(("x.py" . "x = 1\n"))
+    (let* ((runtime (make-temp-file "cls-" t))
+           (process-environment (append (list (concat "CONTEXTLS_RUNTIME_DIR=" runtime)
+                                              (concat "CONTEXTLS_STATE_DIR=" runtime))
+                                        process-environment))
+           (contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path)))
+      (unwind-protect
+          (progn
+            (should (equal (contextls--server-command) '("contextls" "connect")))
+            (contextls-add-text "from Emacs")
+            ;; The CLI reaches the same daemon; Emacs hears of its change unasked.
+            (should (zerop (call-process contextls-test--server nil nil nil
+                                         "add-text" "from the command line")))
+            (contextls-test--wait
+             (lambda () (let ((status (gethash (directory-file-name root) contextls--statuses)))
+                          (and (listp status) (eql (plist-get status :itemCount) 2)))))
+            (should (equal (mapcar (lambda (item) (plist-get item :content))
+                                   (contextls-test--items))
+                           '("from Emacs" "from the command line"))))
+        (ignore-errors (contextls-shutdown (directory-file-name root)))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")
+        (delete-directory runtime t)))))
 
 (ert-deftest contextls-test-overlays-follow-merges-and-restores ()
   (contextls-test--with-workspace
