@@ -71,15 +71,21 @@ Nil means (\"contextls\" \"connect\") (the shared daemon) or
 \(\"/path/to/.venv/bin/contextls\" \"connect\")."
   :type '(choice (const :tag "From `contextls-use-daemon'" nil) (repeat string)))
 
-(defun contextls--server-command ()
-  "Return the command to start (or reach) the server."
-  (or contextls-server-command
-      (list "contextls" (if contextls-use-daemon "connect" "serve"))))
-
 (defcustom contextls-settings nil
   "Settings sent to the server, as a plist of its camelCase keys.
 For example (:maxTokens 16000 :maxItems 50 :encoding \"o200k_base\")."
   :type 'plist)
+
+(defun contextls--server-command ()
+  "Return the command to start (or reach) the server.
+The daemon serves one database: with a :storage in `contextls-settings',
+`contextls connect' asks for the daemon of that one."
+  (let ((command (or contextls-server-command
+                     (list "contextls" (if contextls-use-daemon "connect" "serve"))))
+        (storage (plist-get contextls-settings :storage)))
+    (if (and storage (equal (car (last command)) "connect"))
+        (append command (list "--storage" (expand-file-name storage)))
+      command)))
 
 (defcustom contextls-repl-inputs 3
   "How many of the last REPL inputs `contextls-add-repl-history' adds.

@@ -225,6 +225,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "connect",
         help="join stdio to the daemon: an editor's server command, to share its windows",
         add_help=False,
+        parents=common,  # --storage picks the daemon; editors' own flags (--stdio) pass
     )
 
     config = command("config", "show or change the window settings of this workspace")

@@ -347,6 +347,9 @@
       (unwind-protect
           (progn
             (should (equal (contextls--server-command) '("contextls" "connect")))
+            (let ((contextls-settings '(:storage "/tmp/other.sqlite3")))
+              (should (equal (contextls--server-command)
+                             '("contextls" "connect" "--storage" "/tmp/other.sqlite3"))))
             (contextls-add-text "from Emacs")
             ;; The CLI reaches the same daemon; Emacs hears of its change unasked.
             (should (zerop (call-process contextls-test--server nil nil nil
