@@ -20,7 +20,7 @@ import {
 import type { DidEvictParams, Status } from './generated/protocol';
 import { errorName, expandHome, splitCommand } from './format';
 import * as ext from './lsp_ext';
-import { serverSettings, type ServerKey } from './settings';
+import { explicitValue, serverCommand, serverSettings, type ServerKey } from './settings';
 
 export const SERVER_COMMAND_SETTING = 'contextls.server.command';
 
@@ -62,7 +62,7 @@ export class ContextClient implements vscode.Disposable {
   }
 
   private async doStart(): Promise<boolean> {
-    const line = vscode.workspace.getConfiguration().get<string>(SERVER_COMMAND_SETTING, 'contextls serve');
+    const line = serverCommand(vscode.workspace.getConfiguration());
     let words: string[];
     try {
       words = splitCommand(line);
@@ -81,6 +81,9 @@ export class ContextClient implements vscode.Disposable {
       );
       return false;
     }
+    // The daemon serves one database: `connect` must ask for the one the settings name.
+    const storage = vscode.workspace.getConfiguration('contextls').get<string>('storage')?.trim();
+    if (args[args.length - 1] === 'connect' && storage) args.push('--storage', expandHome(storage, os.homedir()));
     const serverOptions: ServerOptions = { command: program, args, transport: TransportKind.stdio };
     const clientOptions: LanguageClientOptions = {
       // Every file is synced, so the server reads open buffers (not the disk) and marks
@@ -158,7 +161,7 @@ export class ContextClient implements vscode.Disposable {
   /** The flat settings object the server reads. */
   settings(): ReturnType<typeof serverSettings> {
     const config = vscode.workspace.getConfiguration('contextls');
-    return serverSettings((key: ServerKey) => config.get(key));
+    return serverSettings((key: ServerKey) => explicitValue(config.inspect(key)));
   }
 
   /** Tells the running server about changed settings. */

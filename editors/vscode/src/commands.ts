@@ -41,6 +41,8 @@ export class Commands {
       'contextls.remove': (node, nodes) => this.remove(node, nodes),
       'contextls.clear': () => this.clear(),
       'contextls.openItem': (node) => this.openItem(node),
+      'contextls.reread': (node, nodes) => this.reread(node, nodes),
+      'contextls.forget': (node, nodes) => this.forget(node, nodes),
     };
     return Object.entries(commands).map(([id, handler]) =>
       vscode.commands.registerCommand(id, (...args: unknown[]) => this.guard(() => handler(...args))),
@@ -332,6 +334,39 @@ export class Commands {
     const ids = await this.idsFrom(node, nodes, 'Remove which item?', () => true);
     if (ids.length === 0) return;
     await this.client.request(ext.remove, { workspace: this.workspace(), ids: nonEmpty(ids) });
+  }
+
+  /** Reads stale items again from their files: the clicked ones, else every stale item. */
+  async reread(node: unknown, nodes: unknown): Promise<ContextItem[]> {
+    const many = Array.isArray(nodes) ? nodes.map(itemOf).filter((i): i is ContextItem => i !== undefined) : [];
+    const one = itemOf(node)?.id ?? (typeof node === 'string' ? node : undefined);
+    const ids = many.length > 0 ? many.map((i) => i.id) : one !== undefined ? [one] : undefined;
+    const result = await this.client.request(ext.refresh, { workspace: this.workspace(), ids: ids ? nonEmpty(ids) : null });
+    vscode.window.setStatusBarMessage(
+      result.refreshed.length > 0
+        ? `contextls: read ${result.refreshed.map((i) => i.label).join(', ')} again`
+        : 'contextls: no stale item',
+      4000,
+    );
+    return result.refreshed;
+  }
+
+  /** Removes items for good (window, archive, database file), after a modal question. */
+  async forget(node: unknown, nodes: unknown): Promise<string[]> {
+    const ids = await this.idsFrom(node, nodes, 'Forget which item for good?', () => true);
+    if (ids.length === 0) return [];
+    const params = { workspace: this.workspace(), ids: nonEmpty(ids) };
+    const planned = await this.client.request(ext.forget, { ...params, dryRun: true });
+    const labels = planned.forgotten.map((i) => i.label).join(', ');
+    const answer = await vscode.window.showWarningMessage(
+      `Forget ${labels} for good? It leaves the window and the archive, and its text the database file. This cannot be undone.`,
+      { modal: true },
+      'Forget',
+    );
+    if (answer !== 'Forget') return [];
+    const result = await this.client.request(ext.forget, params);
+    vscode.window.setStatusBarMessage(`contextls: forgot ${result.forgotten.length} item(s)`, 4000);
+    return result.forgotten.map((i) => i.id);
   }
 
   async clear(): Promise<void> {

@@ -27,7 +27,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     client.onEvict((e) => void announceEviction(c, e.workspace, e.items, e.reason)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       // A new command or database means a new server; other settings apply live.
-      if (e.affectsConfiguration(SERVER_COMMAND_SETTING) || e.affectsConfiguration('contextls.storage')) void c.restart();
+      if (
+        e.affectsConfiguration(SERVER_COMMAND_SETTING) ||
+        e.affectsConfiguration('contextls.server.shared') ||
+        e.affectsConfiguration('contextls.storage')
+      )
+        void c.restart();
       else if (e.affectsConfiguration('contextls')) void c.sendSettings();
     }),
   );

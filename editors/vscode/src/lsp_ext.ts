@@ -26,6 +26,8 @@ export const render = request('contextls/render');
 export const status = request('contextls/status');
 export const search = request('contextls/search');
 export const restore = request('contextls/restore');
+export const refresh = request('contextls/refresh');
+export const forget = request('contextls/forget');
 
 export const didChangeStatus = notification('contextls/didChangeStatus');
 export const didEvict = notification('contextls/didEvict');

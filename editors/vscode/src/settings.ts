@@ -9,7 +9,11 @@ export type ServerKey = (typeof SERVER_KEYS)[number];
 /** Every key is one the server knows: a key renamed in the protocol fails the typecheck. */
 type Checked = Pick<ServerSettings, ServerKey>;
 
-/** The flat settings object for the server; an empty `storage` means the server's default. */
+/**
+ * The flat settings object for the server: only what the user set (a default from package.json
+ * would otherwise seed, or overwrite, the window's own settings, which live with the window);
+ * an empty `storage` means the server's default.
+ */
 export function serverSettings(get: (key: ServerKey) => unknown): Checked {
   const settings: Record<string, unknown> = {};
   for (const key of SERVER_KEYS) {
@@ -18,4 +22,18 @@ export function serverSettings(get: (key: ServerKey) => unknown): Checked {
     else if (value !== undefined) settings[key] = value;
   }
   return settings;
+}
+
+/** What the user set for a key (folder, workspace or user settings), never the default. */
+export function explicitValue(
+  inspected: { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined,
+): unknown {
+  return inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+}
+
+/** The server command line: `contextls.server.command`, else connect/serve as `shared` says. */
+export function serverCommand(config: { get(key: string): unknown }): string {
+  const set = config.get('contextls.server.command');
+  if (typeof set === 'string' && set.trim() !== '') return set.trim();
+  return config.get('contextls.server.shared') === false ? 'contextls serve' : 'contextls connect';
 }

@@ -10,7 +10,8 @@ export interface ItemRow {
   readonly description: string;
   /** A codicon id (ThemeIcon). */
   readonly icon: string;
-  /** `contextls.item` or `contextls.item.pinned`: selects the inline actions (package.json). */
+  /** `contextls.item`, `contextls.item.pinned`, then `.stale` if it is: selects the inline
+   * actions (package.json). */
   readonly contextValue: string;
   readonly tooltip: string;
   /** Where a click goes: a line span, a whole file, or nothing (text items open as a document). */
@@ -54,7 +55,7 @@ export function rowOf(item: ContextItem): ItemRow {
     label: item.label,
     description: markers.join(' · '),
     icon: item.pinned ? 'pinned' : iconOf(item),
-    contextValue: item.pinned ? 'contextls.item.pinned' : 'contextls.item',
+    contextValue: (item.pinned ? 'contextls.item.pinned' : 'contextls.item') + (item.stale ? '.stale' : ''),
     tooltip,
     target: span ? { span } : file ? { file } : undefined,
   };

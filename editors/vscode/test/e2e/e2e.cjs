@@ -105,9 +105,23 @@ function cli(/** @type {string[]} */ ...args) {
   const out = execFileSync(CONTEXTLS, ['--json', '--storage', DB, '--workspace', WS, ...args], {
     encoding: 'utf8',
     timeout: 30000,
-    env: { ...process.env, CONTEXTLS_CONFIG_DIR: path.join(tmp, 'cli-config') },
+    env: CLI_ENV,
   });
   return JSON.parse(out);
+}
+/** The CLI's daemon lives in the test's own runtime directory, and is stopped at the end. */
+const CLI_ENV = {
+  ...process.env,
+  CONTEXTLS_CONFIG_DIR: path.join(tmp, 'cli-config'),
+  CONTEXTLS_RUNTIME_DIR: path.join(tmp, 'run'),
+  CONTEXTLS_STATE_DIR: path.join(tmp, 'run'),
+};
+function stopCliDaemon() {
+  try {
+    execFileSync(CONTEXTLS, ['--storage', DB, 'daemon', 'stop'], { env: CLI_ENV, timeout: 30000 });
+  } catch {
+    // not running: nothing to stop
+  }
 }
 function tokensOf(/** @type {string} */ file) {
   return cli('tokens', file).tokens;
@@ -288,6 +302,21 @@ const scenarios = [
       if (classes.length !== 3 || classes[0] === classes[1] || classes[1] !== classes[2]) {
         throw new Error(`the stale line should look different: ${JSON.stringify(classes)}`);
       }
+    },
+  },
+  {
+    name: '5c-a-change-from-the-cli-shows-unasked',
+    async run(page) {
+      // Another process changes the window; the extension sends nothing, yet its status
+      // bar follows within a second or so (the server notices other processes' commits).
+      const before = cli('status');
+      execFileSync(CONTEXTLS, ['--storage', DB, '--workspace', WS, 'add-text', '--kind', 'custom', 'vom Terminal aus'], {
+        env: CLI_ENV,
+        timeout: 30000,
+      });
+      const after = { ...cli('status'), maxTokens: before.maxTokens };
+      if (after.itemCount !== before.itemCount + 1) throw new Error(`the CLI's add did not land: ${JSON.stringify(after)}`);
+      await statusText(page, (t) => t === expectedStatus(after), 'after the CLI added a note');
     },
   },
   {
@@ -574,6 +603,7 @@ async function main() {
   } finally {
     await browser?.close().catch(() => undefined);
     stopCodeServer();
+    stopCliDaemon();
     clearTimeout(deadline);
     // The workbench's logs (extension host, the contextls output channel) are artifacts too.
     fs.cpSync(path.join(USER_DATA, 'logs'), path.join(ARTIFACTS, 'logs'), { recursive: true, force: true });

@@ -17,6 +17,9 @@ export function status(overrides: Partial<Status> = {}): Status {
     evictionPolicy: 'fifo',
     lastEvicted: [],
     nextEviction: null,
+    archiveBytes: 0,
+    prunedTotal: 0,
+    lastPruned: null,
     ...overrides,
   };
 }

@@ -16,7 +16,7 @@ describe('rowOf', () => {
     const row = rowOf(item({ pinned: true, stale: true }));
     assert.equal(row.description, '120 tok · pinned · stale');
     assert.equal(row.icon, 'pinned');
-    assert.equal(row.contextValue, 'contextls.item.pinned');
+    assert.equal(row.contextValue, 'contextls.item.pinned.stale'); // offers 'read again'
     assert.match(row.tooltip, /Pinned/);
     assert.match(row.tooltip, /Stale/);
   });

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { explicitValue, serverCommand, serverSettings, SERVER_KEYS } from '../../src/settings';
+
+describe('serverSettings', () => {
+  it('sends only what the user set, so defaults never overwrite the window\'s own settings', () => {
+    const set: Record<string, unknown> = { maxTokens: 16000 };
+    const sent = serverSettings((key) => set[key]);
+    assert.deepEqual(sent, { maxTokens: 16000, storage: null });
+  });
+  it('takes the folder\'s value over the workspace\'s over the user\'s, and never the default', () => {
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 }), 3);
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2 }), 2);
+    assert.equal(explicitValue({ globalValue: 1 }), 1);
+    assert.equal(explicitValue({}), undefined);
+    assert.equal(explicitValue(undefined), undefined);
+    assert.ok(SERVER_KEYS.includes('maxTokens'));
+  });
+});
+
+describe('serverCommand', () => {
+  const config = (values: Record<string, unknown>) => ({ get: (key: string) => values[key] });
+  it('reaches the shared daemon unless told otherwise', () => {
+    assert.equal(serverCommand(config({})), 'contextls connect');
+    assert.equal(serverCommand(config({ 'contextls.server.shared': true })), 'contextls connect');
+    assert.equal(serverCommand(config({ 'contextls.server.shared': false })), 'contextls serve');
+  });
+  it('uses the command the user gave, whatever shared says', () => {
+    const given = { 'contextls.server.command': ' /opt/bin/contextls serve ', 'contextls.server.shared': true };
+    assert.equal(serverCommand(config(given)), '/opt/bin/contextls serve');
+    assert.equal(serverCommand(config({ 'contextls.server.command': '  ' })), 'contextls connect');
+  });
+});
