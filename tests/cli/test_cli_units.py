@@ -6,6 +6,7 @@ import contextlib
 import io
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -333,3 +334,16 @@ def test_progress_bar_draws_only_when_enabled() -> None:
     assert "50/100 src/a.py" in stream.getvalue()
     loud.close()
     assert stream.getvalue().endswith("\r")
+
+
+def test_mcp_without_the_extra_says_how_to_get_it() -> None:
+    # A fresh interpreter where the SDK cannot be imported, as without contextls[mcp].
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from contextls_client.cli import main\n"
+        "sys.exit(main(['mcp']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "pip install 'contextls[mcp]'" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""  # stdout is the protocol's: nothing else may be written there

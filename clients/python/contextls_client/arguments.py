@@ -221,6 +221,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     ):
         daemon_actions.add_parser(action, help=help_text, parents=common)
 
+    command("mcp", "serve this workspace's context to LLM agents (MCP over stdio)")
     commands.add_parser(
         "connect",
         help="join stdio to the daemon: an editor's server command, to share its windows",

@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "connect":
             # Editors add their own flags (vscode-languageclient: --stdio); they mean stdio here.
             return _connect(args.storage)
+        if args.command == "mcp":
+            return _mcp(args.workspace, args.storage)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
@@ -100,6 +102,25 @@ def _run_retrying_once(invocation: Invocation, console: Console) -> int:
             raise ServerGoneError(
                 f"the daemon went away again ({again.reason}); see {log}"
             ) from again
+
+
+def _mcp(workspace: str | None, storage: str | None) -> int:
+    """The MCP server; stdout is its protocol, so every word for a person goes to stderr."""
+    try:
+        from contextls_client.mcp_server import main as serve_mcp
+    except ImportError as error:
+        print(
+            f"{PROGRAM} mcp needs the MCP SDK ({error.name or error}): "
+            "pip install 'contextls[mcp]'",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
+    try:
+        place = Place.from_options(workspace, storage)
+        return serve_mcp(place)
+    except (DaemonError, UsageError) as error:
+        print(f"{PROGRAM} mcp: {error}", file=sys.stderr)
+        return EXIT_REFUSED
 
 
 def _connect(storage: str | None) -> int:
