@@ -13,7 +13,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,semantic]'
 	# Editors spawn the server often: have its bytecode ready before the first spawn.
 	$(BIN)/python -m compileall -q server clients
 	touch $(STAMP)
