@@ -1,0 +1,126 @@
+"""Keyword, semantic or hybrid retrieval of archived items, for search and render.
+
+Keyword is the store's FTS5 bm25 search; semantic comes from the engine;
+hybrid fuses both (``fusion``). When semantic search is asked for but cannot
+run, the answer is keyword hits with a warning saying why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.items import Item
+from ..store import Store, snippet
+from . import fusion
+from .engine import AUTO_RETRIEVE_RELATIVE, AUTO_RETRIEVE_THRESHOLD, Engine
+
+CANDIDATES = 50  # per mode, before fusion
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    item: Item
+    score: float
+    snippet: str
+    archived_at: int
+    reason: str
+    modes: tuple[str, ...]
+    similarity: float | None  # the cosine, when the semantic search found it
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    hits: list[Retrieved]
+    mode: str
+    warning: str | None
+
+
+def retrieve(
+    store: Store,
+    engine: Engine,
+    root: str,
+    query: str,
+    limit: int,
+    kinds: Sequence[str] | None,
+    mode: str | None,
+) -> Retrieval:
+    wanted = mode or ("hybrid" if engine.available else "keyword")
+    warning = None
+    if wanted != "keyword" and not engine.available:
+        warning = f"semantic search unavailable ({engine.reason}); keyword results"
+        wanted = "keyword"
+    keyword_hits = (
+        store.search(root, query, max(limit, CANDIDATES) if wanted == "hybrid" else limit, kinds)
+        if wanted != "semantic"
+        else []
+    )
+    if wanted == "keyword":
+        return Retrieval(
+            [
+                Retrieved(h.item, h.score, h.snippet, h.archived_at, h.reason, ("keyword",), None)
+                for h in keyword_hits
+            ],
+            "keyword",
+            warning,
+        )
+    nearest = engine.search(root, query, max(limit, CANDIDATES), list(kinds) if kinds else None)
+    cosine = dict(nearest)
+    by_id = {hit.item.id: hit for hit in keyword_hits}
+    if wanted == "semantic":
+        ranked = [fusion.Fused(i, s, ("semantic",)) for i, s in nearest[:limit]]
+    else:
+        keyword_scores = [(hit.item.id, hit.score) for hit in keyword_hits]
+        ranked = fusion.fuse(keyword_scores, nearest, limit)
+    missing = [f.id for f in ranked if f.id not in by_id]
+    items = store.archived(root, missing) if missing else {}
+    places = engine.archive_places(root, missing)
+    words = _WORD.findall(query)
+    hits = []
+    for fused in ranked:
+        keyword_hit = by_id.get(fused.id)
+        if keyword_hit is not None:
+            item, text = keyword_hit.item, keyword_hit.snippet
+            archived_at, reason = keyword_hit.archived_at, keyword_hit.reason
+        elif fused.id in items:
+            item = items[fused.id]
+            text = snippet(item.content, words) or item.content[:160]
+            archived_at, reason = places.get(fused.id, (0, ""))
+        else:
+            continue  # restored between the two searches
+        hits.append(
+            Retrieved(
+                item, fused.score, text, archived_at, reason, fused.modes, cosine.get(item.id)
+            )
+        )
+    return Retrieval(hits, wanted, warning)
+
+
+HISTORY_LIMIT = 10
+AUTO_RETRIEVE_LIMIT = 50
+
+
+def relevant_history(
+    store: Store,
+    engine: Engine,
+    root: str,
+    query: str,
+    kinds: Sequence[str] | None,
+    auto_retrieve: bool,
+) -> list[Retrieved]:
+    """Archived items for render's "Relevant history", best first.
+
+    Plain ``query``: the 10 best hybrid (or keyword) hits, as search would give.
+    ``autoRetrieve``: up to 50 hits whose cosine passes the threshold, so the
+    renderer fills whatever budget the window leaves with the relevant ones only.
+    """
+    if not auto_retrieve:
+        return retrieve(store, engine, root, query, HISTORY_LIMIT, kinds, None).hits
+    found = retrieve(store, engine, root, query, AUTO_RETRIEVE_LIMIT, kinds, None)
+    if found.mode == "keyword":
+        return found.hits[:HISTORY_LIMIT]
+    best = max((hit.similarity or 0.0 for hit in found.hits), default=0.0)
+    floor = max(AUTO_RETRIEVE_THRESHOLD, best * AUTO_RETRIEVE_RELATIVE)
+    return [hit for hit in found.hits if hit.similarity is not None and hit.similarity >= floor]
