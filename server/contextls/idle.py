@@ -35,6 +35,10 @@ class IdleIndexing:
         """A request came: indexing waits until the server is idle again."""
         self._last_request = time.monotonic()
 
+    def idle(self) -> bool:
+        """No request for ``IDLE`` seconds (background work checks it between steps)."""
+        return time.monotonic() - self._last_request >= IDLE
+
     def committed(self) -> None:
         """Something was committed (maybe evictions): index once idle."""
         if not self._armed:

@@ -54,6 +54,7 @@ ENCODINGS: Final[tuple[str, ...]] = get_args(Encoding)
 EvictionPolicy = Literal["fifo", "relevance"]
 Durability = Literal["normal", "full"]
 RenderFormat = Literal["markdown", "xml", "json"]
+SearchMode = Literal["keyword", "semantic", "hybrid"]
 
 NonNegative = Annotated[int, Meta(ge=0)]
 PositiveLimit = Annotated[int, Meta(ge=1)]
@@ -105,6 +106,19 @@ class ItemSummary(Wire):
     pinned: bool = False
 
 
+class SemanticStatus(Wire):
+    """Semantic search of the archive (the ``contextls[semantic]`` extra), and its backlog."""
+
+    available: bool
+    indexed: int = 0
+    """Archived items of this workspace with vectors."""
+    pending: int = 0
+    """Archived items waiting to be embedded (in the background, when the server is idle)."""
+    model: str = ""
+    reason: str = ""
+    """Why it is unavailable (e.g. the extra is not installed); empty when available."""
+
+
 class Status(Wire):
     """The truncation status of one workspace window (pushed after every change)."""
 
@@ -128,6 +142,9 @@ class Status(Wire):
     pruned_total: int = 0
     """Archived items pruned by the retention settings, ever."""
     last_pruned: Pruned | None = None
+    semantic: SemanticStatus | None = None
+    """Semantic search of this workspace; only the ``contextls/status`` answer carries it
+    (pushes stay cheap: counting the backlog reads the database)."""
 
 
 class Pruned(Wire):
@@ -201,6 +218,9 @@ class RenderParams(WorkspaceParams, kw_only=True):
     limit: PositiveLimit | None = None
     max_tokens: PositiveLimit | None = None
     query: str | None = None
+    auto_retrieve: bool = False
+    """With ``query``: fill the budget left after the window with the archived items
+    whose similarity passes a threshold (``historyIds`` and ``historyScores`` say which)."""
 
 
 class StatusParams(WorkspaceParams, kw_only=True):
@@ -211,6 +231,8 @@ class SearchParams(WorkspaceParams, kw_only=True):
     query: Annotated[str, Meta(min_length=1, max_length=10_000)]
     limit: Annotated[int, Meta(ge=1, le=500)] = 20
     kinds: list[ItemKind] | None = None
+    mode: SearchMode | None = None
+    """``hybrid`` when semantic search is available, else ``keyword``."""
 
 
 class RestoreParams(WorkspaceParams, kw_only=True):
@@ -435,6 +457,8 @@ class ServerInfo(Wire):
     """Windows it has loaded."""
     idle_timeout: float | None = None
     """Seconds the daemon waits without clients before it exits."""
+    semantic: SemanticStatus | None = None
+    """Whether semantic search runs in this process, and why not."""
 
 
 class ConfigureResult(Wire):
@@ -456,6 +480,8 @@ class RenderResult(Wire):
     format: RenderFormat = "markdown"
     history_ids: list[str] = []
     """Archived items appended under "Relevant history" (``query``)."""
+    history_scores: list[float] = []
+    """The retrieval score of each ``historyIds`` entry, in the same order."""
     warnings: list[str] = []
     """What the rendering had to leave out that matters (pinned items over ``maxTokens``)."""
 
@@ -466,10 +492,16 @@ class SearchHit(Wire):
     snippet: str
     archived_at: int
     reason: str
+    modes: list[SearchMode] = []
+    """Which searches found it (``keyword``, ``semantic``)."""
 
 
 class SearchResult(Wire):
     hits: list[SearchHit]
+    mode: SearchMode = "keyword"
+    """The mode that ran (``keyword`` when semantic search was asked for but is unavailable)."""
+    warning: str | None = None
+    """Why the answer may be incomplete (semantic search unavailable, items not embedded yet)."""
 
 
 class CountTokensResult(Wire):

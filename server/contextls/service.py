@@ -247,6 +247,10 @@ class ContextService:
             store.checkpoint()  # idle: the WAL's pages go home off the answers' path
         except Exception:
             log.exception("checkpointing the WAL failed; SQLite will at its own limit")
+        if prune:  # semantic hook (issue 15): embed in the background while idle
+            from contextls.semantic import hooks
+
+            return hooks.index_some(store, self.idle.idle)
         return False
 
     def _retain(self, store: Store) -> bool:

@@ -51,6 +51,7 @@ from contextls.protocol import (
     Status,
     WindowSettings,
 )
+from contextls.semantic import hooks as semantic_hooks
 from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.sources import Documents, FileWatch, Sources
 from contextls.store import ArchiveHit, ArchiveState, Retention, StorageError, Store, WorkspaceRow
@@ -691,11 +692,15 @@ class Workspace:
         limit: int | None,
         max_tokens: int | None,
         query: str | None,
+        auto_retrieve: bool = False,
     ) -> RenderResult:
         items = select(list(self.window), kinds, limit)
         history: list[Item] = []
-        if query and query.strip():
-            history = [hit.item for hit in self._search(query, 10, kinds)]
+        scores: dict[str, float] = {}
+        if query and query.strip():  # semantic hook (issue 15): hybrid "Relevant history"
+            history, scores = self._storage(
+                semantic_hooks.history, self, query, kinds, auto_retrieve
+            )
         rendered = render(items, fmt, self.tokenizer.count, max_tokens, history)
         return RenderResult(
             text=rendered.text,
@@ -704,10 +709,17 @@ class Workspace:
             omitted_ids=rendered.omitted_ids,
             format=fmt,
             history_ids=rendered.history_ids,
+            history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
             warnings=rendered.warnings,
         )
 
-    def search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:
+    def search(
+        self, query: str, limit: int, kinds: Sequence[str] | None, mode: str | None = None
+    ) -> SearchResult:
+        # semantic hook (issue 15): keyword, semantic or hybrid
+        return self._storage(semantic_hooks.search, self, query, limit, kinds, mode)
+
+    def keyword_search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:
         hits = self._search(query, limit, kinds)
         return SearchResult(
             hits=[
@@ -723,8 +735,11 @@ class Workspace:
         )
 
     def _search(self, query: str, limit: int, kinds: Sequence[str] | None) -> list[ArchiveHit]:
+        return self._storage(self.store.search, self.root_uri, query, limit, kinds)
+
+    def _storage(self, read: Callable[..., T], *args: Any) -> T:
         try:
-            return self.store.search(self.root_uri, query, limit, kinds)
+            return read(*args)
         except StorageError as error:
             raise ContextError(str(error), ErrorCode.STORAGE) from error
 

@@ -1,19 +1,20 @@
 """A relevance set over this repository's own server code (every function a document).
 
-The items are the source of every function and method in ``server/contextls``
-(outside ``semantic/``), as an editor would add them: kind ``code`` with the
-path and symbol. The queries are written by hand: paraphrases a person would
-type, bare identifiers, and error-message fragments. Each names the one
-function it wants by ``path:name``.
+The items are the source of every function and method of ``server/contextls``
+(outside ``semantic/``) as it was at commit 5a7a8b4, frozen in ``corpus.json``
+so the set does not move with the code: 316 documents, added as an editor
+would (kind ``code`` with the path and symbol). The queries are written by
+hand: paraphrases a person would type, bare identifiers, and error-message
+fragments. Each names the one function it wants by ``path:name``.
 """
 
 from __future__ import annotations
 
-import ast
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
-SERVER = Path(__file__).resolve().parents[2] / "server" / "contextls"
+CORPUS = Path(__file__).resolve().parent / "corpus.json"
 
 
 @dataclass(frozen=True)
@@ -25,20 +26,7 @@ class Document:
 
 
 def documents() -> list[Document]:
-    found: list[Document] = []
-    for file in sorted(SERVER.rglob("*.py")):
-        relative = file.relative_to(SERVER).as_posix()
-        if relative.startswith("semantic/"):
-            continue
-        source = file.read_text(encoding="utf-8")
-        seen: dict[str, int] = {}
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                text = ast.get_source_segment(source, node) or ""
-                seen[node.name] = seen.get(node.name, 0) + 1
-                suffix = "" if seen[node.name] == 1 else f"#{seen[node.name]}"
-                found.append(Document(f"{relative}:{node.name}{suffix}", relative, node.name, text))
-    return found
+    return [Document(**entry) for entry in json.loads(CORPUS.read_text(encoding="utf-8"))]
 
 
 QUERIES: list[tuple[str, str]] = [

@@ -1,26 +1,27 @@
 """Score keyword, semantic and hybrid retrieval on the relevance set (recall@3, MRR).
 
-Keyword is the store's own FTS5 bm25 search over a real temporary database;
-semantic is the vector table filled by the real background indexer; hybrid
-fuses the two with ``contextls.semantic.fusion``.
+Everything is the shipped path: the store's FTS5 search over a real temporary
+database, the engine's background worker filling the vector table, and
+``retrieval.retrieve`` in each mode (hybrid fuses with ``fusion``).
+
+    .venv/bin/python -m tests.relevance.score    # also sweeps the fusion weight
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from contextls.core.items import Item
-from contextls.semantic import fusion, indexer, vectors
-from contextls.semantic.model import Embedder
+from contextls.semantic import fusion
+from contextls.semantic.engine import Engine
+from contextls.semantic.retrieval import retrieve
 from contextls.store import Store
 
 from .corpus import QUERIES, documents
 
 ROOT = "file:///relevance"
-CANDIDATES = 20
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,7 @@ class Scores:
 class Bench:
     """The relevance set archived into ``directory``/store.db, embedded once."""
 
-    def __init__(self, directory: Path, embedder: Embedder) -> None:
-        self.embedder = embedder
+    def __init__(self, directory: Path) -> None:
         self.store = Store(directory / "store.db")
         docs = documents()
         self.key_of = {f"ctx-{n}": doc.key for n, doc in enumerate(docs, 1)}
@@ -51,28 +51,20 @@ class Bench:
         ]
         with self.store.write():
             self.store.archive(ROOT, items, "evicted", 0)
-        self.db = sqlite3.connect(directory / "store.db", isolation_level=None)
-        vectors.create(self.db)
-        while indexer.index_some(self.db, embedder, batch=32):
-            pass
-        self.index = vectors.VectorIndex(ROOT, embedder.model_id)
-        self.index.refresh(self.db)
+        self.engine = Engine(self.store.location)
+        while self.engine.index_some() is not False:
+            self.engine.wait()
 
     def close(self) -> None:
-        self.db.close()
         self.store.close()
 
-    def keyword(self, query: str, limit: int) -> list[tuple[str, float]]:
-        return [(hit.item.id, hit.score) for hit in self.store.search(ROOT, query, limit)]
+    def ranked(self, mode: str) -> Callable[[str], list[str]]:
+        def rank(query: str) -> list[str]:
+            found = retrieve(self.store, self.engine, ROOT, query, 10, None, mode)
+            assert found.mode == mode, found.warning
+            return [hit.item.id for hit in found.hits]
 
-    def semantic(self, query: str, limit: int) -> list[tuple[str, float]]:
-        return self.index.top(self.embedder.embed([query])[0], limit)
-
-    def hybrid(self, query: str, limit: int, weight: float = fusion.KEYWORD_WEIGHT) -> list[str]:
-        fused = fusion.fuse(
-            self.keyword(query, CANDIDATES), self.semantic(query, CANDIDATES), limit, weight
-        )
-        return [hit.id for hit in fused]
+        return rank
 
     def score(self, rank: Callable[[str], Sequence[str]]) -> Scores:
         found_in_3 = 0
@@ -85,19 +77,23 @@ class Bench:
                 reciprocal += 1 / (keys.index(wanted) + 1)
         return Scores(found_in_3 / len(QUERIES), reciprocal / len(QUERIES))
 
-    def all_modes(self, weight: float = fusion.KEYWORD_WEIGHT) -> dict[str, Scores]:
-        return {
-            "keyword": self.score(lambda q: [i for i, _ in self.keyword(q, 10)]),
-            "semantic": self.score(lambda q: [i for i, _ in self.semantic(q, 10)]),
-            "hybrid": self.score(lambda q: self.hybrid(q, 10, weight)),
-        }
+    def all_modes(self) -> dict[str, Scores]:
+        return {mode: self.score(self.ranked(mode)) for mode in ("keyword", "semantic", "hybrid")}
 
 
 if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as directory:
-        bench = Bench(Path(directory), Embedder())
-        for weight in (0.0, 0.05, 0.1, 0.15, 0.25, 0.4, 0.6, 1.0):
-            print(weight, bench.all_modes(weight))
+        bench = Bench(Path(directory))
+        for mode, scores in bench.all_modes().items():
+            print(f"{mode:9} recall@3 {scores.recall_at_3:.2f}  MRR {scores.mrr:.2f}")
+        default = fusion.KEYWORD_WEIGHT
+        for weight in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.6, 1.0):
+            fusion.KEYWORD_WEIGHT = weight  # type: ignore[misc]
+            hybrid = bench.score(bench.ranked("hybrid"))
+            print(
+                f"hybrid weight {weight:.2f}: recall@3 {hybrid.recall_at_3:.2f}  MRR {hybrid.mrr:.2f}"
+            )
+        fusion.KEYWORD_WEIGHT = default  # type: ignore[misc]
         bench.close()

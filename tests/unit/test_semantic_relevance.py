@@ -8,7 +8,6 @@ semantic 0.80 / 0.78, hybrid 0.96 / 0.85.
 
 from pathlib import Path
 
-from contextls.semantic.model import Embedder
 from tests.relevance.corpus import QUERIES, documents
 from tests.relevance.score import Bench
 
@@ -19,7 +18,7 @@ def test_the_set_is_big_enough() -> None:
 
 
 def test_hybrid_is_at_least_as_good_as_either_mode(tmp_path: Path) -> None:
-    bench = Bench(tmp_path, Embedder())
+    bench = Bench(tmp_path)
     try:
         scores = bench.all_modes()
     finally:

@@ -21,6 +21,7 @@ from contextls import protocol as p
 from contextls.conversation import prepare_conversation
 from contextls.lsp.errors import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
+from contextls.semantic import hooks as semantic_hooks
 
 log = logging.getLogger(__name__)
 
@@ -193,15 +194,21 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
         params.limit,
         params.max_tokens,
         params.query,
+        params.auto_retrieve,
     )
 
 
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
-    return ls.session.route(params.workspace).status()
+    workspace = ls.session.route(params.workspace)
+    # semantic hook (issue 15): only this answer carries the backlog; pushes stay cheap.
+    semantic = semantic_hooks.status(workspace.store, workspace.root_uri)
+    return msgspec.structs.replace(workspace.status(), semantic=semantic)
 
 
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
-    return ls.session.route(params.workspace).search(params.query, params.limit, params.kinds)
+    return ls.session.route(params.workspace).search(
+        params.query, params.limit, params.kinds, params.mode
+    )
 
 
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
@@ -234,6 +241,7 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         sessions=len(hub.servers),
         workspaces=ls.service.loaded_roots(),
         idle_timeout=hub.idle_timeout,
+        semantic=semantic_hooks.process_status(ls.service.store),  # semantic hook (issue 15)
     )
 
 

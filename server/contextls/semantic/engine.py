@@ -1,9 +1,14 @@
-"""One semantic engine per store file: the model, a connection, per-root vector indexes.
+"""One semantic engine per database file: the model, two connections, per-root indexes.
 
-The model loads lazily (first search or idle indexing), so a server that
-never searches never pays for it. When the extra is missing, or the model
-file is missing or corrupt, the engine is unavailable and says why; callers
-then fall back to keyword search.
+The model loads lazily (first search, status or idle turn), so a server that
+never searches never pays for it. When the extra is missing, or the model file
+is missing or corrupt, the engine is unavailable and says why; callers then
+fall back to keyword search.
+
+Embedding runs on one worker thread, started from the server's idle turns and
+stopping between items as soon as a request arrives (``go_on``): onnxruntime
+and SQLite release the GIL, so the event loop keeps answering meanwhile. The
+worker writes on its own connection; searches read on another.
 """
 
 from __future__ import annotations
@@ -12,11 +17,16 @@ import logging
 import os
 import sqlite3
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from . import availability, indexer, vectors
 from .model import MODEL_ID, Embedder, ModelError
+
+if TYPE_CHECKING:
+    from .scan import Scanner
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +40,9 @@ MODEL_ENV: Final = "CONTEXTLS_SEMANTIC_MODEL"
 """A model.onnx path to use instead of the installed one (it must still match the sha256)."""
 DISABLE_ENV: Final = "CONTEXTLS_SEMANTIC"
 """Set to ``off`` to run keyword-only even when the extra is installed."""
+CATCH_UP_SECONDS: Final = 0.25
+"""A search first embeds what its root still has queued, for at most this long."""
+WORKER_BATCH: Final = 8
 
 _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
@@ -43,18 +56,37 @@ def engine_for(location: str) -> Engine:
         return engine
 
 
+def _inode(location: str) -> int:
+    try:
+        return os.stat(location).st_ino
+    except OSError:
+        return -1
+
+
 class Engine:
     def __init__(self, location: str) -> None:
         self.location = location
+        self.model_id = MODEL_ID
         self._embedder: Embedder | None = None
+        self._scanner: Scanner | None = None
         self._reason: str | None = None
-        self._db: sqlite3.Connection | None = None
+        self._read: sqlite3.Connection | None = None
+        self._write: sqlite3.Connection | None = None
+        self._inode = -1
         self._indexes: dict[str, vectors.VectorIndex] = {}
+        self._write_lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._caught_up = False
+        self._sweep_from = -1  # a sweep pass in progress: the rowid it reached
+        self.stored = 0
+        """Items embedded by this process (for benches and tests)."""
 
     # ------------------------------------------------------------ availability
 
     def _ready(self) -> Embedder | None:
-        if self._embedder is not None:
+        if self._embedder is not None and self._read is not None:
+            if self._inode != _inode(self.location):
+                self._reopen()  # the file was replaced (rescued into a fresh database)
             return self._embedder
         if self._reason is not None:
             return None
@@ -75,13 +107,45 @@ class Engine:
         override = os.environ.get(MODEL_ENV)
         try:
             self._embedder = Embedder(Path(override) if override else None)
+            from .scan import Scanner
+
+            self._scanner = Scanner(self._embedder.dimensions)
         except ModelError as error:
+            self._embedder = None
             return str(error)
-        db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
-        # Short: the idle indexer must never hold up the event loop behind another writer.
-        db.execute("PRAGMA busy_timeout = 50")
-        self._db = db  # the store created the tables; this connection only reads and embeds
+        try:
+            self._open()
+        except sqlite3.Error as error:
+            self._embedder = None
+            return f"the vector table in {self.location} cannot be used: {error}"
         return ""
+
+    def _open(self) -> None:
+        assert self._embedder is not None
+        self._inode = _inode(self.location)
+        write = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
+        write.execute("PRAGMA busy_timeout = 2000")  # the worker's: off the event loop
+        # The server checkpoints when idle; this connection must not do it on its commits.
+        write.execute("PRAGMA wal_autocheckpoint = 0")
+        try:
+            vectors.install(write, self._embedder.model_id)
+        except sqlite3.OperationalError as error:
+            log.warning(
+                "cannot add the vector table to %s (%s): searching only", self.location, error
+            )
+        read = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
+        read.execute("PRAGMA busy_timeout = 1000")
+        read.execute("SELECT count(*) FROM semantic_vectors WHERE rowid = 0").fetchone()
+        self._write, self._read = write, read
+
+    def _reopen(self) -> None:
+        with self._write_lock:
+            for db in (self._read, self._write):
+                if db is not None:
+                    db.close()
+            self._indexes.clear()
+            self._caught_up = False
+            self._open()
 
     @property
     def available(self) -> bool:
@@ -92,62 +156,152 @@ class Engine:
         self._ready()
         return self._reason or ""
 
-    def status(self, root: str) -> dict[str, object]:
+    def status(self, root: str) -> dict[str, Any]:
         embedder = self._ready()
-        if embedder is None or self._db is None:
+        if embedder is None or self._read is None:
             return {"available": False, "model": MODEL_ID, "reason": self.reason}
         return {
             "available": True,
-            "indexed": vectors.indexed_count(self._db, embedder.model_id, root),
-            "pending": vectors.pending_count(self._db, embedder.model_id, root),
+            "indexed": vectors.indexed_count(self._read, embedder.model_id, root),
+            "pending": vectors.pending_count(self._read, root),
             "model": embedder.model_id,
             "reason": "",
         }
 
-    # ---------------------------------------------------------------- work
+    # --------------------------------------------------------------- indexing
 
-    def index_some(self, batch: int = 2) -> bool | None:
-        """Embed a batch: True if more may wait, False if done, None if busy/unavailable."""
+    def index_some(self, idle: Callable[[], bool] = lambda: True) -> bool | None:
+        """Embed in the background: None while the worker runs, False when nothing waits.
+
+        ``idle`` says whether the server is still idle; the worker stops between
+        items when it says no.
+        """
         embedder = self._ready()
-        if embedder is None or self._db is None:
+        if embedder is None or self._write is None:
             return False
-        try:
-            done = indexer.index_some(self._db, embedder, batch)
-        except sqlite3.OperationalError:  # another process holds the write lock
+        if self._worker is not None and self._worker.is_alive():
             return None
-        return done == batch
+        if self._caught_up and not vectors.has_work(self._read or self._write, indexer.now_ms()):
+            return False
+        self._caught_up = False
+        self._worker = threading.Thread(
+            target=self._work, args=(embedder, idle), name="contextls-embed", daemon=True
+        )
+        self._worker.start()
+        return None
+
+    def _work(self, embedder: Embedder, idle: Callable[[], bool]) -> None:
+        db = self._write
+        assert db is not None
+        try:
+            while idle():
+                with self._write_lock:
+                    done = indexer.index_some(db, embedder, WORKER_BATCH, go_on=idle)
+                    self.stored += done
+                    if done:
+                        continue
+                    if vectors.has_work(db, indexer.now_ms()):
+                        continue
+                    if not self._sweep(db):
+                        self._caught_up = True
+                        return
+        except sqlite3.OperationalError as error:  # another process holds the write lock
+            log.info("embedding waits: %s", error)
+        except Exception:
+            log.exception("embedding the archive failed; semantic search may miss items")
+            self._caught_up = True  # do not spin on it; the next commit tries again
+
+    def _sweep(self, db: sqlite3.Connection) -> bool:
+        """One step of deleting vectors of items that left the archive; True if more."""
+        if self._sweep_from < 0:
+            # Cheap check first: more items with vectors than the archive can explain.
+            with_vectors = db.execute(
+                "SELECT count(*) FROM semantic_vectors WHERE chunk = 0"
+            ).fetchone()[0]
+            archived = db.execute("SELECT count(*) FROM archive").fetchone()[0]
+            if with_vectors <= archived - vectors.pending_count(db):
+                return False
+            self._sweep_from = 0
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            last, _ = vectors.sweep(db, self._sweep_from)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._sweep_from = last if last else -1
+        return True
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Until the worker stops (tests and benches)."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+
+    # ---------------------------------------------------------------- search
+
+    def catch_up(self, root: str, seconds: float = CATCH_UP_SECONDS) -> int:
+        """Embed what ``root`` still has queued, for at most ``seconds``; returns what waits."""
+        embedder = self._ready()
+        if embedder is None or self._write is None or self._read is None:
+            return 0
+        if not vectors.pending_count(self._read, root):
+            return 0
+        if not self._write_lock.acquire(blocking=False):
+            return vectors.pending_count(self._read, root)  # the worker is on it
+        try:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                done = indexer.index_some(
+                    self._write,
+                    embedder,
+                    WORKER_BATCH,
+                    root=root,
+                    go_on=lambda: time.monotonic() < deadline,
+                )
+                self.stored += done
+                if not done:
+                    break
+        except sqlite3.OperationalError as error:
+            log.info("a search could not embed its backlog: %s", error)
+        finally:
+            self._write_lock.release()
+        return vectors.pending_count(self._read, root)
 
     def search(
         self, root: str, query: str, limit: int, kinds: list[str] | None = None
     ) -> list[tuple[str, float]]:
         """Archived items of ``root`` nearest to ``query`` as (id, cosine), best first."""
         embedder = self._ready()
-        if embedder is None or self._db is None:
+        if embedder is None or self._read is None or self._scanner is None:
             return []
         index = self._indexes.get(root)
         if index is None:
             index = self._indexes[root] = vectors.VectorIndex(root, embedder.model_id)
-        index.refresh(self._db)
-        nearest = index.top(embedder.embed([query])[0], limit * 3)
+        index.refresh(self._read)
+        nearest = index.search(self._scanner, embedder.embed([query])[0], limit * 2)
         if not nearest:
             return []
         marks = ", ".join("?" * len(nearest))
-        sql = f"SELECT DISTINCT id FROM archive WHERE root = ? AND id IN ({marks})"
+        sql = f"SELECT id FROM archive WHERE root = ? AND id IN ({marks})"
         params: list[str] = [root, *(item_id for item_id, _ in nearest)]
         if kinds:
             sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
             params.extend(kinds)
-        archived = {row[0] for row in self._db.execute(sql, params)}
+        archived = {row[0] for row in self._read.execute(sql, params)}
         return [(item_id, score) for item_id, score in nearest if item_id in archived][:limit]
 
     def archive_places(self, root: str, ids: list[str]) -> dict[str, tuple[int, str]]:
         """``archived_at`` and ``reason`` of archived items (latest entry per id)."""
-        if not ids or self._db is None:
+        if not ids or self._read is None:
             return {}
         marks = ", ".join("?" * len(ids))
-        rows = self._db.execute(
+        rows = self._read.execute(
             f"SELECT id, archived_at, reason FROM archive WHERE root = ? AND id IN ({marks}) "
             "ORDER BY rowid",
             [root, *ids],
         )
         return {row[0]: (row[1], row[2]) for row in rows}
+
+    def index_bytes(self) -> int:
+        return sum(index.nbytes for index in self._indexes.values())

@@ -1,7 +1,9 @@
-"""Background embedding: claim a batch, embed it outside any transaction, store it.
+"""Embedding queued archive items: claim a few, embed them outside any transaction, store.
 
-Called from the server's idle path, never from an add. Each call does a
-bounded amount of work so the server answers the next request quickly.
+Runs on the engine's worker thread while the server is idle, never on an add's
+path (a search may catch up a small backlog of its own root first). Each step
+is bounded: it claims ``batch`` items, and stops between items when asked to,
+giving the rest of its claims back.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ if TYPE_CHECKING:
 
 OWNER = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
-
 MAX_CHUNKS = 8
-"""Chunks embedded per item (~2,000 word pieces): a 1 MB item would otherwise
-hold the event loop for seconds. Later text of a huge item is not embedded."""
+"""Chunks embedded per item (~2,000 word pieces, ~0.1 s): later text of a huge item
+is not embedded (its keyword index still has all of it)."""
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
@@ -35,34 +40,48 @@ def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
     return embedder.embed_ids(chunk_ids(embedder.pieces(content[: 64 * 1024]))[:MAX_CHUNKS])
 
 
+def _transaction(db: sqlite3.Connection, work: Callable[[], object]) -> object:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        result = work()
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return result
+
+
 def index_some(
     db: sqlite3.Connection,
     embedder: Embedder,
-    batch: int = 16,
-    now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+    batch: int = 8,
+    root: str | None = None,
+    go_on: Callable[[], bool] = lambda: True,
     owner: str = OWNER,
+    clock: Callable[[], int] = now_ms,
 ) -> int:
-    """Embed up to ``batch`` pending items; returns how many were stored.
+    """Embed up to ``batch`` queued items (of ``root``, when given); returns how many.
 
-    ``db`` must be in autocommit mode (``isolation_level=None``) and not in a
+    ``db`` is in autocommit mode (``isolation_level=None``) and not in a
     transaction: claiming and storing each take a short write transaction.
+    ``go_on`` is asked between items; when it says no, the rest are given back.
     """
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        claimed = vectors.claim(db, embedder.model_id, owner, now_ms(), batch)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    if not claimed:
-        return 0
-    embedded = [(item, embed_item(embedder, item.content)) for item in claimed]
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for item, matrix in embedded:
-            vectors.store(db, item.root, item.id, embedder.model_id, matrix)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    return len(embedded)
+    claimed: list[vectors.Pending] = _transaction(  # type: ignore[assignment]
+        db, lambda: vectors.claim(db, owner, clock(), batch, root)
+    )
+    done: list[tuple[vectors.Pending, npt.NDArray[np.float32]]] = []
+    for n, item in enumerate(claimed):
+        if n and not go_on():
+            break
+        done.append((item, embed_item(embedder, item.content)))
+    left = [item.rowid for item in claimed[len(done) :]]
+
+    def save() -> None:
+        for item, matrix in done:
+            vectors.store(db, item, embedder.model_id, matrix)
+        if left:
+            vectors.release(db, left)
+
+    if done or left:
+        _transaction(db, save)
+    return len(done)

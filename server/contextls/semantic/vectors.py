@@ -1,129 +1,243 @@
-"""The vector side table: float32 BLOBs in the store's SQLite file, searched with numpy.
+"""The vector side table: float32 BLOBs in the store's SQLite file, searched in memory.
 
-Each row is one chunk of one item, with the model id that made it; a vector
-of another model is stale and is re-embedded. Claims with a lease make two
-processes sharing the file never embed the same item twice: an item is
-claimed in a write transaction before it is embedded, and a claim whose
-lease ran out (its process died) can be taken over.
+Each row is one chunk of one archived item, with the model id that made it.
+
+What waits to be embedded is a queue of archive rowids, filled by a trigger on
+the archive (like the store's own FTS backlog), so finding work never scans
+the archive, and the store needs no change: ``install`` adds the tables and
+the trigger from the semantic side, once per file, and queues what the archive
+already held. A core install that opens the file later keeps queueing (one
+small insert per archived item) and otherwise ignores the tables.
+
+Claims with a lease make two processes sharing the file never embed the same
+item twice: an item is claimed in a write transaction before it is embedded,
+and a claim whose lease ran out (its process died) goes back to the queue.
+
+Vectors of items that left the archive (restored, forgotten, pruned) are swept
+in the background (``sweep``); searches never return them meanwhile, because
+hits are checked against the archive. Each sweep logs what it deleted in
+``semantic_gone``, so an index in memory drops those rows without a reload.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+
+from .model import DIMENSIONS
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
 LEASE_MS: Final = 60_000
+SWEEP_BATCH: Final = 5_000
+"""Vector rows checked per sweep step (an index lookup each: ~5 ms)."""
+GONE_KEEP: Final = 50_000
+"""Entries kept in ``semantic_gone``; an index that fell further behind reloads."""
 
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS semantic_vectors (
-    rowid INTEGER PRIMARY KEY,
-    root TEXT NOT NULL,
-    id TEXT NOT NULL,
-    chunk INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    vector BLOB NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS semantic_vectors_key
-    ON semantic_vectors (root, id, chunk);
--- Counting a root's vectors must not read their BLOBs (100k rows = 150 MB).
-CREATE INDEX IF NOT EXISTS semantic_vectors_by_model ON semantic_vectors (root, model);
-CREATE TABLE IF NOT EXISTS semantic_claims (
-    root TEXT NOT NULL,
-    id TEXT NOT NULL,
-    owner TEXT NOT NULL,
-    until INTEGER NOT NULL,
-    PRIMARY KEY (root, id)
-) WITHOUT ROWID;
-"""
-
-# Items to embed: in the archive or the window, with no vector of this model.
-_PENDING_SQL: Final = """
-SELECT root, id, content FROM (
-    SELECT root, id, content FROM archive
-    UNION ALL
-    SELECT root, id, content FROM items
-) AS candidate
-WHERE NOT EXISTS (
-    SELECT 1 FROM semantic_vectors AS v
-    WHERE v.root = candidate.root AND v.id = candidate.id AND v.model = ?
+SCHEMA: Final = (
+    """CREATE TABLE IF NOT EXISTS semantic_vectors (
+        rowid INTEGER PRIMARY KEY,
+        root TEXT NOT NULL,
+        id TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS semantic_vectors_key ON semantic_vectors (root, id, chunk)",
+    "CREATE TABLE IF NOT EXISTS semantic_queue (rowid INTEGER PRIMARY KEY)",
+    """CREATE TABLE IF NOT EXISTS semantic_claims (
+        rowid INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,
+        until INTEGER NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS semantic_gone (
+        seq INTEGER PRIMARY KEY,
+        root TEXT NOT NULL,
+        id TEXT NOT NULL
+    )""",
+    "CREATE TABLE IF NOT EXISTS semantic_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TRIGGER IF NOT EXISTS semantic_queue_archived AFTER INSERT ON archive BEGIN
+        INSERT OR IGNORE INTO semantic_queue (rowid) VALUES (new.rowid);
+    END""",
 )
-"""
 
 
 @dataclass(frozen=True)
 class Pending:
+    rowid: int
     root: str
     id: str
     content: str
 
 
-def create(db: sqlite3.Connection) -> None:
-    db.executescript(SCHEMA)
+def install(db: sqlite3.Connection, model: str) -> None:
+    """Create the tables and trigger; queue every archived item without a vector of ``model``.
+
+    Runs in its own write transaction; cheap when nothing changed.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in SCHEMA:
+            db.execute(statement)
+        row = db.execute("SELECT value FROM semantic_meta WHERE key = 'model'").fetchone()
+        if row is None or row[0] != model:
+            # New file, or another model made the vectors: they are all re-embedded.
+            if row is not None:
+                _log_gone(db, "SELECT DISTINCT root, id FROM semantic_vectors")
+            db.execute("DELETE FROM semantic_vectors")
+            db.execute("DELETE FROM semantic_claims")
+            db.execute("INSERT OR IGNORE INTO semantic_queue (rowid) SELECT rowid FROM archive")
+            db.execute(
+                "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('model', ?)", (model,)
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
-def pending_count(db: sqlite3.Connection, model: str, root: str | None = None) -> int:
-    sql = "SELECT COUNT(*) FROM (" + _PENDING_SQL + ")"
-    params: list[str] = [model]
-    if root is not None:
-        sql += " WHERE root = ?"
-        params.append(root)
-    return int(db.execute(sql, params).fetchone()[0])
+def _log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object, ...] = ()) -> int:
+    cursor = db.execute(f"INSERT INTO semantic_gone (root, id) {select_root_id}", params)
+    return max(cursor.rowcount, 0)
 
 
-def indexed_count(db: sqlite3.Connection, model: str, root: str | None = None) -> int:
-    sql = "SELECT COUNT(DISTINCT root || char(0) || id) FROM semantic_vectors WHERE model = ?"
-    params: list[str] = [model]
-    if root is not None:
-        sql += " AND root = ?"
-        params.append(root)
-    return int(db.execute(sql, params).fetchone()[0])
+def has_work(db: sqlite3.Connection, now_ms: int) -> bool:
+    row = db.execute(
+        "SELECT EXISTS (SELECT 1 FROM semantic_queue) "
+        "OR EXISTS (SELECT 1 FROM semantic_claims WHERE until <= ?)",
+        (now_ms,),
+    ).fetchone()
+    return bool(row[0])
 
 
-def claim(db: sqlite3.Connection, model: str, owner: str, now_ms: int, limit: int) -> list[Pending]:
-    """Claim up to ``limit`` unembedded items for ``owner``; the caller commits.
+def pending_count(db: sqlite3.Connection, root: str | None = None) -> int:
+    """Archived items waiting for a vector (queued or being embedded)."""
+    sql = (
+        "SELECT count(*) FROM (SELECT rowid FROM semantic_queue UNION ALL "
+        "SELECT rowid FROM semantic_claims) AS w JOIN archive AS a ON a.rowid = w.rowid"
+    )
+    if root is None:
+        return int(db.execute(sql).fetchone()[0])
+    return int(db.execute(sql + " WHERE a.root = ?", (root,)).fetchone()[0])
+
+
+def claim(
+    db: sqlite3.Connection,
+    owner: str,
+    now_ms: int,
+    limit: int,
+    root: str | None = None,
+) -> list[Pending]:
+    """Claim up to ``limit`` queued items (of ``root``, when given) for ``owner``.
 
     Must run inside a write transaction (``BEGIN IMMEDIATE``), so two processes
-    see each other's claims.
+    see each other's claims; the caller commits.
     """
-    rows = db.execute(
-        _PENDING_SQL + " AND NOT EXISTS (SELECT 1 FROM semantic_claims AS c "
-        "WHERE c.root = candidate.root AND c.id = candidate.id AND c.until > ?) "
-        "LIMIT ?",
-        (model, now_ms, limit),
-    ).fetchall()
-    db.executemany(
-        "INSERT OR REPLACE INTO semantic_claims (root, id, owner, until) VALUES (?, ?, ?, ?)",
-        [(root, item_id, owner, now_ms + LEASE_MS) for root, item_id, _ in rows],
+    db.execute(
+        "INSERT OR IGNORE INTO semantic_queue (rowid) "
+        "SELECT rowid FROM semantic_claims WHERE until <= ?",
+        (now_ms,),
     )
-    return [Pending(root, item_id, content) for root, item_id, content in rows]
+    db.execute("DELETE FROM semantic_claims WHERE until <= ?", (now_ms,))
+    where = "" if root is None else " WHERE a.root = ?"
+    params: tuple[object, ...] = (limit,) if root is None else (root, limit)
+    # Rows queued for items that left the archive since: dropped as they are met.
+    rows = db.execute(
+        "SELECT q.rowid, a.root, a.id, a.content FROM semantic_queue AS q "
+        f"LEFT JOIN archive AS a ON a.rowid = q.rowid{where} ORDER BY q.rowid LIMIT ?",
+        params,
+    ).fetchall()
+    db.executemany("DELETE FROM semantic_queue WHERE rowid = ?", [(row[0],) for row in rows])
+    live = [Pending(*row) for row in rows if row[1] is not None]
+    db.executemany(
+        "INSERT OR REPLACE INTO semantic_claims (rowid, owner, until) VALUES (?, ?, ?)",
+        [(item.rowid, owner, now_ms + LEASE_MS) for item in live],
+    )
+    return live
+
+
+def release(db: sqlite3.Connection, rowids: list[int]) -> None:
+    """Give claims back to the queue (embedding stopped early); the caller commits."""
+    db.executemany("DELETE FROM semantic_claims WHERE rowid = ?", [(r,) for r in rowids])
+    db.executemany(
+        "INSERT OR IGNORE INTO semantic_queue (rowid) VALUES (?)", [(r,) for r in rowids]
+    )
 
 
 def store(
     db: sqlite3.Connection,
-    root: str,
-    item_id: str,
+    item: Pending,
     model: str,
     vectors: npt.NDArray[np.float32],
 ) -> None:
     """Replace the item's vectors (one per chunk) and drop its claim; the caller commits."""
-    db.execute("DELETE FROM semantic_vectors WHERE root = ? AND id = ?", (root, item_id))
+    db.execute("DELETE FROM semantic_claims WHERE rowid = ?", (item.rowid,))
+    if db.execute(
+        "SELECT 1 FROM semantic_vectors WHERE root = ? AND id = ? AND model = ? LIMIT 1",
+        (item.root, item.id, model),
+    ).fetchone():
+        # The same id archived again (restored, then evicted): its old rows go.
+        db.execute("INSERT INTO semantic_gone (root, id) VALUES (?, ?)", (item.root, item.id))
+        db.execute("DELETE FROM semantic_vectors WHERE root = ? AND id = ?", (item.root, item.id))
     db.executemany(
         "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES (?, ?, ?, ?, ?)",
-        [(root, item_id, n, model, row.astype("<f4").tobytes()) for n, row in enumerate(vectors)],
+        [
+            (item.root, item.id, n, model, row.astype("<f4").tobytes())
+            for n, row in enumerate(vectors)
+        ],
     )
-    db.execute("DELETE FROM semantic_claims WHERE root = ? AND id = ?", (root, item_id))
+
+
+def sweep(db: sqlite3.Connection, after: int, batch: int = SWEEP_BATCH) -> tuple[int, int]:
+    """Delete vectors of items no longer archived, among ``batch`` rows after rowid ``after``.
+
+    Returns (the last rowid looked at, or 0 when the table's end was reached;
+    how many items' vectors were deleted). The caller holds a write transaction.
+    """
+    last = db.execute(
+        "SELECT max(rowid) FROM (SELECT rowid FROM semantic_vectors WHERE rowid > ? "
+        "ORDER BY rowid LIMIT ?)",
+        (after, batch),
+    ).fetchone()[0]
+    if last is None:
+        return 0, 0
+    orphans = (
+        "SELECT DISTINCT v.root, v.id FROM semantic_vectors AS v "
+        "WHERE v.rowid > ? AND v.rowid <= ? AND NOT EXISTS "
+        "(SELECT 1 FROM archive AS a WHERE a.root = v.root AND a.id = v.id)"
+    )
+    gone = db.execute(orphans, (after, last)).fetchall()
+    if gone:
+        db.executemany("INSERT INTO semantic_gone (root, id) VALUES (?, ?)", gone)
+        db.executemany("DELETE FROM semantic_vectors WHERE root = ? AND id = ?", gone)
+        db.execute(
+            "DELETE FROM semantic_gone WHERE seq <= (SELECT max(seq) FROM semantic_gone) - ?",
+            (GONE_KEEP,),
+        )
+    return last, len(gone)
+
+
+def indexed_count(db: sqlite3.Connection, model: str, root: str) -> int:
+    """Archived items of ``root`` with vectors (each has a chunk 0)."""
+    return int(
+        db.execute(
+            "SELECT count(*) FROM semantic_vectors AS v WHERE v.root = ? AND v.chunk = 0 "
+            "AND v.model = ?",
+            (root, model),
+        ).fetchone()[0]
+    )
 
 
 class VectorIndex:
-    """An in-memory matrix of one root's vectors, refreshed by new rowids.
+    """One root's vectors in memory, as int8 rows (``scan``), refreshed incrementally.
 
-    Rows are read once; later refreshes read only rows added since. When a
-    row was replaced (a re-embed), the whole matrix is reloaded.
+    Rows are read once: a refresh reads only rows added since (by rowid) and
+    drops the rows of items logged in ``semantic_gone``. The int8 buffer grows
+    by half when full, so appending is amortised and a search never copies it.
     """
 
     def __init__(self, root: str, model: str) -> None:
@@ -135,77 +249,138 @@ class VectorIndex:
         import numpy as np
 
         self._last_rowid = 0
-        self._seen_top = -1
+        self._gone_seq = -1
         self._count = 0
+        self._rows = np.empty((0, DIMENSIONS), dtype=np.uint8)
+        self._unscale = np.empty(0, dtype=np.float32)
+        self._owner = array("q")  # row -> index into self._ids
         self._ids: list[str] = []
-        self._matrix = np.zeros((0, 384), dtype=np.float32)
-
-    def refresh(self, db: sqlite3.Connection) -> None:
-        import numpy as np
-
-        # MAX(rowid) is one B-tree step; the count (an index scan) runs only
-        # when rows were added or replaced since the last refresh.
-        top = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM semantic_vectors").fetchone()[0]
-        if top == self._seen_top:
-            return
-        self._seen_top = top
-        total = db.execute(
-            "SELECT COUNT(*) FROM semantic_vectors WHERE root = ? AND model = ?",
-            (self.root, self.model),
-        ).fetchone()[0]
-        added = db.execute(
-            "SELECT COUNT(*) FROM semantic_vectors WHERE root = ? AND model = ? AND rowid > ?",
-            (self.root, self.model, self._last_rowid),
-        ).fetchone()[0]
-        if self._count + added != total:  # rows were deleted or replaced: reload
-            self._reset()
-            self._seen_top = top
-            added = total
-        if not added:
-            return
-        # Fill a preallocated matrix in pages, so peak memory stays near its size.
-        matrix = np.empty((self._count + added, 384), dtype=np.float32)
-        matrix[: self._count] = self._matrix
-        row_at = self._count
-        cursor = db.execute(
-            "SELECT rowid, id, vector FROM semantic_vectors "
-            "WHERE root = ? AND model = ? AND rowid > ? ORDER BY rowid",
-            (self.root, self.model, self._last_rowid),
-        )
-        while page := cursor.fetchmany(4096):
-            for rowid, item_id, blob in page:
-                if row_at == len(matrix):
-                    self._seen_top = -1  # rows committed after the count: next refresh
-                    break
-                matrix[row_at] = np.frombuffer(blob, dtype="<f4")
-                self._ids.append(item_id)
-                self._last_rowid = rowid
-                row_at += 1
-        self._matrix = matrix[:row_at]
-        self._count = row_at
+        self._slot: dict[str, int] = {}
+        self._items = 0
 
     def __len__(self) -> int:
         return self._count
 
-    def top(self, query: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
+    @property
+    def items(self) -> int:
+        """Items with at least one live row."""
+        return self._items
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._rows.nbytes + self._unscale.nbytes)
+
+    def refresh(self, db: sqlite3.Connection) -> None:
+        top, gone = db.execute(
+            "SELECT (SELECT max(rowid) FROM semantic_vectors), (SELECT max(seq) FROM semantic_gone)"
+        ).fetchone()
+        top, gone = top or 0, gone or 0
+        if gone != self._gone_seq:
+            self._forget(db, gone)
+        if top > self._last_rowid:
+            self._append(db)
+
+    def _forget(self, db: sqlite3.Connection, gone: int) -> None:
+        if self._gone_seq < 0:
+            self._gone_seq = gone  # a fresh index: what it reads is current
+            return
+        first = db.execute("SELECT min(seq) FROM semantic_gone").fetchone()[0] or 0
+        if first > self._gone_seq + 1:  # fell behind the trimmed log: read it all again
+            self._reset()
+            self._gone_seq = gone
+            return
+        rows = db.execute(
+            "SELECT DISTINCT id FROM semantic_gone WHERE seq > ? AND root = ?",
+            (self._gone_seq, self.root),
+        ).fetchall()
+        self._gone_seq = gone
+        dropped = {self._slot.pop(item_id) for (item_id,) in rows if item_id in self._slot}
+        if not dropped:
+            return
+        import numpy as np
+
+        owner = np.frombuffer(self._owner, dtype=np.int64)
+        mask = np.isin(owner, np.fromiter(dropped, dtype=np.int64))
+        self._unscale[: self._count][mask] = 0.0  # their rows score 0 until compacted
+        for slot in dropped:
+            self._ids[slot] = ""
+        self._items -= len(dropped)
+
+    def _append(self, db: sqlite3.Connection) -> None:
+        import numpy as np
+
+        from .scan import quantize_rows
+
+        cursor = db.execute(
+            "SELECT rowid, id, vector FROM semantic_vectors "
+            "WHERE rowid > ? AND root = ? AND model = ? ORDER BY rowid",
+            (self._last_rowid, self.root, self.model),
+        )
+        while page := cursor.fetchmany(4096):
+            width = DIMENSIONS * 4
+            blobs = [blob for _, _, blob in page if len(blob) == width]
+            if len(blobs) != len(page):
+                page = [row for row in page if len(row[2]) == width]
+            block = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, DIMENSIONS)
+            quantized, unscale = quantize_rows(block)
+            self._grow(len(page))
+            end = self._count + len(page)
+            self._rows[self._count : end] = quantized
+            self._unscale[self._count : end] = unscale
+            for _, item_id, _ in page:
+                slot = self._slot.get(item_id)
+                if slot is None:
+                    slot = self._slot[item_id] = len(self._ids)
+                    self._ids.append(item_id)
+                    self._items += 1
+                self._owner.append(slot)
+            self._count = end
+            self._last_rowid = page[-1][0]
+        top = db.execute("SELECT max(rowid) FROM semantic_vectors").fetchone()[0] or 0
+        self._last_rowid = max(self._last_rowid, top)  # other roots' rows: never again
+
+    def _grow(self, more: int) -> None:
+        import numpy as np
+
+        need = self._count + more
+        if need <= len(self._rows):
+            return
+        capacity = max(need, len(self._rows) * 3 // 2, 1024)
+        rows = np.empty((capacity, DIMENSIONS), dtype=np.uint8)
+        rows[: self._count] = self._rows[: self._count]
+        unscale = np.zeros(capacity, dtype=np.float32)
+        unscale[: self._count] = self._unscale[: self._count]
+        self._rows, self._unscale = rows, unscale
+
+    def top(self, scores: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
         """Best items by cosine similarity; an item scores as its best chunk."""
         import numpy as np
 
         if not self._count or limit <= 0:
             return []
-        scores = self._matrix @ query.astype(np.float32)
         # Over-fetch chunks so that several chunks of one item do not crowd others out.
         want = min(self._count, limit * 4)
         if want < self._count:
-            picked = np.argpartition(-scores, want - 1)[:want]
+            picked = np.argpartition(scores, self._count - want)[self._count - want :]
         else:
             picked = np.arange(self._count)
-        picked = picked[np.argsort(-scores[picked])]
+        picked = picked[np.argsort(-scores[picked], kind="stable")]
         best: dict[str, float] = {}
-        for index in picked:
-            item_id = self._ids[int(index)]
-            if item_id not in best:
+        for index in picked.tolist():
+            item_id = self._ids[self._owner[index]]
+            if item_id and item_id not in best:
                 best[item_id] = float(scores[index])
                 if len(best) == limit:
                     break
         return list(best.items())
+
+    def search(
+        self, scanner: object, query: npt.NDArray[np.float32], limit: int
+    ) -> list[tuple[str, float]]:
+        if not self._count:
+            return []
+        from .scan import Scanner
+
+        assert isinstance(scanner, Scanner)
+        scores = scanner.scores(self._rows[: self._count], self._unscale[: self._count], query)
+        return self.top(scores, limit)
