@@ -207,6 +207,15 @@ def test_search_and_restore(cli: Cli) -> None:
     assert ids(listed(cli))[-1] == "ctx-1"
 
 
+def test_search_mode_keyword_is_passed_and_reported(cli: Cli) -> None:
+    fill_past_budget(cli)
+    cli("add", "notes/n2.txt")
+    found = cli("search", "note", "0", "--mode", "keyword", "--json").decode(SearchResult)
+    assert found.mode == "keyword"
+    assert all(hit.modes == ["keyword"] for hit in found.hits) and found.hits
+    assert "keyword]" in cli("search", "note 0", "--mode", "keyword").stdout
+
+
 def test_shrinking_the_window_reports_its_evictions(cli: Cli) -> None:
     for n in range(3):
         cli.write(f"t{n}.txt", f"text {n}\n")

@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 
 from contextls.protocol import ErrorCode
 
-from .conftest import Session, Starter
+from .conftest import Session, Starter, window_state
 
 
 def open_document(session: Session, uri: str, text: str) -> None:
@@ -27,7 +27,7 @@ async def assert_refused(
     error = await session.error(method, **params)
     assert error.code == code, error
     assert words in str(error)
-    assert await session.call("contextls/status") == before
+    assert window_state(await session.call("contextls/status")) == window_state(before)
 
 
 async def test_file_outside_the_workspace_is_refused(session: Session, tmp_path: Path) -> None:

@@ -93,7 +93,8 @@ if __name__ == "__main__":
             fusion.KEYWORD_WEIGHT = weight  # type: ignore[misc]
             hybrid = bench.score(bench.ranked("hybrid"))
             print(
-                f"hybrid weight {weight:.2f}: recall@3 {hybrid.recall_at_3:.2f}  MRR {hybrid.mrr:.2f}"
+                f"hybrid weight {weight:.2f}: "
+                f"recall@3 {hybrid.recall_at_3:.2f}  MRR {hybrid.mrr:.2f}"
             )
         fusion.KEYWORD_WEIGHT = default  # type: ignore[misc]
         bench.close()

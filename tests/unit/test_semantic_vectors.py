@@ -1,19 +1,21 @@
-"""The vector side table: claims, persistence, model ids, best-chunk top-k."""
+"""The vector side table: queue and claims, persistence, model ids, sweeping, the int8 index."""
 
 import sqlite3
 
 import pytest
 
 np = pytest.importorskip("numpy")
+pytest.importorskip("onnxruntime")
 
 from contextls.semantic import vectors  # noqa: E402
+from contextls.semantic.scan import Scanner, quantize_rows  # noqa: E402
 from contextls.store import Store  # noqa: E402
 
 
-def _db(path: str) -> sqlite3.Connection:
+def _db(path: str, model: str = "m1") -> sqlite3.Connection:
     Store(path).close()  # the real schema: archive and items tables
     db = sqlite3.connect(path, isolation_level=None)
-    vectors.create(db)
+    vectors.install(db, model)
     return db
 
 
@@ -32,58 +34,96 @@ def _unit(*values: float) -> "np.ndarray":
     return vector / np.linalg.norm(vector)
 
 
+def _store(db: sqlite3.Connection, root: str, item_id: str, *rows: "np.ndarray") -> None:
+    _archive(db, root, item_id, item_id)
+    db.execute("BEGIN IMMEDIATE")
+    (item,) = [p for p in vectors.claim(db, "t", 0, 1000) if p.id == item_id] or [
+        vectors.Pending(0, root, item_id, item_id)
+    ]
+    vectors.store(db, item, "m1", np.stack(rows))
+    db.execute("COMMIT")
+
+
 def test_claims_keep_two_owners_apart_until_the_lease_ends(tmp_path) -> None:
     first = _db(str(tmp_path / "s.db"))
     second = sqlite3.connect(str(tmp_path / "s.db"), isolation_level=None)
     for n in range(3):
         _archive(first, "r", f"ctx-{n}", f"text {n}")
     first.execute("BEGIN IMMEDIATE")
-    mine = vectors.claim(first, "m1", "one", now_ms=1000, limit=2)
+    mine = vectors.claim(first, "one", now_ms=1000, limit=2)
     first.execute("COMMIT")
     second.execute("BEGIN IMMEDIATE")
-    theirs = vectors.claim(second, "m1", "two", now_ms=1001, limit=10)
+    theirs = vectors.claim(second, "two", now_ms=1001, limit=10)
     second.execute("COMMIT")
     assert len(mine) == 2
     assert {p.id for p in theirs} == {"ctx-0", "ctx-1", "ctx-2"} - {p.id for p in mine}
-    # A dead owner's lease runs out and the item is claimed again.
-    later = vectors.claim(second, "m1", "two", now_ms=1000 + vectors.LEASE_MS + 1, limit=10)
+    assert vectors.pending_count(first, "r") == 3  # claimed is still pending
+    # A dead owner's lease runs out and the items are claimed again.
+    later = vectors.claim(second, "two", now_ms=1001 + vectors.LEASE_MS, limit=10)
     assert {p.id for p in later} == {"ctx-0", "ctx-1", "ctx-2"}
 
 
-def test_vectors_persist_and_a_new_model_id_makes_items_pending(tmp_path) -> None:
+def test_the_queue_survives_reopening_and_a_new_model_requeues_everything(tmp_path) -> None:
     path = str(tmp_path / "s.db")
     db = _db(path)
-    _archive(db, "r", "ctx-1", "hello")
-    assert vectors.pending_count(db, "m1") == 1
-    vectors.store(db, "r", "ctx-1", "m1", np.stack([_unit(1.0)]))
+    _store(db, "r", "ctx-1", _unit(1.0))
+    _archive(db, "r", "ctx-2", "later")
     db.close()
     reopened = _db(path)
-    assert vectors.pending_count(reopened, "m1") == 0
-    assert vectors.indexed_count(reopened, "m1") == 1
-    assert vectors.pending_count(reopened, "m2") == 1
+    assert vectors.pending_count(reopened, "r") == 1
+    assert vectors.indexed_count(reopened, "m1", "r") == 1
+    reopened.close()
+    other = _db(path, model="m2")
+    assert vectors.pending_count(other, "r") == 2
+    assert vectors.indexed_count(other, "m1", "r") == 0
 
 
 def test_an_item_scores_as_its_best_chunk(tmp_path) -> None:
     db = _db(str(tmp_path / "s.db"))
-    vectors.store(db, "r", "long", "m1", np.stack([_unit(0.0, 1.0), _unit(1.0, 0.1)]))
-    vectors.store(db, "r", "short", "m1", np.stack([_unit(1.0, 0.5)]))
-    vectors.store(db, "other-root", "x", "m1", np.stack([_unit(1.0)]))
+    _store(db, "r", "long", _unit(0.0, 1.0), _unit(1.0, 0.1))
+    _store(db, "r", "short", _unit(1.0, 0.5))
+    _store(db, "other-root", "x", _unit(1.0))
     index = vectors.VectorIndex("r", "m1")
     index.refresh(db)
-    top = index.top(_unit(1.0), limit=5)
+    top = index.search(Scanner(384), _unit(1.0), limit=5)
     assert [item_id for item_id, _ in top] == ["long", "short"]
-    assert top[0][1] == pytest.approx(float(_unit(1.0, 0.1)[0]), rel=1e-5)
+    assert top[0][1] == pytest.approx(float(_unit(1.0, 0.1)[0]), abs=0.01)
 
 
-def test_index_refresh_sees_new_and_replaced_vectors(tmp_path) -> None:
+def test_index_refresh_sees_new_replaced_and_swept_vectors(tmp_path) -> None:
     db = _db(str(tmp_path / "s.db"))
-    vectors.store(db, "r", "a", "m1", np.stack([_unit(1.0)]))
+    scanner = Scanner(384)
+    _store(db, "r", "a", _unit(1.0))
     index = vectors.VectorIndex("r", "m1")
     index.refresh(db)
-    vectors.store(db, "r", "b", "m1", np.stack([_unit(0.0, 1.0)]))
+    _store(db, "r", "b", _unit(0.0, 1.0))
     index.refresh(db)
-    assert len(index) == 2
-    vectors.store(db, "r", "a", "m1", np.stack([_unit(0.0, 0.0, 1.0)]))
+    assert index.items == 2
+    # "a" archived again with other text: its old rows go, the new one counts.
+    _store(db, "r", "a", _unit(0.0, 0.0, 1.0))
     index.refresh(db)
-    assert len(index) == 2
-    assert index.top(_unit(0.0, 0.0, 1.0), limit=1)[0][0] == "a"
+    assert index.items == 2
+    assert index.search(scanner, _unit(0.0, 0.0, 1.0), limit=1)[0][0] == "a"
+    assert index.search(scanner, _unit(1.0), limit=3)[0][1] < 0.5  # the old "a" scores 0
+    # "b" leaves the archive (restored, forgotten): a sweep deletes its vectors.
+    db.execute("DELETE FROM archive WHERE id = 'b'")
+    db.execute("BEGIN IMMEDIATE")
+    assert vectors.sweep(db, 0)[1] == 1
+    db.execute("COMMIT")
+    index.refresh(db)
+    assert index.items == 1
+    assert [i for i, _ in index.search(scanner, _unit(0.0, 1.0), limit=3)] == ["a"]
+    assert db.execute("SELECT count(*) FROM semantic_vectors WHERE id = 'b'").fetchone()[0] == 0
+
+
+def test_int8_scan_ranks_like_float32() -> None:
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((5000, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    query = rows[17] + 0.5 * rows[42]
+    query /= np.linalg.norm(query)
+    quantized, unscale = quantize_rows(rows)
+    approx = Scanner(384).scores(quantized, unscale, query)
+    exact = rows @ query
+    assert np.abs(approx - exact).max() < 0.01
+    assert list(np.argsort(-approx)[:2]) == list(np.argsort(-exact)[:2]) == [17, 42]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Final, get_args
 
 from contextls import __version__
-from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat
+from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat, SearchMode
 
 PROGRAM: Final = "contextls"
 TEXT_KINDS: Final = tuple(kind for kind in ITEM_KINDS if kind != "file")
@@ -168,7 +168,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="N",
         help="leave out the oldest unpinned items until the text fits in N tokens",
     )
-    show.add_argument("--query", metavar="Q", help="also append archived items relevant to Q")
+    show.add_argument(
+        "--query",
+        metavar="Q",
+        help="also append archived items relevant to Q (hybrid search when available)",
+    )
     _kind_option(show)
     show.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recent")
 
@@ -188,6 +192,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     search = command("search", "search the archive of evicted and cleared items")
     search.add_argument("query", nargs="+", metavar="QUERY")
     search.add_argument("--limit", type=positive_int, default=20, metavar="N")
+    search.add_argument(
+        "--mode",
+        choices=get_args(SearchMode),
+        help="default: hybrid when semantic search is available, else keyword",
+    )
     _kind_option(search)
 
     restore = command("restore", "bring archived items back into the window")

@@ -22,10 +22,16 @@ async def run_search(invocation: Invocation) -> int:
         result = await session.client.call(
             Requests.SEARCH,
             SearchParams(
-                workspace=session.workspace, query=query, limit=args.limit, kinds=args.kind
+                workspace=session.workspace,
+                query=query,
+                limit=args.limit,
+                kinds=args.kind,
+                mode=args.mode,
             ),
         )
     console.json(result)
+    if result.warning:
+        console.note(f"warning: {result.warning}")
     if not result.hits:
         console.out(f"nothing in the archive matches {query!r}")
         return 0
@@ -33,7 +39,8 @@ async def run_search(invocation: Invocation) -> int:
     for hit in result.hits:
         when = _ago(now_ms - hit.archived_at) if hit.archived_at else ""
         score = f"score {hit.score:.3g}" if hit.score else ""
-        details = ", ".join(part for part in (hit.reason, when, score) if part)
+        found_by = "+".join(hit.modes)
+        details = ", ".join(part for part in (hit.reason, when, score, found_by) if part)
         console.out(f"{item_line(hit.item)}  [{details}]")
         snippet = " ".join(hit.snippet.split())
         if snippet:
