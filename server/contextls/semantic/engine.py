@@ -13,6 +13,7 @@ worker writes on its own connection; searches read on another.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import sqlite3
@@ -56,6 +57,13 @@ def engine_for(location: str) -> Engine:
         return engine
 
 
+@atexit.register
+def _stop_workers() -> None:
+    """A worker inside onnxruntime while the interpreter finalises aborts the process."""
+    for engine in list(_engines.values()):
+        engine.stop()
+
+
 def _inode(location: str) -> int:
     try:
         return os.stat(location).st_ino
@@ -77,6 +85,7 @@ class Engine:
         self._write_lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._caught_up = False
+        self._stopping = False
         self._sweep_from = -1  # a sweep pass in progress: the rowid it reached
         self.stored = 0
         """Items embedded by this process (for benches and tests)."""
@@ -177,7 +186,7 @@ class Engine:
         items when it says no.
         """
         embedder = self._ready()
-        if embedder is None or self._write is None:
+        if embedder is None or self._write is None or self._stopping:
             return False
         if self._worker is not None and self._worker.is_alive():
             return None
@@ -185,7 +194,10 @@ class Engine:
             return False
         self._caught_up = False
         self._worker = threading.Thread(
-            target=self._work, args=(embedder, idle), name="contextls-embed", daemon=True
+            target=self._work,
+            args=(embedder, lambda: not self._stopping and idle()),
+            name="contextls-embed",
+            daemon=True,
         )
         self._worker.start()
         return None
@@ -231,6 +243,11 @@ class Engine:
             raise
         self._sweep_from = last if last else -1
         return True
+
+    def stop(self) -> None:
+        """No new work; wait for the item being embedded."""
+        self._stopping = True
+        self.wait(10.0)
 
     def wait(self, timeout: float = 30.0) -> None:
         """Until the worker stops (tests and benches)."""
