@@ -16,11 +16,13 @@ from ..store import Store, snippet
 from . import fusion
 from .engine import AUTO_RETRIEVE_RELATIVE, AUTO_RETRIEVE_THRESHOLD, Engine
 
-SEMANTIC_FLOOR = 0.3
-"""Cosine below which a hit found only by meaning is noise, not an answer. Measured on
-the relevance set: 45 of 46 wanted items score 0.31-0.79 (one 0.19, not in the top 3
-anyway); the best hits of unrelated words ("aardvark", "badger", "fox") 0.15-0.23.
-Without it a search would never say that nothing matches."""
+SEMANTIC_FLOOR = 0.15
+"""Cosine below which a hit found only by meaning is noise, not an answer (without a
+floor a search never says that nothing matches). MiniLM gives short code-vs-question
+pairs low cosines: measured here, "where do we retry failed uploads?" scores 0.19
+against ``_backoff_put`` and -0.13..0.14 against 7 unrelated notes; on the relevance
+set 45 of 46 wanted items score 0.31-0.79. Unrelated single words can still pass
+(0.15-0.24): a floor high enough to stop them also stops real paraphrases."""
 CANDIDATES = 30
 """Hits per mode before fusion. Keyword hits cost a snippet each; 30 is past the
 point where the relevance set's fused ranking changes (measured: 20, 30, 50 tie)."""
@@ -80,14 +82,20 @@ def retrieve(
             "semantic results may miss them"
         )
     nearest = engine.search(root, query, max(limit, CANDIDATES), list(kinds) if kinds else None)
-    nearest = [(item_id, score) for item_id, score in nearest if score >= SEMANTIC_FLOOR]
     cosine = dict(nearest)
     by_id = {hit.item.id: hit for hit in keyword_hits}
     if wanted == "semantic":
-        ranked = [fusion.Fused(i, s, ("semantic",)) for i, s in nearest[:limit]]
+        ranked = [fusion.Fused(i, s, ("semantic",)) for i, s in nearest if s >= SEMANTIC_FLOOR][
+            :limit
+        ]
     else:
         keyword_scores = [(hit.item.id, hit.score) for hit in keyword_hits]
-        ranked = fusion.fuse(keyword_scores, nearest, limit, fusion.KEYWORD_WEIGHT)
+        # Fused over every candidate (the floor would lift keyword-only hits, which
+        # rank as the lowest cosine seen); then the noise found only by meaning goes.
+        everything = len(nearest) + len(keyword_scores)
+        ranked = fusion.fuse(keyword_scores, nearest, everything, fusion.KEYWORD_WEIGHT)
+        ranked = [f for f in ranked if f.modes != ("semantic",) or cosine[f.id] >= SEMANTIC_FLOOR]
+        ranked = ranked[:limit]
     missing = [f.id for f in ranked if f.id not in by_id]
     items = store.archived(root, missing) if missing else {}
     places = engine.archive_places(root, missing)
@@ -113,6 +121,7 @@ def retrieve(
 
 
 HISTORY_LIMIT = 10
+HISTORY_RELATIVE = 0.5
 AUTO_RETRIEVE_LIMIT = 50
 
 
@@ -131,7 +140,14 @@ def relevant_history(
     renderer fills whatever budget the window leaves with the relevant ones only.
     """
     if not auto_retrieve:
-        return retrieve(store, engine, root, query, HISTORY_LIMIT, kinds, None).hits
+        found = retrieve(store, engine, root, query, HISTORY_LIMIT, kinds, None)
+        hits = found.hits
+        if found.mode == "keyword":
+            return hits  # as before the extra
+        # The window's budget is precious: only hits close to the best one come along
+        # (a keyword hit scores ~1 more than the neighbours found by meaning alone).
+        best = max((hit.score for hit in hits), default=0.0)
+        return [hit for hit in hits if hit.score >= best * HISTORY_RELATIVE]
     found = retrieve(store, engine, root, query, AUTO_RETRIEVE_LIMIT, kinds, None)
     if found.mode == "keyword":
         return found.hits[:HISTORY_LIMIT]
