@@ -336,6 +336,9 @@ class VectorIndex:
                 self._owner.append(slot)
             self._count = end
             self._last_rowid = page[-1][0]
+        if len(self._rows) > self._count * 5 // 4 + 4096:  # a bulk load: give back the slack
+            self._rows = self._rows[: self._count + 1024].copy()
+            self._unscale = self._unscale[: self._count + 1024].copy()
         top = db.execute("SELECT max(rowid) FROM semantic_vectors").fetchone()[0] or 0
         self._last_rowid = max(self._last_rowid, top)  # other roots' rows: never again
 
