@@ -303,6 +303,7 @@ DROP TRIGGER IF EXISTS archive_fts_forget;
 DROP TABLE IF EXISTS archive_fts_backlog;
 DROP TRIGGER IF EXISTS archive_bytes_in;
 DROP TRIGGER IF EXISTS archive_bytes_out;
+DROP TRIGGER IF EXISTS semantic_queue_archived;
 DROP TABLE IF EXISTS archive_state;
 DROP TABLE IF EXISTS window_settings;
 CREATE TRIGGER archive_fts_insert AFTER INSERT ON archive BEGIN
