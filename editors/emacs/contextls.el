@@ -612,7 +612,11 @@ inputs is `contextls-repl-inputs'."
   (let ((result (contextls--request :contextls/restore
                                     (contextls--workspace-params (contextls--root)
                                                                  :ids (vector id)))))
-    (message "contextls: restored %s" id)
+    (message "contextls: %s"
+             (if (seq-empty-p (plist-get result :items))
+                 (format "%s is already in the window" id)
+               (format "restored %s" (mapconcat #'contextls--describe
+                                               (plist-get result :items) ", "))))
     (let ((evicted (append (plist-get result :evicted) nil)))
       (when evicted (message "%s" (contextls--evictions-message evicted))))
     (contextls--refresh (contextls--root))

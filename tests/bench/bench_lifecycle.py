@@ -131,6 +131,14 @@ def size_and_prune_cost(adds: int) -> list[Row]:
             "-",
             None,
         ),
+        Row(
+            "search-index merge + incremental vacuum after a batch (p50 / p95)",
+            fmt_us(median(vacuums)),
+            fmt_us(percentile(vacuums, 95)),
+            None,
+            "-",
+            None,
+        ),
     ]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -631,3 +633,26 @@ def test_a_bulk_add_that_would_flush_the_window_needs_force(cli: Cli) -> None:
     assert "evicted ctx-1" in forced.stderr
     small = cli("add", "old/o0.txt", "old/o1.txt")  # evicts less than half: no question
     assert "added" in small.stdout
+
+
+def test_a_daemon_of_another_version_is_restarted_once(cli: Cli) -> None:
+    cli("add-text", "kept across the restart")
+    before = json.loads(cli("daemon", "status", "--json").stdout)["pid"]
+    # This CLI says it is another version than the running daemon (as after an upgrade).
+    code = (
+        "import sys, contextls; contextls.__version__ = '0.0.0-other'\n"
+        "from contextls_client.cli import main; sys.exit(main(['ls']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=cli.env,
+        cwd=cli.workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "this is 0.0.0-other; restarting it" in done.stderr
+    assert "kept across the restart" in done.stdout or "ctx-1" in done.stdout
+    after = json.loads(cli("daemon", "status", "--json").stdout)["pid"]
+    assert after != before

@@ -252,11 +252,12 @@ try:
     s.connect({str(path)!r})
 except PermissionError:
     print("PermissionError"); sys.exit()
-s.sendall(b'Content-Length: 52\\r\\n\\r\\n{{"jsonrpc":"2.0","id":1,"method":"contextls/status"}}')
 s.settimeout(5)
-try:
+try:  # the daemon closes the connection at once: a write or a read finds it closed
+    body = b'{{"jsonrpc":"2.0","id":1,"method":"contextls/status"}}'
+    s.sendall(b'Content-Length: 52\\r\\n\\r\\n' + body)
     print("answered" if s.recv(100) else "refused")
-except ConnectionResetError:
+except (BrokenPipeError, ConnectionResetError):
     print("refused")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)

@@ -105,6 +105,9 @@ async def test_an_agent_adds_a_file_and_reads_it_back_as_the_cli_sees_it(
         context = await call(agent, "get_context")
         assert "### Code (from app.py:4-5)" in context and "def f1():" in context
         assert "app.py:4-5" in cli(env, project, "ls")  # the same window
+        listed = {str(r.uri): r for r in (await agent.list_resources()).resources}
+        assert set(listed) == {"contextls://context/project", "contextls://item/ctx-1"}
+        assert listed["contextls://item/ctx-1"].title == "app.py:4-5"
         item = await agent.read_resource("contextls://item/ctx-1")
         assert item.contents[0].text == "def f1():\n    return 1\n"  # type: ignore[union-attr]
         status = await agent.call_tool("status", {})

@@ -19,8 +19,8 @@ def test_text_is_named_by_its_first_non_blank_line(content: str) -> None:
 
 
 def test_a_long_first_line_is_shortened_and_later_lines_ignored() -> None:
-    label = make_label("error", "\n\n   " + "x" * 100 + "\nsecond line", {})
-    assert label == "error: " + "x" * 52 + "…"
+    label = make_label("text", "\n\n   " + "x" * 100 + "\nsecond line", {})
+    assert label == "text: " + "x" * 53 + "…"
     assert len(label) == 60
 
 
@@ -37,18 +37,18 @@ def test_a_title_or_a_path_wins_over_the_text() -> None:
         (
             'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
             "    x['y']\nKeyError: 'y'\n",
-            "error: KeyError: 'y'",
+            "KeyError: 'y'",
         ),
         (
             'Traceback (most recent call last):\n  File "x", line 1\nValueError: bad\n\n'
             "The above exception was the direct cause of the following exception:\n\n"
             'Traceback (most recent call last):\n  File "y", line 2\nRuntimeError: worse\n',
-            "error: RuntimeError: worse",
+            "RuntimeError: worse",
         ),
-        ("Error: cannot open the file\n", "error: cannot open the file"),
-        ("warming up\n  ok\nerror[E0308]: mismatched types\n", "error: [E0308] mismatched types"),
-        ("def test_x():\n>       assert 1 == 2\nE       assert 1 == 2\n", "error: assert 1 == 2"),
-        ("something odd happened\nthen more", "error: something odd happened"),
+        ("Error: cannot open the file\n", "cannot open the file"),
+        ("warming up\n  ok\nerror[E0308]: mismatched types\n", "[E0308] mismatched types"),
+        ("def test_x():\n>       assert 1 == 2\nE       assert 1 == 2\n", "assert 1 == 2"),
+        ("something odd happened\nthen more", "something odd happened"),
     ],
 )
 def test_an_error_is_labelled_by_what_went_wrong(content: str, label: str) -> None:

@@ -57,6 +57,21 @@ def is_listening(path: Path) -> bool:
     return True
 
 
+def stop_daemon(path: Path, pid: int, timeout: float = 10.0) -> None:
+    """Ask the daemon ``pid`` to stop (it commits first) and wait until it stopped listening."""
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while is_listening(path):
+        if time.monotonic() > deadline:
+            raise DaemonError(f"the daemon (pid {pid}) did not stop within {timeout:g}s")
+        time.sleep(0.02)
+
+
 def daemon_socket(storage: str | None) -> Path:
     try:
         return socket_path(storage)

@@ -26,7 +26,8 @@ from typing import Any, Final
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus
-from mcp.shared.subscriptions import ResourceUpdated
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+from mcp_types import Resource
 
 from contextls import __version__
 from contextls.core.secrets import is_secret_path
@@ -89,9 +90,13 @@ class Connection:
         loop = asyncio.get_running_loop()
         pending: set[asyncio.Task[None]] = set()
 
+        async def changed() -> None:
+            await bus.publish(ResourceUpdated(uri=self.context_uri))
+            await bus.publish(ResourcesListChanged())  # the items are resources too
+
         def on_notification(note: ReceivedNotification) -> None:
             if note.method == Notification.DID_CHANGE_STATUS:
-                task = loop.create_task(bus.publish(ResourceUpdated(uri=self.context_uri)))
+                task = loop.create_task(changed())
                 pending.add(task)
                 task.add_done_callback(pending.discard)
 
@@ -129,6 +134,41 @@ class Connection:
         return absolute.as_uri()
 
 
+class ContextMCPServer(MCPServer[None]):
+    """Lists every item of the window as a resource, besides the registered ones."""
+
+    def __init__(self, connection: Connection, **options: Any) -> None:
+        super().__init__(**options)
+        self._connection = connection
+
+    async def list_resources(self) -> list[Resource]:
+        listed = await super().list_resources()
+        client = self._connection.client
+        if client is None:
+            return listed
+        try:
+            items = (
+                await client.call(Requests.LIST, ListParams(workspace=self._connection.workspace))
+            ).items
+        except (ContextlsError, ServerGoneError):
+            return listed
+        return [
+            *listed,
+            *(
+                Resource(
+                    uri=f"{CONTEXT_SCHEME}://item/{item.id}",
+                    name=item.id,
+                    title=item.label,
+                    description=f"{item.kind}, {item.tokens} tokens"
+                    + (", pinned" if item.pinned else "")
+                    + (", stale" if item.stale else ""),
+                    mime_type="text/plain",
+                )
+                for item in items
+            ),
+        ]
+
+
 def build(place: Place) -> MCPServer:
     """The MCP server of ``place``'s workspace."""
     connection = Connection(place)
@@ -142,8 +182,9 @@ def build(place: Place) -> MCPServer:
         finally:
             await connection.close()
 
-    server: MCPServer = MCPServer(
-        "contextls",
+    server = ContextMCPServer(
+        connection,
+        name="contextls",
         version=__version__,
         instructions=INSTRUCTIONS,
         log_level="WARNING",  # a refusal is the agent's to read, not a log line

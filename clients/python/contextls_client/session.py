@@ -15,11 +15,12 @@ from contextls.protocol import (
     ConfigureParams,
     ContextItem,
     Requests,
+    ServerInfoParams,
     WindowSettingsChange,
 )
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
-from contextls_client.daemon import connect_or_start, daemon_socket, wanted
+from contextls_client.daemon import connect_or_start, daemon_socket, stop_daemon, wanted
 from contextls_client.human import eviction_lines
 from contextls_client.messages import ContextlsError
 from contextls_client.socket_client import DaemonClient
@@ -141,8 +142,7 @@ async def open_session(
     """Reach the daemon (or spawn a server), initialise for ``place``, and end the session."""
     if client is None:
         if wanted(place.storage):
-            connected = connect_or_start(place.storage)
-            client = DaemonClient(daemon_socket(place.storage), connected=connected)
+            client = await _current_daemon(place, console)
         else:
             from contextls_client.lsp_client import ContextlsClient
 
@@ -155,6 +155,31 @@ async def open_session(
             yield session
     finally:
         session.flush_evictions()
+
+
+async def _current_daemon(place: Place, console: Console) -> DaemonClient:
+    """A session on the daemon, which runs this contextls's code.
+
+    A daemon started before contextls was upgraded would go on serving the old
+    code (and protocol) until it idles out: it is asked its version, and one
+    that differs is stopped (it commits first) and started anew, once.
+    """
+    from contextls import __version__
+
+    path = daemon_socket(place.storage)
+    client = DaemonClient(path, connected=connect_or_start(place.storage))
+    await client.start()
+    info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
+    if info.version == __version__:
+        return client
+    await client.close()
+    console.note(
+        f"contextls: the daemon runs contextls {info.version}, this is {__version__}; restarting it"
+    )
+    stop_daemon(path, info.pid)
+    fresh = DaemonClient(path, connected=connect_or_start(place.storage))
+    await fresh.start()
+    return fresh
 
 
 async def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:

@@ -79,6 +79,8 @@ class DaemonClient:
         self._ids = itertools.count(1)
 
     async def start(self) -> None:
+        if self._sock is not None:
+            return  # already connected (asked the daemon's version first, say)
         if self._connected is not None:
             self._sock, self._connected = self._connected, None
             self._sock.settimeout(self.request_timeout)

@@ -437,6 +437,13 @@
       (contextls-remove "ctx-1")
       (should (null (contextls-test--items)))
       (contextls-restore "ctx-1")
+      ;; Restoring what is already in the window changes nothing, and says so.
+      (let (said)
+        (cl-letf (((symbol-function 'message)
+                   (lambda (format &rest args) (push (apply #'format format args) said))))
+          (should (equal (append (plist-get (contextls-restore "ctx-1") :alreadyInWindow) nil)
+                         '("ctx-1"))))
+        (should (member "contextls: ctx-1 is already in the window" said)))
       (cl-letf (((symbol-function 'yes-or-no-p) #'ignore))
         (contextls-clear))
       (should (contextls-test--items))

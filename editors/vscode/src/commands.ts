@@ -321,7 +321,11 @@ export class Commands {
       ids = [picked.id];
     }
     const result = await this.client.request(ext.restore, { workspace: this.workspace(), ids: nonEmpty(ids) });
-    vscode.window.setStatusBarMessage(`contextls: restored ${result.items.map((i) => i.label).join(', ')}`, 4000);
+    const said = [
+      ...result.items.map((i) => `restored ${i.label}`),
+      ...result.alreadyInWindow.map((id) => `${id} is already in the window`),
+    ];
+    vscode.window.setStatusBarMessage(`contextls: ${said.join('; ') || 'nothing to restore'}`, 4000);
     return result.items;
   }
 

@@ -83,7 +83,8 @@ def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
     if isinstance(title, str) and title.strip():
         return _shorten(title.strip())
     if kind == "error":
-        return _shorten(f"error: {error_line(content)}")
+        # Listings show the kind beside the label: the label is what went wrong, alone.
+        return _shorten(error_line(content) or "error")
     first = _first_line(content)
     return _shorten(f"{kind}: {first}" if first else kind)
 
@@ -100,7 +101,7 @@ def error_line(content: str) -> str:
     """The line that says what went wrong: a Python traceback's last exception line
     (``KeyError: 'x'``), else the first line that looks like an error message
     (``error:``, ``E   ...`` from pytest, ``...Error``), else the first line; without a
-    leading ``error:``, which the label already says."""
+    leading ``error:``, which the item's kind already says."""
     lines = [line.strip() for line in content.splitlines() if line.strip()]
     if not lines:
         return ""

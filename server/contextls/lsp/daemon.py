@@ -107,7 +107,7 @@ class Daemon:
         if self._idle is not None:
             self._idle.cancel()
             self._idle = None
-        log.info("a client connected (%d now)", len(self.connections))
+        log.debug("a client connected (%d now)", len(self.connections))
 
     def closed(self, connection: Connection) -> None:
         self.connections.discard(connection)
@@ -116,7 +116,7 @@ class Daemon:
             self.service.commit()
         except Exception:
             log.exception("committing after a client left failed")
-        log.info("a client left (%d now)", len(self.connections))
+        log.debug("a client left (%d now)", len(self.connections))
         if not self.connections:
             self._arm_idle()
 

@@ -7,15 +7,13 @@ foreground to watch its log.
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import time
 from pathlib import Path
 
 from contextls.places import socket_path
 from contextls.protocol import Requests, ServerInfo, ServerInfoParams
-from contextls_client.daemon import DaemonError, connect, connect_or_start, is_listening
+from contextls_client.daemon import connect, connect_or_start, stop_daemon
 from contextls_client.human import count
 from contextls_client.session import Invocation, UsageError
 from contextls_client.socket_client import DaemonClient
@@ -42,14 +40,7 @@ async def run_daemon(invocation: Invocation) -> int:
         return 1 if action == "status" else 0
     info = await server_info(path, connected)
     if action == "stop":
-        os.kill(info.pid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while is_listening(path):
-            if time.monotonic() > deadline:
-                raise DaemonError(
-                    f"the daemon (pid {info.pid}) did not stop within {STOP_TIMEOUT:g}s"
-                )
-            time.sleep(0.02)
+        stop_daemon(path, info.pid, STOP_TIMEOUT)
         console.json({"running": False, "stopped": info.pid})
         console.out(f"stopped the daemon (pid {info.pid})")
         return 0
