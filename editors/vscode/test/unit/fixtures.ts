@@ -20,6 +20,7 @@ export function status(overrides: Partial<Status> = {}): Status {
     archiveBytes: 0,
     prunedTotal: 0,
     lastPruned: null,
+    semantic: null,
     ...overrides,
   };
 }
