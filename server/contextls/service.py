@@ -144,6 +144,9 @@ class ContextService:
         if store is None or not store.needs_scrub:
             return
         try:
+            from contextls.semantic import hooks  # semantic hook (issue 15)
+
+            hooks.before_scrub(store)
             store.scrub()
         except Exception as error:
             log.exception("scrubbing forgotten items out of %s failed", store.location)

@@ -87,7 +87,10 @@ def fill(path: Path, items: int, model_id: str) -> None:
         block /= np.linalg.norm(block, axis=1, keepdims=True)
         db.executemany(
             "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES (?, ?, 0, ?, ?)",
-            ((ROOT, f"ctx-{start + n}", model_id, row.tobytes()) for n, row in enumerate(block)),
+            (
+                (ROOT, f"ctx-{start + n}", model_id, blob)
+                for n, blob in enumerate(vectors.pack(block))
+            ),
         )
     db.execute("DELETE FROM semantic_queue")  # all embedded
     db.execute("COMMIT")

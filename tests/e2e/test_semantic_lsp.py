@@ -135,3 +135,35 @@ async def test_bad_model_falls_back_to_keyword_with_a_warning(
     assert model in found["warning"]
     assert "_backoff_put" in found["hits"][0]["item"]["content"]
     assert (await session.call("contextls/status"))["archivedCount"] == len(NOTES) - 2
+
+
+def _count(storage: Path, sql: str) -> int:
+    with sqlite3.connect(storage) as db:
+        try:
+            return int(db.execute(sql).fetchone()[0])
+        except sqlite3.OperationalError:  # the engine has not added its tables yet
+            return 0
+
+
+async def test_window_items_are_embedded_before_eviction_and_forget_takes_vectors(
+    start: Starter, storage: Path
+) -> None:
+    session = await start({"maxItems": 2})
+    await session.call("contextls/addText", kind="code", content=NOTES[0])
+    # Once its text has settled and the server is idle, the window item has vectors.
+    window_rows = "SELECT count(*) FROM semantic_window WHERE id = 'ctx-1'"
+    for _ in range(100):
+        if _count(storage, window_rows):
+            break
+        await asyncio.sleep(0.1)
+    assert _count(storage, window_rows) == 1
+    for note in NOTES[1:3]:  # ctx-1 is evicted
+        await session.call("contextls/addText", kind="code", content=note)
+    found = await session.call("contextls/search", query=PARAPHRASE, mode="semantic", limit=1)
+    assert found["hits"][0]["item"]["id"] == "ctx-1" and not found.get("warning"), found
+    assert _count(storage, "SELECT count(*) FROM semantic_vectors WHERE id = 'ctx-1'") == 1
+    assert _count(storage, window_rows) == 0  # moved, not copied twice
+    await session.call("contextls/forget", ids=["ctx-1"])
+    assert _count(storage, "SELECT count(*) FROM semantic_vectors WHERE id = 'ctx-1'") == 0
+    found = await session.call("contextls/search", query=PARAPHRASE, mode="semantic", limit=3)
+    assert "ctx-1" not in [hit["item"]["id"] for hit in found["hits"]]

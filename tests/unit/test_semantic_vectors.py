@@ -40,7 +40,7 @@ def _store(db: sqlite3.Connection, root: str, item_id: str, *rows: "np.ndarray")
     (item,) = [p for p in vectors.claim(db, "t", 0, 1000) if p.id == item_id] or [
         vectors.Pending(0, root, item_id, item_id)
     ]
-    vectors.store(db, item, "m1", np.stack(rows))
+    vectors.store(db, item, "m1", vectors.pack(np.stack(rows)))
     db.execute("COMMIT")
 
 
@@ -105,11 +105,8 @@ def test_index_refresh_sees_new_replaced_and_swept_vectors(tmp_path) -> None:
     assert index.items == 2
     assert index.search(scanner, _unit(0.0, 0.0, 1.0), limit=1)[0][0] == "a"
     assert index.search(scanner, _unit(1.0), limit=3)[0][1] < 0.5  # the old "a" scores 0
-    # "b" leaves the archive (restored, forgotten): a sweep deletes its vectors.
+    # "b" leaves the archive (restored, forgotten): its vectors go with it.
     db.execute("DELETE FROM archive WHERE id = 'b'")
-    db.execute("BEGIN IMMEDIATE")
-    assert vectors.sweep(db, 0)[1] == 1
-    db.execute("COMMIT")
     index.refresh(db)
     assert index.items == 1
     assert [i for i, _ in index.search(scanner, _unit(0.0, 1.0), limit=3)] == ["a"]
@@ -127,3 +124,34 @@ def test_int8_scan_ranks_like_float32() -> None:
     exact = rows @ query
     assert np.abs(approx - exact).max() < 0.01
     assert list(np.argsort(-approx)[:2]) == list(np.argsort(-exact)[:2]) == [17, 42]
+
+
+def test_vectors_of_a_file_from_before_are_packed_in_place_not_re_embedded(tmp_path) -> None:
+    path = str(tmp_path / "s.db")
+    db = _db(path)
+    _archive(db, "r", "old", "old text")
+    db.execute("DELETE FROM semantic_queue")
+    row = _unit(0.6, 0.8)
+    db.execute(
+        "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES ('r', 'old', 0,"
+        " 'm1', ?)",
+        (row.astype("<f4").tobytes(),),
+    )
+    db.execute("DELETE FROM semantic_meta WHERE key = 'format'")  # as the file was
+    db.close()
+    db = _db(path)
+    (blob,) = db.execute("SELECT vector FROM semantic_vectors").fetchone()
+    assert len(blob) == vectors.ROW_BYTES
+    assert vectors.pending_count(db, "r") == 0
+    index = vectors.VectorIndex("r", "m1")
+    index.refresh(db)
+    assert index.search(Scanner(384), row, 1)[0][1] == pytest.approx(1.0, abs=0.01)
+
+
+def test_packed_rows_keep_the_cosine() -> None:
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((50, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    quantized, factors = vectors.unpack(vectors.pack(rows))
+    approx = Scanner(384).scores(quantized, factors, rows[7])
+    assert np.abs(approx - rows @ rows[7]).max() < 0.01

@@ -42,7 +42,11 @@ MODEL_ENV: Final = "CONTEXTLS_SEMANTIC_MODEL"
 DISABLE_ENV: Final = "CONTEXTLS_SEMANTIC"
 """Set to ``off`` to run keyword-only even when the extra is installed."""
 CATCH_UP_SECONDS: Final = 0.25
-"""A search first embeds what its root still has queued, for at most this long."""
+"""A search first embeds what its root still has queued, for at most this long..."""
+CATCH_UP_ITEMS: Final = 8
+"""...when no more than this many wait. Evicted items were mostly embedded while in
+the window, and their vectors are only copied; a bigger backlog (a bulk add) is the
+worker's, and the search answers at once with a warning instead of waiting for it."""
 WORKER_BATCH: Final = 8
 
 _engines: dict[str, Engine] = {}
@@ -190,8 +194,10 @@ class Engine:
             return False
         if self._worker is not None and self._worker.is_alive():
             return None
-        if self._caught_up and not vectors.has_work(self._read or self._write, indexer.now_ms()):
-            return False
+        db = self._read or self._write
+        if self._caught_up and not vectors.has_work(db, indexer.now_ms()):
+            # Window items whose text is still changing: look again after the next pause.
+            return None if vectors.window_waits(db) else False
         self._caught_up = False
         self._worker = threading.Thread(
             target=self._work,
@@ -210,9 +216,9 @@ class Engine:
                 with self._write_lock:
                     done = indexer.index_some(db, embedder, WORKER_BATCH, go_on=idle)
                     self.stored += done
-                    if done:
-                        continue
-                    if vectors.has_work(db, indexer.now_ms()):
+                    if done or vectors.archive_work(db, indexer.now_ms()):
+                        continue  # the archive first: what is searched
+                    if indexer.index_window(db, embedder, WORKER_BATCH, go_on=idle):
                         continue
                     if not self._sweep(db):
                         self._caught_up = True
@@ -226,6 +232,8 @@ class Engine:
     def _sweep(self, db: sqlite3.Connection) -> bool:
         """One step of deleting vectors of items that left the archive; True if more."""
         if self._sweep_from < 0:
+            vectors.drop_window_orphans(db)
+            vectors.trim_gone(db)
             # Cheap check first: more items with vectors than the archive can explain.
             with_vectors = db.execute(
                 "SELECT count(*) FROM semantic_vectors WHERE chunk = 0"
@@ -243,6 +251,14 @@ class Engine:
             raise
         self._sweep_from = last if last else -1
         return True
+
+    def drop_orphans(self) -> None:
+        """Before a forget's scrub: window vectors of forgotten items go first, so the
+        VACUUM that follows leaves nothing of them in the file."""
+        if self._embedder is None or self._write is None:
+            return
+        with self._write_lock:
+            vectors.drop_window_orphans(self._write)
 
     def stop(self) -> None:
         """No new work; wait for the item being embedded."""
@@ -262,8 +278,9 @@ class Engine:
         embedder = self._ready()
         if embedder is None or self._write is None or self._read is None:
             return 0
-        if not vectors.pending_count(self._read, root):
-            return 0
+        waiting = vectors.pending_count(self._read, root)
+        if not waiting or waiting > CATCH_UP_ITEMS:
+            return waiting
         if not self._write_lock.acquire(blocking=False):
             return vectors.pending_count(self._read, root)  # the worker is on it
         try:

@@ -75,3 +75,8 @@ def process_status(store: Store) -> SemanticStatus:
 def index_some(store: Store, idle: object) -> bool | None:
     """An idle turn: embed in the background while ``idle()`` (see ``engine.index_some``)."""
     return engine_for(store.location).index_some(idle)  # type: ignore[arg-type]
+
+
+def before_scrub(store: Store) -> None:
+    """A forget committed: vectors of forgotten window items go before the VACUUM."""
+    engine_for(store.location).drop_orphans()

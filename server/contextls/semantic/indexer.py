@@ -34,10 +34,13 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+PREFIX_CHARS = 64 * 1024
+"""Text tokenised per item: 8 chunks never need more."""
+
+
 def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
     """One unit vector per ~256-piece chunk of ``content`` (the first ``MAX_CHUNKS``)."""
-    # Tokenise a bounded prefix: 8 chunks never need more than ~64 KB of text.
-    return embedder.embed_ids(chunk_ids(embedder.pieces(content[: 64 * 1024]))[:MAX_CHUNKS])
+    return embedder.embed_ids(chunk_ids(embedder.pieces(content[:PREFIX_CHARS]))[:MAX_CHUNKS])
 
 
 def _transaction(db: sqlite3.Connection, work: Callable[[], object]) -> object:
@@ -69,19 +72,67 @@ def index_some(
     claimed: list[vectors.Pending] = _transaction(  # type: ignore[assignment]
         db, lambda: vectors.claim(db, owner, clock(), batch, root)
     )
-    done: list[tuple[vectors.Pending, npt.NDArray[np.float32]]] = []
-    for n, item in enumerate(claimed):
-        if n and not go_on():
-            break
-        done.append((item, embed_item(embedder, item.content)))
+    model = embedder.model_id
+    done: list[tuple[vectors.Pending, list[bytes]]] = []
+    for item in claimed:
+        made = vectors.window_vectors(db, item, model, vectors.digest(item.content[:PREFIX_CHARS]))
+        if not made:  # not embedded while it was in the window: embed it now
+            if done and not go_on():
+                break
+            made = vectors.pack(embed_item(embedder, item.content))
+        done.append((item, made))
     left = [item.rowid for item in claimed[len(done) :]]
 
     def save() -> None:
-        for item, matrix in done:
-            vectors.store(db, item, embedder.model_id, matrix)
+        for item, packed in done:
+            vectors.store(db, item, model, packed)
         if left:
             vectors.release(db, left)
 
     if done or left:
         _transaction(db, save)
     return len(done)
+
+
+def index_window(
+    db: sqlite3.Connection,
+    embedder: Embedder,
+    batch: int = 8,
+    go_on: Callable[[], bool] = lambda: True,
+    clock: Callable[[], int] = now_ms,
+) -> int:
+    """Embed up to ``batch`` settled window items whose text has no vectors yet.
+
+    Items not reached because ``go_on`` said no are queued again. Returns how
+    many were taken off the queue.
+    """
+    taken: list[vectors.Pending] = _transaction(  # type: ignore[assignment]
+        db, lambda: vectors.take_window(db, clock(), batch)
+    )
+    model = embedder.model_id
+    done: list[tuple[vectors.Pending, bytes, list[bytes]]] = []
+    stopped: list[vectors.Pending] = []
+    for item in taken:
+        made_from = vectors.digest(item.content[:PREFIX_CHARS])
+        if vectors.window_vectors(db, item, model, made_from):
+            continue  # written again (pinned, moved) without a change of text
+        if stopped or (done and not go_on()):
+            stopped.append(item)
+            continue
+        done.append((item, made_from, vectors.pack(embed_item(embedder, item.content))))
+
+    def save() -> None:
+        for item, made_from, packed in done:
+            # Evicted meanwhile: the archive queue has it and embeds it there.
+            if db.execute(
+                "SELECT 1 FROM items WHERE root = ? AND id = ?", (item.root, item.id)
+            ).fetchone():
+                vectors.store_window(db, item, model, made_from, packed)
+        db.executemany(
+            "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) VALUES (?, ?, 0)",
+            [(item.root, item.id) for item in stopped],
+        )
+
+    if done or stopped:
+        _transaction(db, save)
+    return len(taken)

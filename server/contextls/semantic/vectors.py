@@ -17,6 +17,17 @@ Vectors of items that left the archive (restored, forgotten, pruned) are swept
 in the background (``sweep``); searches never return them meanwhile, because
 hits are checked against the archive. Each sweep logs what it deleted in
 ``semantic_gone``, so an index in memory drops those rows without a reload.
+
+Vectors are stored as the index holds them: 384 uint8 (zero point 128) and a
+float32 factor per row (``pack``), 388 bytes instead of float32's 1,536. The
+store pages are 1 KiB, so float32 rows spilled into overflow pages; reading
+100,000 of them and quantising took ~0.9 s of a cold start, the packed rows
+~0.2 s. Files from before are converted in place once (``install``).
+
+Items still in the window are embedded too, once their text has settled
+(``WINDOW_SETTLE_MS``), into ``semantic_window``: when one is evicted its
+vectors are copied from there instead of embedded, so what was just evicted
+is searchable by meaning at once, without an embedding on a search's path.
 """
 
 from __future__ import annotations
@@ -37,6 +48,13 @@ SWEEP_BATCH: Final = 5_000
 """Vector rows checked per sweep step (an index lookup each: ~5 ms)."""
 GONE_KEEP: Final = 50_000
 """Entries kept in ``semantic_gone``; an index that fell further behind reloads."""
+FORMAT: Final = "u8+f32scale"
+ROW_BYTES: Final = DIMENSIONS + 4
+WINDOW_SETTLE_MS: Final = 2_000
+"""A window item is embedded once its text has not changed for this long: a file
+followed while it is typed in changes every half second, and each embedding of a
+whole file costs ~0.1 s of a core."""
+_NOW_MS: Final = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS semantic_vectors (
@@ -62,6 +80,38 @@ SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS semantic_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     """CREATE TRIGGER IF NOT EXISTS semantic_queue_archived AFTER INSERT ON archive BEGIN
         INSERT OR IGNORE INTO semantic_queue (rowid) VALUES (new.rowid);
+    END""",
+    # An item leaving the archive (restored, pruned, forgotten, merged) takes its
+    # vectors along in the same transaction: a forget's secure_delete zeroes them too.
+    """CREATE TRIGGER IF NOT EXISTS semantic_unarchived AFTER DELETE ON archive
+    WHEN EXISTS (SELECT 1 FROM semantic_vectors WHERE root = old.root AND id = old.id) BEGIN
+        INSERT INTO semantic_gone (root, id) VALUES (old.root, old.id);
+        DELETE FROM semantic_vectors WHERE root = old.root AND id = old.id;
+    END""",
+    # Window items: queued on every write of the item (a replace restarts the wait).
+    """CREATE TABLE IF NOT EXISTS semantic_window_queue (
+        root TEXT NOT NULL,
+        id TEXT NOT NULL,
+        queued_at INTEGER NOT NULL,
+        PRIMARY KEY (root, id)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS semantic_window (
+        rowid INTEGER PRIMARY KEY,
+        root TEXT NOT NULL,
+        id TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        digest BLOB NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS semantic_window_key ON semantic_window (root, id, chunk)",
+    f"""CREATE TRIGGER IF NOT EXISTS semantic_window_queued AFTER INSERT ON items BEGIN
+        INSERT OR REPLACE INTO semantic_window_queue (root, id, queued_at)
+        VALUES (new.root, new.id, {_NOW_MS});
+    END""",
+    # Evicted, forgotten or merged before it settled: nothing to embed any more.
+    """CREATE TRIGGER IF NOT EXISTS semantic_window_left AFTER DELETE ON items BEGIN
+        DELETE FROM semantic_window_queue WHERE root = old.root AND id = old.id;
     END""",
 )
 
@@ -89,15 +139,73 @@ def install(db: sqlite3.Connection, model: str) -> None:
             if row is not None:
                 _log_gone(db, "SELECT DISTINCT root, id FROM semantic_vectors")
             db.execute("DELETE FROM semantic_vectors")
+            db.execute("DELETE FROM semantic_window")
             db.execute("DELETE FROM semantic_claims")
             db.execute("INSERT OR IGNORE INTO semantic_queue (rowid) SELECT rowid FROM archive")
             db.execute(
                 "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('model', ?)", (model,)
             )
+        # Window items written before the trigger existed (or by another model).
+        db.execute(
+            "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) "
+            "SELECT root, id, 0 FROM items AS i WHERE NOT EXISTS (SELECT 1 FROM semantic_window "
+            "AS w WHERE w.root = i.root AND w.id = i.id AND w.model = ?)",
+            (model,),
+        )
+        form = db.execute("SELECT value FROM semantic_meta WHERE key = 'format'").fetchone()
+        if form is None or form[0] != FORMAT:
+            _pack_float_rows(db)
+            db.execute(
+                "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('format', ?)", (FORMAT,)
+            )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def pack(matrix: npt.NDArray[np.float32]) -> list[bytes]:
+    """Unit rows → one stored vector each: uint8 row, then its float32 factor."""
+    import numpy as np
+
+    from .scan import quantize_rows
+
+    quantized, unscale = quantize_rows(np.asarray(matrix, dtype=np.float32))
+    factors = unscale.astype("<f4")
+    return [
+        row.tobytes() + factor.tobytes() for row, factor in zip(quantized, factors, strict=True)
+    ]
+
+
+def unpack(
+    blobs: list[bytes],
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
+    """Stored vectors → (uint8 rows, factors), as ``scan.Scanner.scores`` takes them."""
+    import numpy as np
+
+    block = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(-1, ROW_BYTES)
+    factors = block[:, DIMENSIONS:].copy().view("<f4").reshape(-1)
+    return block[:, :DIMENSIONS], factors.astype(np.float32)
+
+
+def _pack_float_rows(db: sqlite3.Connection) -> None:
+    """Convert float32 vectors (files from before ``FORMAT``) in place; no re-embedding."""
+    import numpy as np
+
+    width = DIMENSIONS * 4
+    after = 0
+    while rows := db.execute(
+        "SELECT rowid, vector FROM semantic_vectors WHERE rowid > ? AND length(vector) = ? "
+        "ORDER BY rowid LIMIT 10000",
+        (after, width),
+    ).fetchall():
+        block = np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f4")
+        packed = pack(block.reshape(-1, DIMENSIONS))
+        db.executemany(
+            "UPDATE semantic_vectors SET vector = ? WHERE rowid = ?",
+            [(blob, rowid) for blob, (rowid, _) in zip(packed, rows, strict=True)],
+        )
+        after = rows[-1][0]
 
 
 def _log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object, ...] = ()) -> int:
@@ -106,12 +214,103 @@ def _log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object,
 
 
 def has_work(db: sqlite3.Connection, now_ms: int) -> bool:
+    """Archived items to embed, or window items whose text has settled."""
+    return archive_work(db, now_ms) or bool(
+        db.execute(
+            "SELECT EXISTS (SELECT 1 FROM semantic_window_queue WHERE queued_at <= ?)",
+            (now_ms - WINDOW_SETTLE_MS,),
+        ).fetchone()[0]
+    )
+
+
+def archive_work(db: sqlite3.Connection, now_ms: int) -> bool:
+    """Archived items queued, or claimed by a process whose lease ran out."""
     row = db.execute(
         "SELECT EXISTS (SELECT 1 FROM semantic_queue) "
         "OR EXISTS (SELECT 1 FROM semantic_claims WHERE until <= ?)",
         (now_ms,),
     ).fetchone()
     return bool(row[0])
+
+
+def window_waits(db: sqlite3.Connection) -> bool:
+    """Window items queued whose text has not settled yet."""
+    return bool(db.execute("SELECT EXISTS (SELECT 1 FROM semantic_window_queue)").fetchone()[0])
+
+
+def digest(content: str) -> bytes:
+    """What a window item's vectors were made from (the embedded prefix of its text)."""
+    import hashlib
+
+    return hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def take_window(db: sqlite3.Connection, now_ms: int, limit: int) -> list[Pending]:
+    """Take up to ``limit`` settled window items off their queue (rowid 0).
+
+    Taking is the claim: the caller holds a write transaction, so two processes
+    never take one item. An item whose vectors already match its text is skipped.
+    """
+    rows = db.execute(
+        "SELECT q.root, q.id, i.content FROM semantic_window_queue AS q "
+        "LEFT JOIN items AS i ON i.root = q.root AND i.id = q.id "
+        "WHERE q.queued_at <= ? LIMIT ?",
+        (now_ms - WINDOW_SETTLE_MS, limit),
+    ).fetchall()
+    db.executemany(
+        "DELETE FROM semantic_window_queue WHERE root = ? AND id = ?", [row[:2] for row in rows]
+    )
+    return [
+        Pending(0, root, item_id, content) for root, item_id, content in rows if content is not None
+    ]
+
+
+def window_vectors(
+    db: sqlite3.Connection, item: Pending, model: str, made_from: bytes
+) -> list[bytes]:
+    """The item's vectors made while it was in the window, if made from this text."""
+    rows = db.execute(
+        "SELECT vector, digest FROM semantic_window WHERE root = ? AND id = ? AND model = ? "
+        "ORDER BY chunk",
+        (item.root, item.id, model),
+    ).fetchall()
+    if not rows or any(row[1] != made_from for row in rows):
+        return []
+    return [row[0] for row in rows]
+
+
+def store_window(
+    db: sqlite3.Connection, item: Pending, model: str, made_from: bytes, packed: list[bytes]
+) -> None:
+    """Keep a window item's vectors until it is evicted; the caller commits."""
+    db.execute("DELETE FROM semantic_window WHERE root = ? AND id = ?", (item.root, item.id))
+    db.executemany(
+        "INSERT INTO semantic_window (root, id, chunk, digest, model, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(item.root, item.id, n, made_from, model, blob) for n, blob in enumerate(packed)],
+    )
+
+
+_WINDOW_ORPHANS: Final = (
+    "FROM semantic_window WHERE NOT EXISTS (SELECT 1 FROM items AS i "
+    "WHERE i.root = semantic_window.root AND i.id = semantic_window.id)"
+)
+
+
+def drop_window_orphans(db: sqlite3.Connection) -> bool:
+    """Delete window vectors of items that left the window without being archived
+    (merged into another item, say); True if there were any. Autocommit."""
+    if not db.execute(f"SELECT EXISTS (SELECT 1 {_WINDOW_ORPHANS})").fetchone()[0]:
+        return False
+    db.execute(f"DELETE {_WINDOW_ORPHANS}")
+    return True
+
+
+def trim_gone(db: sqlite3.Connection) -> None:
+    """Keep the last ``GONE_KEEP`` entries of the log of items that left (autocommit)."""
+    first, last = db.execute("SELECT min(seq), max(seq) FROM semantic_gone").fetchone()
+    if last is not None and last - first >= GONE_KEEP + GONE_KEEP // 10:
+        db.execute("DELETE FROM semantic_gone WHERE seq <= ?", (last - GONE_KEEP,))
 
 
 def pending_count(db: sqlite3.Connection, root: str | None = None) -> int:
@@ -168,13 +367,8 @@ def release(db: sqlite3.Connection, rowids: list[int]) -> None:
     )
 
 
-def store(
-    db: sqlite3.Connection,
-    item: Pending,
-    model: str,
-    vectors: npt.NDArray[np.float32],
-) -> None:
-    """Replace the item's vectors (one per chunk) and drop its claim; the caller commits."""
+def store(db: sqlite3.Connection, item: Pending, model: str, packed: list[bytes]) -> None:
+    """Replace the item's vectors (``pack``: one per chunk), drop its claim; the caller commits."""
     db.execute("DELETE FROM semantic_claims WHERE rowid = ?", (item.rowid,))
     if db.execute(
         "SELECT 1 FROM semantic_vectors WHERE root = ? AND id = ? AND model = ? LIMIT 1",
@@ -185,11 +379,10 @@ def store(
         db.execute("DELETE FROM semantic_vectors WHERE root = ? AND id = ?", (item.root, item.id))
     db.executemany(
         "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES (?, ?, ?, ?, ?)",
-        [
-            (item.root, item.id, n, model, row.astype("<f4").tobytes())
-            for n, row in enumerate(vectors)
-        ],
+        [(item.root, item.id, n, model, blob) for n, blob in enumerate(packed)],
     )
+    # Its copy from the window, if any, has served.
+    db.execute("DELETE FROM semantic_window WHERE root = ? AND id = ?", (item.root, item.id))
 
 
 def sweep(db: sqlite3.Connection, after: int, batch: int = SWEEP_BATCH) -> tuple[int, int]:
@@ -307,22 +500,18 @@ class VectorIndex:
         self._items -= len(dropped)
 
     def _append(self, db: sqlite3.Connection) -> None:
-        import numpy as np
-
-        from .scan import quantize_rows
-
         cursor = db.execute(
             "SELECT rowid, id, vector FROM semantic_vectors "
             "WHERE rowid > ? AND root = ? AND model = ? ORDER BY rowid",
             (self._last_rowid, self.root, self.model),
         )
         while page := cursor.fetchmany(4096):
-            width = DIMENSIONS * 4
-            blobs = [blob for _, _, blob in page if len(blob) == width]
+            blobs = [blob for _, _, blob in page if len(blob) == ROW_BYTES]
             if len(blobs) != len(page):
-                page = [row for row in page if len(row[2]) == width]
-            block = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, DIMENSIONS)
-            quantized, unscale = quantize_rows(block)
+                page = [row for row in page if len(row[2]) == ROW_BYTES]
+            if not page:
+                continue
+            quantized, unscale = unpack(blobs)
             self._grow(len(page))
             end = self._count + len(page)
             self._rows[self._count : end] = quantized

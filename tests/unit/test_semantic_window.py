@@ -1,0 +1,160 @@
+"""Window items are embedded before they are evicted; an eviction copies their vectors.
+
+Real model (the ``contextls[semantic]`` extra), real store file, the indexer's
+own functions with a clock passed in, so "settled" needs no sleeping.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("onnxruntime")
+
+from contextls.core.items import Item  # noqa: E402
+from contextls.semantic import indexer, vectors  # noqa: E402
+from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
+from contextls.semantic.model import Embedder  # noqa: E402
+from contextls.store import Store  # noqa: E402
+
+ROOT = "file:///ws"
+SOURCE = "def _backoff_put(url, body):\n    for attempt in range(5):\n        sleep(2 ** attempt)\n"
+
+
+class CountingEmbedder:
+    """The real embedder, counting the chunks it embeds."""
+
+    def __init__(self, real: Embedder) -> None:
+        self.real = real
+        self.model_id = real.model_id
+        self.chunks = 0
+
+    def pieces(self, text: str) -> list[int]:
+        return self.real.pieces(text)
+
+    def embed_ids(self, id_lists: list[list[int]]) -> np.ndarray:
+        self.chunks += len(id_lists)
+        return self.real.embed_ids(id_lists)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def _item(item_id: str, content: str, seq: int = 1) -> Item:
+    return Item(item_id, "code", content, {}, 0, 10, seq=seq, encoding="o200k_base")
+
+
+def _open(path: Path, embedder: Embedder) -> tuple[Store, sqlite3.Connection]:
+    store = Store(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    vectors.install(db, embedder.model_id)
+    return store, db
+
+
+def _settled() -> int:
+    return indexer.now_ms() + vectors.WINDOW_SETTLE_MS + 1
+
+
+def _evict(store: Store, item: Item) -> None:
+    with store.write():
+        store.delete_items(ROOT, [item.id])
+        store.archive(ROOT, [item], "maxItems", 0)
+
+
+def test_a_window_item_waits_until_its_text_settles(tmp_path: Path, embedder: Embedder) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    with store.write():
+        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
+    assert vectors.window_waits(db)
+    assert not vectors.has_work(db, indexer.now_ms())
+    assert indexer.index_window(db, embedder, clock=indexer.now_ms) == 0
+    assert indexer.index_window(db, embedder, clock=_settled) == 1
+    assert db.execute("SELECT count(*) FROM semantic_window").fetchone()[0] == 1
+    assert not vectors.window_waits(db)
+
+
+def test_an_evicted_item_takes_its_window_vectors_without_embedding(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    item = _item("ctx-1", SOURCE)
+    with store.write():
+        store.save_items(ROOT, [item])
+    indexer.index_window(db, embedder, clock=_settled)
+    (made,) = db.execute("SELECT vector FROM semantic_window").fetchone()
+    _evict(store, item)
+    counting = CountingEmbedder(embedder)
+    assert indexer.index_some(db, counting) == 1  # type: ignore[arg-type]
+    assert counting.chunks == 0
+    (stored,) = db.execute("SELECT vector FROM semantic_vectors WHERE id = 'ctx-1'").fetchone()
+    assert stored == made
+    assert db.execute("SELECT count(*) FROM semantic_window").fetchone()[0] == 0
+
+
+def test_text_changed_after_embedding_is_embedded_again_at_eviction(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    with store.write():
+        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
+    indexer.index_window(db, embedder, clock=_settled)
+    changed = _item("ctx-1", SOURCE + "    raise UploadFailed(url)\n", seq=2)
+    _evict(store, changed)  # evicted before the new text settled
+    counting = CountingEmbedder(embedder)
+    assert indexer.index_some(db, counting) == 1  # type: ignore[arg-type]
+    assert counting.chunks == 1
+    (stored,) = db.execute("SELECT vector FROM semantic_vectors WHERE id = 'ctx-1'").fetchone()
+    expected = vectors.pack(embedder.embed_ids([embedder.pieces(changed.content)]))[0]
+    assert stored == expected
+
+
+def test_rewriting_an_item_without_changing_its_text_embeds_nothing(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    with store.write():
+        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
+    indexer.index_window(db, embedder, clock=_settled)
+    with store.write():  # pinned: the row is written again, with the same text
+        store.save_items(ROOT, [_item("ctx-1", SOURCE, seq=3)])
+    counting = CountingEmbedder(embedder)
+    assert indexer.index_window(db, counting, clock=_settled) == 1  # type: ignore[arg-type]
+    assert counting.chunks == 0
+
+
+def test_an_item_leaving_the_archive_takes_its_vectors_at_once(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    item = _item("ctx-1", SOURCE)
+    _evict(store, item)
+    indexer.index_some(db, embedder)
+    assert vectors.indexed_count(db, embedder.model_id, ROOT) == 1
+    with store.write():
+        store.forget(ROOT, ["ctx-1"])
+    assert db.execute("SELECT count(*) FROM semantic_vectors").fetchone()[0] == 0
+    assert db.execute("SELECT id FROM semantic_gone").fetchall() == [("ctx-1",)]
+
+
+def test_a_search_leaves_a_big_backlog_to_the_worker(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path)
+    engine = Engine(str(path))
+    assert engine.available, engine.reason
+    items = [_item(f"ctx-{n}", f"def f{n}(x):\n    return x + {n}\n") for n in range(40)]
+    _evict(store, items[0])
+    assert engine.catch_up(ROOT) == 0  # a small backlog: embedded before the search
+    for item in items[1 : CATCH_UP_ITEMS + 5]:
+        _evict(store, item)
+    started = time.perf_counter()
+    waiting = engine.catch_up(ROOT)
+    assert waiting == CATCH_UP_ITEMS + 4
+    assert time.perf_counter() - started < 0.05
+    engine.stop()
+    store.close()
