@@ -697,8 +697,9 @@ class Workspace:
         items = select(list(self.window), kinds, limit)
         history: list[Item] = []
         scores: dict[str, float] = {}
+        missed: list[str] = []
         if query and query.strip():  # semantic hook (issue 15): hybrid "Relevant history"
-            history, scores = self._storage(
+            history, scores, missed = self._storage(
                 semantic_hooks.history, self, query, kinds, auto_retrieve
             )
         rendered = render(items, fmt, self.tokenizer.count, max_tokens, history)
@@ -710,7 +711,7 @@ class Workspace:
             format=fmt,
             history_ids=rendered.history_ids,
             history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
-            warnings=rendered.warnings,
+            warnings=[*rendered.warnings, *missed],
         )
 
     def search(

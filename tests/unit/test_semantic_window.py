@@ -19,6 +19,7 @@ from contextls.core.items import Item  # noqa: E402
 from contextls.semantic import indexer, vectors  # noqa: E402
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
+from contextls.semantic.retrieval import relevant_history, retrieve  # noqa: E402
 from contextls.store import Store  # noqa: E402
 
 ROOT = "file:///ws"
@@ -156,5 +157,13 @@ def test_a_search_leaves_a_big_backlog_to_the_worker(tmp_path: Path) -> None:
     waiting = engine.catch_up(ROOT)
     assert waiting == CATCH_UP_ITEMS + 4
     assert time.perf_counter() - started < 0.05
+    # Search and render's history both say what they could not look at.
+    with store.write():
+        store.index_backlog()
+    found = retrieve(store, engine, ROOT, "return x", 5, None, "hybrid")
+    history = relevant_history(store, engine, ROOT, "return x", None, auto_retrieve=True)
+    expected = f"{CATCH_UP_ITEMS + 4} archived items not embedded yet"
+    assert found.warning and found.warning.startswith(expected), found.warning
+    assert history.warning == found.warning
     engine.stop()
     store.close()

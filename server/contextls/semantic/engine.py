@@ -281,10 +281,11 @@ class Engine:
         waiting = vectors.pending_count(self._read, root)
         if not waiting or waiting > CATCH_UP_ITEMS:
             return waiting
-        if not self._write_lock.acquire(blocking=False):
-            return vectors.pending_count(self._read, root)  # the worker is on it
+        deadline = time.monotonic() + seconds
+        # The worker stops after the item it is embedding (a request came: not idle).
+        if not self._write_lock.acquire(timeout=seconds):
+            return vectors.pending_count(self._read, root)
         try:
-            deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
                 done = indexer.index_some(
                     self._write,

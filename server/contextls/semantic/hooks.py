@@ -50,13 +50,14 @@ def search(
 
 def history(
     workspace: Workspace, query: str, kinds: Sequence[str] | None, auto_retrieve: bool
-) -> tuple[list[Item], dict[str, float]]:
-    """Render's "Relevant history": items best first, and their scores by id."""
+) -> tuple[list[Item], dict[str, float], list[str]]:
+    """Render's "Relevant history": items best first, their scores by id, and warnings."""
     store = workspace.store
-    hits = relevant_history(
+    found = relevant_history(
         store, engine_for(store.location), workspace.root_uri, query, kinds, auto_retrieve
     )
-    return [hit.item for hit in hits], {hit.item.id: round(hit.score, 4) for hit in hits}
+    scores = {hit.item.id: round(hit.score, 4) for hit in found.hits}
+    return [hit.item for hit in found.hits], scores, [found.warning] if found.warning else []
 
 
 def status(store: Store, root: str) -> SemanticStatus:

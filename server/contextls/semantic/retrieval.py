@@ -132,8 +132,8 @@ def relevant_history(
     query: str,
     kinds: Sequence[str] | None,
     auto_retrieve: bool,
-) -> list[Retrieved]:
-    """Archived items for render's "Relevant history", best first.
+) -> Retrieval:
+    """Archived items for render's "Relevant history", best first, and why it may miss some.
 
     Plain ``query``: the 10 best hybrid (or keyword) hits, as search would give.
     ``autoRetrieve``: up to 50 hits whose cosine passes the threshold, so the
@@ -141,16 +141,17 @@ def relevant_history(
     """
     if not auto_retrieve:
         found = retrieve(store, engine, root, query, HISTORY_LIMIT, kinds, None)
-        hits = found.hits
         if found.mode == "keyword":
-            return hits  # as before the extra
+            return found  # as before the extra
         # The window's budget is precious: only hits close to the best one come along
         # (a keyword hit scores ~1 more than the neighbours found by meaning alone).
-        best = max((hit.score for hit in hits), default=0.0)
-        return [hit for hit in hits if hit.score >= best * HISTORY_RELATIVE]
+        best = max((hit.score for hit in found.hits), default=0.0)
+        close = [hit for hit in found.hits if hit.score >= best * HISTORY_RELATIVE]
+        return Retrieval(close, found.mode, found.warning)
     found = retrieve(store, engine, root, query, AUTO_RETRIEVE_LIMIT, kinds, None)
     if found.mode == "keyword":
-        return found.hits[:HISTORY_LIMIT]
+        return Retrieval(found.hits[:HISTORY_LIMIT], found.mode, found.warning)
     best = max((hit.similarity or 0.0 for hit in found.hits), default=0.0)
     floor = max(AUTO_RETRIEVE_THRESHOLD, best * AUTO_RETRIEVE_RELATIVE)
-    return [hit for hit in found.hits if hit.similarity is not None and hit.similarity >= floor]
+    relevant = [hit for hit in found.hits if (hit.similarity or 0.0) >= floor]
+    return Retrieval(relevant, found.mode, found.warning)
