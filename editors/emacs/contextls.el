@@ -92,6 +92,16 @@ The daemon serves one database: with a :storage in `contextls-settings',
 Each comes with its output."
   :type 'natnum)
 
+(defcustom contextls-search-mode nil
+  "How `contextls-search' finds archived items.
+Nil lets the server choose: by meaning and by words together (hybrid) when
+its semantic search is installed, else by words.  `keyword' matches words
+only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks each time."
+  :type '(choice (const :tag "The server's default" nil)
+                 (const :tag "Words and meaning" hybrid)
+                 (const :tag "Meaning" semantic)
+                 (const :tag "Words" keyword)))
+
 (defcustom contextls-change-delay 0.3
   "Seconds to wait after an edit before telling the server of it."
   :type 'number)
@@ -581,25 +591,41 @@ inputs is `contextls-repl-inputs'."
             nil)))
 
 ;;;###autoload
-(defun contextls-search (query)
-  "Search the archive for QUERY and restore the hit you choose."
-  (interactive (list (read-string "Search the archive: ")))
+(defun contextls-search (query &optional mode)
+  "Search the archive for QUERY and restore the hit you choose.
+MODE is how to search (see `contextls-search-mode', the default); with a
+prefix argument, you are asked."
+  (interactive
+   (list (read-string "Search the archive: ")
+         (if current-prefix-arg
+             (intern (completing-read "Search by: " '("hybrid" "semantic" "keyword") nil t))
+           contextls-search-mode)))
   (let* ((root (contextls--root))
-         (hits (append (plist-get (contextls--request
-                                   :contextls/search
-                                   (contextls--workspace-params root :query query) root)
-                                  :hits)
-                       nil)))
+         (result (contextls--request
+                  :contextls/search
+                  (apply #'contextls--workspace-params root :query query
+                         (and mode (list :mode (symbol-name mode))))
+                  root))
+         (hits (append (plist-get result :hits) nil)))
+    (when (plist-get result :warning)
+      (message "contextls: %s" (plist-get result :warning)))
     (unless hits (user-error "Nothing in the contextls archive matches %s" query))
-    (let* ((candidates
-            (mapcar (lambda (hit)
-                      (let ((item (plist-get hit :item)))
-                        (cons (format "%s  %s  %s" (plist-get item :id) (plist-get item :label)
-                                      (replace-regexp-in-string "\n" " " (plist-get hit :snippet)))
-                              (plist-get item :id))))
-                    hits))
+    (let* ((candidates (mapcar #'contextls--search-candidate hits))
            (choice (completing-read "Restore: " candidates nil t)))
       (contextls-restore (cdr (assoc choice candidates))))))
+
+(defun contextls--search-candidate (hit)
+  "A completion candidate for the search HIT: id, label, how it was found, snippet."
+  (let ((item (plist-get hit :item)))
+    (cons (format "%s  %s  [%s]  %s" (plist-get item :id) (plist-get item :label)
+                  (contextls--found-by (append (plist-get hit :modes) nil))
+                  (replace-regexp-in-string "\n" " " (plist-get hit :snippet)))
+          (plist-get item :id))))
+
+(defun contextls--found-by (modes)
+  "Return how a hit was found, from MODES (the server's names for its ways)."
+  (mapconcat (lambda (mode) (pcase mode ("semantic" "meaning") ("keyword" "words") (_ mode)))
+             modes "+"))
 
 ;;;###autoload
 (defun contextls-restore (id)

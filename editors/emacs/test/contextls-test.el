@@ -451,6 +451,34 @@
         (contextls-clear))
       (should (null (contextls-test--items))))))
 
+(ert-deftest contextls-test-search-by-meaning-says-how-each-hit-was-found ()
+  (contextls-test--with-workspace nil
+    (let ((contextls-settings '(:maxItems 1))
+          offered)
+      (contextls-add-text (concat "def _backoff_put(url, body):\n"
+                                  "    for attempt in range(5):\n"
+                                  "        if put(url, body).ok:\n            return\n"
+                                  "        sleep(2 ** attempt)\n"))
+      (contextls-add-text "Meeting notes: we agreed to drop Python 3.9 support.")
+      ;; By words, the paraphrase finds nothing; by meaning, the function.
+      (should-error (contextls-search "where do we retry failed uploads?" 'keyword)
+                    :type 'user-error)
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (_prompt candidates &rest _)
+                   (setq offered (mapcar #'car candidates))
+                   (caar candidates))))
+        (contextls-search "where do we retry failed uploads?" 'semantic))
+      (should (string-match-p "\\`ctx-1 .*\\[meaning\\]" (car offered)))
+      (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
+      ;; The default mode (hybrid here) finds an exact word by both.
+      (contextls-add-text "another note")
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (_prompt candidates &rest _)
+                   (setq offered (mapcar #'car candidates))
+                   (caar candidates))))
+        (contextls-search "_backoff_put"))
+      (should (string-match-p "\\[meaning\\+words\\]\\|\\[words\\+meaning\\]" (car offered))))))
+
 ;;; Errors and the server's life
 
 (ert-deftest contextls-test-server-refusal-is-a-user-error-without-overlay ()

@@ -11,6 +11,7 @@ import { currentFolder, type WindowModel } from './model';
 import { problemLines, problemsText } from './problems';
 import { regionOf } from './ranges';
 import { evictionMessage } from './format';
+import { foundBy, searchMode } from './settings';
 
 const FOLDER_SKIP = '**/{.git,node_modules,.venv,venv,__pycache__,.mypy_cache,.ruff_cache,.pytest_cache}/**';
 const FOLDER_LIMIT = 500;
@@ -262,12 +263,14 @@ export class Commands {
       }
       pick.busy = true;
       try {
-        const { hits } = await this.client.request(ext.search, { workspace, query, limit: 50 });
+        const mode = searchMode(vscode.workspace.getConfiguration());
+        const { hits, warning } = await this.client.request(ext.search, { workspace, query, limit: 50, mode });
         if (mine !== generation) return;
+        pick.title = warning ? `contextls: search the archive (${warning})` : 'contextls: search the archive';
         pick.items = hits.map((hit) => ({
           id: hit.item.id,
           label: hit.item.label,
-          description: `${hit.item.id} · ${hit.item.kind} · ${hit.item.tokens} tokens · ${hit.reason}`,
+          description: `${hit.item.id} · ${hit.item.kind} · ${hit.item.tokens} tokens · ${hit.reason} · by ${foundBy(hit.modes)}`,
           detail: hit.snippet.replace(/\s+/g, ' '),
           alwaysShow: true,
         }));

@@ -1,6 +1,9 @@
 // Which VS Code settings go to the server, and how (initializationOptions and
 // workspace/didChangeConfiguration carry the same flat object).
-import type { ServerSettings } from './generated/protocol';
+import type { SearchParams, ServerSettings } from './generated/protocol';
+
+/** How the archive is searched (the protocol's SearchMode). */
+export type SearchMode = NonNullable<SearchParams['mode']>;
 
 /** The server's settings keys the extension contributes as `contextls.<key>`. */
 export const SERVER_KEYS = ['maxItems', 'maxTokens', 'encoding', 'evictionPolicy', 'maxFileBytes', 'storage'] as const;
@@ -36,4 +39,17 @@ export function serverCommand(config: { get(key: string): unknown }): string {
   const set = config.get('contextls.server.command');
   if (typeof set === 'string' && set.trim() !== '') return set.trim();
   return config.get('contextls.server.shared') === false ? 'contextls serve' : 'contextls connect';
+}
+
+const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'semantic', 'keyword'];
+
+/** `contextls.search.mode` as the search request's `mode`: undefined lets the server choose. */
+export function searchMode(config: { get(key: string): unknown }): SearchMode | undefined {
+  const set = config.get('contextls.search.mode');
+  return SEARCH_MODES.find((mode) => mode === set);
+}
+
+/** How a hit was found, in words a person reads: "meaning+words". */
+export function foundBy(modes: readonly SearchMode[]): string {
+  return modes.map((mode) => (mode === 'semantic' ? 'meaning' : mode === 'keyword' ? 'words' : mode)).join('+');
 }

@@ -370,6 +370,9 @@ const scenarios = [
       await input.fill('ünïcode');
       const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: archived[0].item.label }).first();
       await hit.waitFor({ timeout: STEP_MS });
+      // Each hit says how it was found (words, meaning, or both).
+      const shown = await hit.textContent();
+      if (!/by (meaning\+)?words/.test(shown ?? '')) throw new Error(`the hit does not say how it was found: ${shown}`);
       await hit.click();
       await serverWindow((it) => it.some((i) => i.id === archived[0].item.id), 'after restoring the search hit');
     },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { explicitValue, serverCommand, serverSettings, SERVER_KEYS } from '../../src/settings';
+import { explicitValue, foundBy, searchMode, serverCommand, serverSettings, SERVER_KEYS } from '../../src/settings';
 
 describe('serverSettings', () => {
   it('sends only what the user set, so defaults never overwrite the window\'s own settings', () => {
@@ -29,5 +29,22 @@ describe('serverCommand', () => {
     const given = { 'contextls.server.command': ' /opt/bin/contextls serve ', 'contextls.server.shared': true };
     assert.equal(serverCommand(config(given)), '/opt/bin/contextls serve');
     assert.equal(serverCommand(config({ 'contextls.server.command': '  ' })), 'contextls connect');
+  });
+});
+
+describe('searchMode', () => {
+  const config = (mode: unknown) => ({ get: (key: string) => (key === 'contextls.search.mode' ? mode : undefined) });
+  it('lets the server choose unless a mode is set', () => {
+    assert.equal(searchMode(config('auto')), undefined);
+    assert.equal(searchMode(config(undefined)), undefined);
+    assert.equal(searchMode(config('semantic')), 'semantic');
+    assert.equal(searchMode(config('keyword')), 'keyword');
+  });
+  it('ignores a value the server would refuse', () => {
+    assert.equal(searchMode(config('fuzzy')), undefined);
+  });
+  it('says how a hit was found in words', () => {
+    assert.equal(foundBy(['semantic', 'keyword']), 'meaning+words');
+    assert.equal(foundBy(['keyword']), 'words');
   });
 });
