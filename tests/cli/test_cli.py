@@ -218,6 +218,22 @@ def test_search_mode_keyword_is_passed_and_reported(cli: Cli) -> None:
     assert "keyword]" in cli("search", "note 0", "--mode", "keyword").stdout
 
 
+def test_show_auto_brings_back_what_the_query_means_and_status_says_how(cli: Cli) -> None:
+    cli("config", "set", "maxItems", "1")
+    cli.write(
+        "upload.py",
+        "def _backoff_put(url, body):\n    for attempt in range(5):\n"
+        "        if put(url, body).ok:\n            return\n        sleep(2 ** attempt)\n",
+    )
+    cli("add", "upload.py")
+    cli("add-text", "Meeting notes: we agreed to drop Python 3.9 support.")
+    shown = cli("show", "--query", "where do we retry failed uploads?", "--auto")
+    assert "_backoff_put" in shown.stdout and "Meeting notes" in shown.stdout
+    assert re.search(r"from the archive: ctx-1 \(0\.[0-9]{2}\)", shown.stderr), shown.stderr
+    status = cli("status").stdout
+    assert re.search(r"search +by words and meaning: 1 archived item embedded", status), status
+
+
 def test_shrinking_the_window_reports_its_evictions(cli: Cli) -> None:
     for n in range(3):
         cli.write(f"t{n}.txt", f"text {n}\n")
@@ -383,6 +399,7 @@ def test_usage_errors_exit_2(cli: Cli) -> None:
         ("rm", "not-an-id"),
         ("show", "--format", "html"),
         ("show", "--max-tokens", "0"),
+        ("show", "--auto"),
         ("config", "set", "maxItems", "zero"),
         ("config", "set", "maxItems", "0"),
         ("config", "set", "colour", "blue"),

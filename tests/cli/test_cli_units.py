@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from contextls.protocol import ContextItem, ItemSummary, Position, Range, Status
+from contextls.protocol import (
+    ContextItem,
+    ItemSummary,
+    Position,
+    Range,
+    SemanticStatus,
+    Status,
+)
 from contextls_client.arguments import build_parser
 from contextls_client.commands._ids import item_id
 from contextls_client.config_store import ConfigError, ConfigStore, parse_setting
@@ -303,6 +310,19 @@ def test_status_report_when_nothing_can_go() -> None:
     assert "every item is pinned" in text
     empty = "\n".join(status_report(make_status(next_eviction=None, item_count=0)))
     assert "the window is empty" in empty
+
+
+def test_status_report_says_how_the_archive_is_searched() -> None:
+    off = SemanticStatus(available=False, reason="the contextls[semantic] extra is not installed")
+    text = "\n".join(status_report(make_status(semantic=off)))
+    assert (
+        "search     by words only: search by meaning is unavailable (the contextls[semantic]"
+        in text
+    )
+    on = SemanticStatus(available=True, indexed=1200, pending=3, model="m")
+    text = "\n".join(status_report(make_status(semantic=on)))
+    assert "search     by words and meaning: 1,200 archived items embedded, 3 waiting" in text
+    assert "search " not in "\n".join(status_report(make_status()))  # a push has no semantic
 
 
 def test_eviction_lines_name_the_restore_command_and_summarise_long_runs() -> None:

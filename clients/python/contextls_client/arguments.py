@@ -173,6 +173,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="Q",
         help="also append archived items relevant to Q (hybrid search when available)",
     )
+    show.add_argument(
+        "--auto",
+        action="store_true",
+        help="with --query: fill the tokens the window leaves with every archived item close "
+        "enough in meaning to Q (not just the best few)",
+    )
     _kind_option(show)
     show.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recent")
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Final
 from urllib.parse import unquote, urlparse
 
-from contextls.protocol import ContextItem, ItemSummary, Status
+from contextls.protocol import ContextItem, ItemSummary, SemanticStatus, Status
 
 BAR_WIDTH: Final = 30
 UNICODE_BAR: Final = ("█", "░")
@@ -94,7 +94,17 @@ def status_report(status: Status, ascii_only: bool = False) -> list[str]:
         for index, item in enumerate(status.last_evicted)
     )
     lines.append(f"window     {status.encoding}, {status.eviction_policy} eviction")
+    if status.semantic is not None:
+        lines.append(f"search     {semantic_line(status.semantic)}")
     return lines
+
+
+def semantic_line(semantic: SemanticStatus) -> str:
+    """How the archive is searched, and the embedding backlog."""
+    if not semantic.available:
+        return f"by words only: search by meaning is unavailable ({semantic.reason})"
+    waiting = f", {count(semantic.pending)} waiting" if semantic.pending else ""
+    return f"by words and meaning: {plural(semantic.indexed, 'archived item')} embedded{waiting}"
 
 
 def table(

@@ -23,7 +23,7 @@ from contextls_client.human import (
     table,
     window_line,
 )
-from contextls_client.session import Invocation
+from contextls_client.session import Invocation, UsageError
 
 LABEL_COLUMN = 2
 
@@ -64,6 +64,8 @@ async def run_ls(invocation: Invocation) -> int:
 async def run_show(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
+    if args.auto and not args.query:
+        raise UsageError("--auto needs --query: say what the archived items should be about")
     async with invocation.session() as session:
         rendered = await session.client.call(
             Requests.RENDER,
@@ -74,6 +76,7 @@ async def run_show(invocation: Invocation) -> int:
                 limit=args.limit,
                 max_tokens=args.max_tokens,
                 query=args.query,
+                auto_retrieve=args.auto,
             ),
         )
     if console.json_mode:
@@ -88,6 +91,16 @@ async def run_show(invocation: Invocation) -> int:
             f"left out {plural(len(rendered.omitted_ids), 'item')} to stay within "
             f"{count(args.max_tokens) if args.max_tokens else 'the budget'} tokens: "
             + ", ".join(rendered.omitted_ids)
+        )
+    if rendered.history_ids:
+        console.note(
+            "from the archive: "
+            + ", ".join(
+                f"{item_id} ({score:.2f})"
+                for item_id, score in zip(
+                    rendered.history_ids, rendered.history_scores, strict=False
+                )
+            )
         )
     console.note(*(f"contextls: {warning}" for warning in rendered.warnings))
     return 0
