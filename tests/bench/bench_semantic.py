@@ -1,4 +1,4 @@
-"""Bench 10: semantic search of the archive (issue 15), side by side in one run.
+"""Bench 11: semantic search of the archive (issue 15), side by side in one run.
 
 In process over a real store file, unless said otherwise:
 
@@ -19,12 +19,12 @@ In process over a real store file, unless said otherwise:
   alternating, adds back to back and adds 60 ms apart (the worker embeds the
   backlog between them).
 
-    .venv/bin/python tests/bench/bench_semantic.py [--items 100000] [--queries 300] [--quick]
+    .venv/bin/python tests/bench/bench_semantic.py [--quick]
+    .venv/bin/python tests/bench/run_all.py --only semantic
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -41,8 +41,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
-from _harness import contextls_argv, open_session  # noqa: E402
-from _stats import median, percentile  # noqa: E402
+from _harness import Config, bench_main, contextls_argv, open_session  # noqa: E402
+from _stats import Row, median, percentile, ratio, ratio_row  # noqa: E402
 from tests.relevance.corpus import QUERIES, documents  # noqa: E402
 
 from contextls.semantic import vectors  # noqa: E402
@@ -245,25 +245,32 @@ def line(name: str, values: list[float], target: str = "") -> str:
     )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    if args.quick:
-        args.items, args.queries = 10_000, 60
+def _ms_row(metric: str, values: list[float], limit: float, floor: list[float]) -> Row:
+    p95 = percentile(values, 95)
+    return Row(
+        metric,
+        f"{p95:.1f} ms",
+        f"{percentile(floor, 95):.1f} ms",
+        None,
+        f"<= {limit:g} ms",
+        p95 <= limit,
+    )
+
+
+async def run(cfg: Config) -> list[Row]:
+    """Every figure of the issue, printed as it comes, and the summary rows."""
+    items, n_queries = cfg.pick(100_000, 10_000), cfg.pick(300, 60)
     embedder = Embedder()
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "store.db"
-        fill(path, args.items, embedder.model_id)
+        fill(path, items, embedder.model_id)
         starts = [first_query(path) for _ in range(3)]
-        times = search_bench(path, args.queries, embedder)
-    bare, real = indexing_bench(embedder, 60 if args.quick else 200)
-    back_to_back = asyncio.run(add_latency(2 if args.quick else 6, 100 if args.quick else 300, 0))
-    spaced = asyncio.run(add_latency(2, 20 if args.quick else 60, 0.06))
+        times = search_bench(path, n_queries, embedder)
+    bare, real = indexing_bench(embedder, cfg.pick(200, 60))
+    back_to_back = await add_latency(cfg.pick(6, 2), cfg.pick(300, 100), 0)
+    spaced = await add_latency(2, cfg.pick(60, 20), 0.06)
 
-    print(f"archive: {args.items:,} vectors; {args.queries} queries (the relevance set's text)")
+    print(f"archive: {items:,} vectors; {n_queries} queries (the relevance set's text)")
     print(line("semantic (incl. embedding)", times["semantic"], "target p95 <= 25 ms"))
     print(line("hybrid", times["hybrid"], "target p95 <= 30 ms"))
     print(line("keyword alone", times["keyword"]))
@@ -272,15 +279,15 @@ def main() -> int:
     print(line("  int8 scan (onnxruntime)", times["scan"]))
     print(line("  top-k (argpartition)", times["top"]))
     print(line("  float32 numpy product", times["f32 product"], "the previous attempt"))
-    ratio = median(times["scan"]) / median(times["f32 product"])
-    print(f"  int8 scan / float32 product, p50: {ratio:.2f}x")
+    scan_ratio = ratio(median(times["scan"]), median(times["f32 product"]))
+    print(f"  int8 scan / float32 product, p50: {scan_ratio:.2f}x")
     first = median([s["seconds"] for s in starts])
     print(f"first query after start (fresh process, median of 3): {first:.2f} s  (target <= 1 s)")
     peak = median([s["peak_mib"] for s in starts])
     rss = median([s["rss_mib"] for s in starts])
     index_mib = median([s["index_mib"] for s in starts])
     print(
-        f"RSS, model + {args.items:,} vectors: peak {peak:.0f} MiB, after the query {rss:.0f} MiB"
+        f"RSS, model + {items:,} vectors: peak {peak:.0f} MiB, after the query {rss:.0f} MiB"
         f" (index {index_mib:.0f} MiB)  (target <= 400 MB)"
     )
     print(
@@ -291,9 +298,34 @@ def main() -> int:
         on, off = median(rounds["on"]), median(rounds["off"])
         print(
             f"addText p50, {name}: semantic on {on:.3f} ms vs off {off:.3f} ms ="
-            f" {on / off:.2f}x  (target <= 1.05x; rounds on {rounds['on']})"
+            f" {on / off:.2f}x  (target <= 1.05x; rounds on {rounds['on']}, off {rounds['off']})"
         )
-    return 0
+    peak_mb = peak * 2**20 / 1e6
+    return [
+        _ms_row(f"semantic search p95 at {items:,}", times["semantic"], 25, times["keyword"]),
+        _ms_row(f"hybrid search p95 at {items:,}", times["hybrid"], 30, times["keyword"]),
+        Row("first query after start", f"{first:.2f} s", "-", None, "<= 1 s", first <= 1.0),
+        Row(
+            "RSS, model + vectors (peak)",
+            f"{peak_mb:.0f} MB",
+            "-",
+            None,
+            "<= 400 MB",
+            peak_mb <= 400,
+        ),
+        ratio_row("indexing vs bare model", real, bare, 0.8, "items/s", at_least=True),
+        ratio_row(
+            "addText p50 semantic on/off",
+            median(back_to_back["on"]) * 1e6,
+            median(back_to_back["off"]) * 1e6,
+            1.05,
+        ),
+    ]
+
+
+def main() -> int:
+    rows = bench_main(run, "Bench 11: semantic search")
+    return 1 if any(row.passed is False for row in rows) else 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import bench_archive_search
 import bench_cold_start
 import bench_latency
 import bench_render
+import bench_semantic
 import bench_throughput
 import bench_token_accounting
 import bench_window_capacity
@@ -32,6 +33,7 @@ BENCHES: dict[str, Bench] = {
     "search": bench_archive_search.run,
     "render": bench_render.run,
     "coldstart": bench_cold_start.run,
+    "semantic": bench_semantic.run,
 }
 
 
