@@ -34,7 +34,19 @@ def test_credential_files_are_recognised(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["app.py", "env.py", "environment.md", "keys.py", "README.md", "secrets.py"]
+    "name",
+    [
+        "app.py",
+        "env.py",
+        "environment.md",
+        "keys.py",
+        "README.md",
+        "secrets.py",
+        ".env.example",
+        ".env.sample",
+        "id_rsa.pub",
+        "id_ed25519.pub",
+    ],
 )
 def test_ordinary_files_are_not(name: str) -> None:
     assert not is_secret_path(name)
@@ -58,12 +70,32 @@ OPENAI = "sk-proj-" + "Ab3" * 15
             "a password or token assignment",
             "9f8e7d",
         ),
+        (
+            "DB_PASSWORD=Zx81Qq0Lm2Vb7Nc4Kd9Jh",
+            "a password or token assignment",
+            "Zx81Qq",
+        ),
+        ("STRIPE=sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "a Stripe secret key", "4eC39Hq"),
+        ("key: AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "a Google API key", "SyD-9t"),
     ],
 )
 def test_secret_text_is_named_but_not_shown(text: str, kind: str, secret: str) -> None:
     (warning,) = secret_warnings(text, "notes.txt")
     assert kind in warning and "notes.txt" in warning
     assert secret not in warning
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "XAKIAIOSFODNN7EXAMPLE",  # inside a longer word
+        "task_live_" + "4eC39HqLyjWDarjtT1zdp7dc",  # k_live_ not after r or s
+        "desk-" + "a" * 40,  # sk- inside a word
+        "password = short",  # too short to be a secret
+    ],
+)
+def test_look_alikes_raise_no_warning(text: str) -> None:
+    assert secret_warnings(text, "notes.txt") == []
 
 
 def test_this_repositorys_own_code_raises_no_warning() -> None:
