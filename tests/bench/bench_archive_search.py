@@ -44,7 +44,8 @@ async def run(cfg: Config) -> list[Row]:
         print(f"Bench 5: archiving {n:,} items (--fill {cfg.fill}) ...", flush=True)
         fill_s = await fill(the_lab, cfg.fill, "archive", the_lab.tmp / "full.sqlite3", corpus, n)
         store_mb = sum(p.stat().st_size for p in the_lab.tmp.glob("full.sqlite3*")) / 1e6
-        warm = [{"query": q} for q in corpus.queries(10)]
+        # Keyword search (FTS5): bench 11 (bench_semantic.py) measures hybrid and semantic.
+        warm = [{"query": q, "mode": "keyword"} for q in corpus.queries(10)]
         fig: dict[str, list[float]] = {}
         hits: list[int] = []
         archived = 0
@@ -67,7 +68,7 @@ async def run(cfg: Config) -> list[Row]:
                     result = await clients[s].request("contextls/search", q)
                     if s == "full":
                         hits.append(len(result["hits"]))
-            queries = [{"query": q} for q in corpus.queries(per_pair)]
+            queries = [{"query": q, "mode": "keyword"} for q in corpus.queries(per_pair)]
             got = await alternating(
                 [clients[s] for s in order], "contextls/search", [queries] * 2, block=10
             )
