@@ -217,7 +217,8 @@ class RenderParams(WorkspaceParams, kw_only=True):
     kinds: list[ItemKind] | None = None
     limit: PositiveLimit | None = None
     max_tokens: PositiveLimit | None = None
-    query: str | None = None
+    query: Annotated[str, Meta(max_length=10_000)] | None = None
+    """Also render the archived items relevant to this ("Relevant history"), as search would."""
     auto_retrieve: bool = False
     """With ``query``: fill the budget left after the window with the archived items
     whose similarity passes a threshold (``historyIds`` and ``historyScores`` say which)."""
