@@ -68,6 +68,15 @@ def _evict(store: Store, item: Item) -> None:
         store.archive(ROOT, [item], "maxItems", 0)
 
 
+def _embedded_in_window(tmp_path: Path, embedder: Embedder) -> tuple[Store, sqlite3.Connection]:
+    """A store whose window holds ctx-1 (SOURCE), embedded in the window."""
+    store, db = _open(tmp_path / "s.db", embedder)
+    with store.write():
+        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
+    indexer.index_window(db, embedder, clock=_settled)
+    return store, db
+
+
 def test_a_window_item_waits_until_its_text_settles(tmp_path: Path, embedder: Embedder) -> None:
     store, db = _open(tmp_path / "s.db", embedder)
     with store.write():
@@ -83,13 +92,9 @@ def test_a_window_item_waits_until_its_text_settles(tmp_path: Path, embedder: Em
 def test_an_evicted_item_takes_its_window_vectors_without_embedding(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    store, db = _open(tmp_path / "s.db", embedder)
-    item = _item("ctx-1", SOURCE)
-    with store.write():
-        store.save_items(ROOT, [item])
-    indexer.index_window(db, embedder, clock=_settled)
+    store, db = _embedded_in_window(tmp_path, embedder)
     (made,) = db.execute("SELECT vector FROM semantic_window").fetchone()
-    _evict(store, item)
+    _evict(store, _item("ctx-1", SOURCE))
     counting = CountingEmbedder(embedder)
     assert indexer.index_some(db, counting) == 1  # type: ignore[arg-type]
     assert counting.chunks == 0
@@ -101,10 +106,7 @@ def test_an_evicted_item_takes_its_window_vectors_without_embedding(
 def test_text_changed_after_embedding_is_embedded_again_at_eviction(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    store, db = _open(tmp_path / "s.db", embedder)
-    with store.write():
-        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
-    indexer.index_window(db, embedder, clock=_settled)
+    store, db = _embedded_in_window(tmp_path, embedder)
     changed = _item("ctx-1", SOURCE + "    raise UploadFailed(url)\n", seq=2)
     _evict(store, changed)  # evicted before the new text settled
     counting = CountingEmbedder(embedder)
@@ -118,10 +120,7 @@ def test_text_changed_after_embedding_is_embedded_again_at_eviction(
 def test_rewriting_an_item_without_changing_its_text_embeds_nothing(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    store, db = _open(tmp_path / "s.db", embedder)
-    with store.write():
-        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
-    indexer.index_window(db, embedder, clock=_settled)
+    store, db = _embedded_in_window(tmp_path, embedder)
     with store.write():  # pinned: the row is written again, with the same text
         store.save_items(ROOT, [_item("ctx-1", SOURCE, seq=3)])
     counting = CountingEmbedder(embedder)

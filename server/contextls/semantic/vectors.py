@@ -125,7 +125,8 @@ class Pending:
 
 
 def install(db: sqlite3.Connection, model: str) -> None:
-    """Create the tables and trigger; queue every archived item without a vector of ``model``.
+    """Create the tables and triggers; queue every archived item without a vector of
+    ``model``, and every window item without vectors made in the window.
 
     Runs in its own write transaction; cheap when nothing changed.
     """
