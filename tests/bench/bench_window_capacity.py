@@ -88,6 +88,7 @@ def seed_add_factory(size: int) -> Callable[[object], None]:
 def core_add_factory(size: int, with_status: bool = False) -> Callable[[object], None] | None:
     try:
         from contextls.core.window import Candidate, Limits, Window
+        from contextls.store import ArchiveState
         from contextls.wire import status
     except ImportError:
         return None
@@ -107,7 +108,7 @@ def core_add_factory(size: int, with_status: bool = False) -> Callable[[object],
         window.add(Candidate(kind="text", content=str(item)))
         # The server also snapshots the status after every add (for the
         # result and the didChangeStatus push): part of an add's cost.
-        status("ws", window, "o200k_base", 0, 0, 0)
+        status("ws", window, "o200k_base", 0, 0, 0, ArchiveState())
 
     return add_and_report if with_status else add
 
