@@ -73,6 +73,7 @@ def _embedded_in_window(tmp_path: Path, embedder: Embedder) -> tuple[Store, sqli
     store, db = _open(tmp_path / "s.db", embedder)
     with store.write():
         store.save_items(ROOT, [_item("ctx-1", SOURCE)])
+    vectors.stamp_window(db, indexer.now_ms())
     indexer.index_window(db, embedder, clock=_settled)
     return store, db
 
@@ -82,8 +83,12 @@ def test_a_window_item_waits_until_its_text_settles(tmp_path: Path, embedder: Em
     with store.write():
         store.save_items(ROOT, [_item("ctx-1", SOURCE)])
     assert vectors.window_waits(db)
+    assert not vectors.has_work(db, _settled())  # not seen yet: its wait has not begun
+    assert indexer.index_window(db, embedder, clock=_settled) == 0
+    vectors.stamp_window(db, indexer.now_ms())
     assert not vectors.has_work(db, indexer.now_ms())
     assert indexer.index_window(db, embedder, clock=indexer.now_ms) == 0
+    assert vectors.has_work(db, _settled())
     assert indexer.index_window(db, embedder, clock=_settled) == 1
     assert db.execute("SELECT count(*) FROM semantic_window").fetchone()[0] == 1
     assert not vectors.window_waits(db)
@@ -123,6 +128,7 @@ def test_rewriting_an_item_without_changing_its_text_embeds_nothing(
     store, db = _embedded_in_window(tmp_path, embedder)
     with store.write():  # pinned: the row is written again, with the same text
         store.save_items(ROOT, [_item("ctx-1", SOURCE, seq=3)])
+    vectors.stamp_window(db, indexer.now_ms())
     counting = CountingEmbedder(embedder)
     assert indexer.index_window(db, counting, clock=_settled) == 1  # type: ignore[arg-type]
     assert counting.chunks == 0

@@ -204,8 +204,17 @@ class Engine:
             return None
         db = self._read or self._write
         if self._caught_up and not vectors.has_work(db, indexer.now_ms()):
-            # Window items whose text is still changing: look again after the next pause.
-            return None if vectors.window_waits(db) else False
+            if not vectors.window_waits(db):
+                return False
+            # Window items whose text may still change: look again after the next pause.
+            if self._write_lock.acquire(blocking=False):
+                try:
+                    vectors.stamp_window(self._write, indexer.now_ms())
+                except sqlite3.OperationalError as error:  # another process writes
+                    log.info("embedding waits: %s", error)
+                finally:
+                    self._write_lock.release()
+            return None
         self._caught_up = False
         self._worker = threading.Thread(
             target=self._work,

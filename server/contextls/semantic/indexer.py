@@ -128,8 +128,8 @@ def index_window(
                 "SELECT 1 FROM items WHERE root = ? AND id = ?", (item.root, item.id)
             ).fetchone():
                 vectors.store_window(db, item, model, made_from, packed)
-        db.executemany(
-            "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) VALUES (?, ?, 0)",
+        db.executemany(  # due already: taken first at the next idle turn
+            "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) VALUES (?, ?, 1)",
             [(item.root, item.id) for item in stopped],
         )
 
