@@ -86,6 +86,19 @@ _SECRET_TEXT: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
         ),
     ),
 )
+_NEEDS: Final[dict[str, tuple[str, ...]]] = {
+    "a private key": ("PRIVATE KEY",),
+    "an AWS access key id": ("AKIA", "ASIA"),
+    "a GitHub token": ("_",),
+    "a GitLab token": ("glpat-",),
+    "an OpenAI or Anthropic API key": ("sk-",),
+    "a Slack token": ("xox",),
+    "a Stripe secret key": ("k_live_",),
+    "a Google API key": ("AIza",),
+    "a password or token assignment": ("=", ":"),
+}
+"""Text each kind cannot match without: ``in`` rules most kinds out for a short text
+in ~50 ns, where running the expression costs ~1 us (every add is scanned)."""
 _BEFORE: Final = {"a Stripe secret key": "rs"}
 """Kinds whose match must follow one of these characters (the rest: a non-word one)."""
 _ANYWHERE: Final = frozenset({"a password or token assignment"})
@@ -124,7 +137,8 @@ def secret_warnings(text: str, where: str) -> list[str]:
     found = [
         kind
         for kind, pattern in _SECRET_TEXT
-        if any(_standalone(text, kind, match) for match in pattern.finditer(text))
+        if any(needed in text for needed in _NEEDS[kind])
+        and any(_standalone(text, kind, match) for match in pattern.finditer(text))
     ]
     if len(found) > 1:  # a named kind says more than "an assignment" of the same token
         found = [kind for kind in found if kind not in _ANYWHERE]
