@@ -121,7 +121,16 @@ async def test_search_and_restore(env: dict[str, str], project: Path) -> None:
         await call(agent, "add_text", content="an unrelated note")
         hits = await agent.call_tool("search_archive", {"query": "retry backs"})
         found = hits.structured_content
-        assert found is not None and [hit["id"] for hit in found["result"]] == ["ctx-1"]
+        assert found is not None and [hit["id"] for hit in found["hits"]] == ["ctx-1"]
+        assert "keyword" in found["hits"][0]["found_by"]
+        # In other words, by meaning only: still the note about retrying.
+        meaning = await agent.call_tool(
+            "search_archive", {"query": "how do failed attempts wait longer", "mode": "semantic"}
+        )
+        found = meaning.structured_content
+        assert found is not None and found["mode"] == "semantic", found
+        assert [hit["id"] for hit in found["hits"]] == ["ctx-1"]
+        assert found["hits"][0]["found_by"] == ["semantic"]
         restored = await call(agent, "restore", ids=["ctx-1"])
         assert "restored ctx-1" in restored and "evicted ctx-2" in restored
 

@@ -48,6 +48,7 @@ from contextls.protocol import (
     Request,
     Requests,
     RestoreParams,
+    SearchMode,
     SearchParams,
     StatusParams,
     Wire,
@@ -270,19 +271,34 @@ def _tools(server: MCPServer, connection: Connection) -> None:
         return _added(result)
 
     @server.tool()
-    async def search_archive(query: str, limit: int = 10) -> list[dict[str, Any]]:
-        """Search the items that left the window (evicted, removed, cleared) by words.
-        Each hit has an id to restore."""
+    async def search_archive(
+        query: str, limit: int = 10, mode: SearchMode | None = None
+    ) -> dict[str, Any]:
+        """Search the items that left the window (evicted, removed, cleared). By default by
+        words and meaning together when the server has semantic search (else by words):
+        describe what you need in your own words, or give an exact identifier or error
+        message. mode "semantic" searches by meaning only, "keyword" by words only. Each
+        hit has an id to restore and says which search found it."""
         result = await connection.call(
             Requests.SEARCH,
             SearchParams(
-                workspace=connection.workspace, query=query, limit=max(1, min(limit, 100))
+                workspace=connection.workspace,
+                query=query,
+                limit=max(1, min(limit, 100)),
+                mode=mode,
             ),
         )
-        return [
-            {"id": hit.item.id, "label": hit.item.label, "score": hit.score, "snippet": hit.snippet}
+        hits = [
+            {
+                "id": hit.item.id,
+                "label": hit.item.label,
+                "score": hit.score,
+                "found_by": hit.modes,
+                "snippet": hit.snippet,
+            }
             for hit in result.hits
         ]
+        return {"mode": result.mode, "warning": result.warning, "hits": hits}
 
     @server.tool()
     async def restore(ids: list[str]) -> str:
