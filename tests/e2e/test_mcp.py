@@ -131,6 +131,10 @@ async def test_search_and_restore(env: dict[str, str], project: Path) -> None:
         assert found is not None and found["mode"] == "semantic", found
         assert [hit["id"] for hit in found["hits"]] == ["ctx-1"]
         assert found["hits"][0]["found_by"] == ["semantic"]
+        context = await call(
+            agent, "get_context", query="how do failed attempts wait longer", auto_retrieve=True
+        )
+        assert "Relevant history" in context and "backs off exponentially" in context
         restored = await call(agent, "restore", ids=["ctx-1"])
         assert "restored ctx-1" in restored and "evicted ctx-2" in restored
 

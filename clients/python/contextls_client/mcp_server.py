@@ -214,16 +214,25 @@ def _added(result: AddResult) -> str:
 def _tools(server: MCPServer, connection: Connection) -> None:
     @server.tool()
     async def get_context(
-        format: RenderFormat = "markdown", max_tokens: int | None = None, query: str | None = None
+        format: RenderFormat = "markdown",
+        max_tokens: int | None = None,
+        query: str | None = None,
+        auto_retrieve: bool = False,
     ) -> str:
         """The workspace's context as an LLM should read it: every item of the window
         (files, regions, errors, notes), newest last, within max_tokens if given (pinned
         items first). With query, archived items relevant to it are appended under
-        "Relevant history". Use it before answering questions about this workspace."""
+        "Relevant history"; with auto_retrieve too, every archived item close enough in
+        meaning fills the tokens the window leaves. Use it before answering questions
+        about this workspace."""
         rendered = await connection.call(
             Requests.RENDER,
             RenderParams(
-                workspace=connection.workspace, format=format, max_tokens=max_tokens, query=query
+                workspace=connection.workspace,
+                format=format,
+                max_tokens=max_tokens,
+                query=query,
+                auto_retrieve=auto_retrieve,
             ),
         )
         if not rendered.item_ids and not rendered.history_ids:
