@@ -4,7 +4,7 @@ Everything is the shipped path: the store's FTS5 search over a real temporary
 database, the engine's background worker filling the vector table, and
 ``retrieval.retrieve`` in each mode (hybrid fuses with ``fusion``).
 
-    .venv/bin/python -m tests.relevance.score    # also sweeps the fusion weight
+    .venv/bin/python -m tests.relevance.score    # both sets; also sweeps the fusion
 """
 
 from __future__ import annotations
@@ -19,9 +19,15 @@ from contextls.semantic.engine import Engine
 from contextls.semantic.retrieval import retrieve
 from contextls.store import Store
 
-from .corpus import QUERIES, documents
+from . import stdlib
+from .corpus import QUERIES, Document, documents
 
 ROOT = "file:///relevance"
+SETS: dict[str, tuple[Callable[[], list[Document]], list[tuple[str, str]]]] = {
+    "own": (documents, QUERIES),
+    "stdlib": (stdlib.documents, stdlib.QUERIES),
+}
+"""The relevance sets: this repository's code (``corpus``), Python's (``stdlib``)."""
 
 
 @dataclass(frozen=True)
@@ -31,11 +37,12 @@ class Scores:
 
 
 class Bench:
-    """The relevance set archived into ``directory``/store.db, embedded once."""
+    """A relevance set archived into ``directory``/store.db, embedded once."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, name: str = "own") -> None:
         self.store = Store(directory / "store.db")
-        docs = documents()
+        make_documents, self.queries = SETS[name]
+        docs = make_documents()
         self.key_of = {f"ctx-{n}": doc.key for n, doc in enumerate(docs, 1)}
         items = [
             Item(
@@ -69,13 +76,13 @@ class Bench:
     def score(self, rank: Callable[[str], Sequence[str]]) -> Scores:
         found_in_3 = 0
         reciprocal = 0.0
-        for query, wanted in QUERIES:
+        for query, wanted in self.queries:
             keys = [self.key_of[item_id] for item_id in rank(query)]
             if wanted in keys[:3]:
                 found_in_3 += 1
             if wanted in keys:
                 reciprocal += 1 / (keys.index(wanted) + 1)
-        return Scores(found_in_3 / len(QUERIES), reciprocal / len(QUERIES))
+        return Scores(found_in_3 / len(self.queries), reciprocal / len(self.queries))
 
     def all_modes(self) -> dict[str, Scores]:
         return {mode: self.score(self.ranked(mode)) for mode in ("keyword", "semantic", "hybrid")}
@@ -84,17 +91,20 @@ class Bench:
 if __name__ == "__main__":
     import tempfile
 
-    with tempfile.TemporaryDirectory() as directory:
-        bench = Bench(Path(directory))
-        for mode, scores in bench.all_modes().items():
-            print(f"{mode:9} recall@3 {scores.recall_at_3:.2f}  MRR {scores.mrr:.2f}")
-        default = fusion.KEYWORD_WEIGHT
-        for weight in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.6, 1.0):
-            fusion.KEYWORD_WEIGHT = weight  # type: ignore[misc]
-            hybrid = bench.score(bench.ranked("hybrid"))
-            print(
-                f"hybrid weight {weight:.2f}: "
-                f"recall@3 {hybrid.recall_at_3:.2f}  MRR {hybrid.mrr:.2f}"
-            )
-        fusion.KEYWORD_WEIGHT = default  # type: ignore[misc]
-        bench.close()
+    for name in SETS:
+        with tempfile.TemporaryDirectory() as directory:
+            bench = Bench(Path(directory), name)
+            print(f"== {name}: {len(bench.key_of)} documents, {len(bench.queries)} queries")
+            for mode, scores in bench.all_modes().items():
+                print(f"{mode:9} recall@3 {scores.recall_at_3:.2f}  MRR {scores.mrr:.2f}")
+            defaults = fusion.KEYWORD_WEIGHT, fusion.COVERAGE_POWER
+            for weight in (0.0, 0.25, 0.5, 0.7, 1.0):
+                for power in (0.0, 1.0, 2.0, 3.0):
+                    fusion.KEYWORD_WEIGHT, fusion.COVERAGE_POWER = weight, power  # type: ignore[misc]
+                    hybrid = bench.score(bench.ranked("hybrid"))
+                    print(
+                        f"hybrid weight {weight:.2f} coverage power {power:.0f}: "
+                        f"recall@3 {hybrid.recall_at_3:.2f}  MRR {hybrid.mrr:.2f}"
+                    )
+            fusion.KEYWORD_WEIGHT, fusion.COVERAGE_POWER = defaults  # type: ignore[misc]
+            bench.close()

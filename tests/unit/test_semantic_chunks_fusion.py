@@ -50,3 +50,23 @@ def test_keyword_only_hit_is_kept_and_labelled() -> None:
 
 def test_limit_is_respected() -> None:
     assert len(fuse([("x", 1.0)], [(str(n), n / 10) for n in range(10)], limit=3)) == 3
+
+
+def test_a_hit_on_a_few_words_of_a_question_does_not_outrank_its_meaning() -> None:
+    # "delete a directory and everything inside it": "k" matched only "directory".
+    semantic = [("rmtree", 0.55), ("other", 0.30)]
+    loose = fuse([("k", 9.0)], semantic, limit=5, coverage={"k": 0.25})
+    assert loose[0].id == "rmtree", loose
+    # The same keyword hit holding every word of the query (an identifier) wins.
+    exact = fuse([("k", 9.0)], semantic, limit=5, coverage={"k": 1.0})
+    assert exact[0].id == "k", exact
+
+
+def test_query_terms_leave_out_stop_words_and_split_identifiers() -> None:
+    from contextls.core.items import Item
+    from contextls.semantic.retrieval import query_terms, term_coverage
+
+    assert query_terms("Where do we retry the _backoff_put?") == {"retry", "backoff", "put"}
+    item = Item("ctx-1", "code", "def _backoff_put(url):\n    retry()\n", {}, 0, 5)
+    assert term_coverage({"retry", "backoff", "upload"}, item) == 2 / 3
+    assert term_coverage(set(), item) == 1.0

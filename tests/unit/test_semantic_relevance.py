@@ -1,9 +1,14 @@
-"""The relevance set: hybrid must be at least as good as keyword and semantic alone.
+"""The relevance sets: hybrid must be at least as good as keyword and semantic alone.
 
 Runs the real model (the ``contextls[semantic]`` extra, installed by ``make
-setup``), the store's real FTS5 search and the real background indexer.
-Measured here (46 queries, 315 functions): keyword recall@3 0.89 / MRR 0.85,
-semantic 0.80 / 0.78, hybrid 0.96 / 0.85.
+setup``), the store's real FTS5 search and the real background indexer, on
+two sets (``tests/relevance/``): this repository's own functions (46 queries:
+paraphrases, identifiers, error messages; measured recall@3 / MRR: keyword
+0.87 / 0.83, semantic 0.80 / 0.78, hybrid 0.96 / 0.89), and functions of
+Python's standard library asked about in other words (38 queries over 411
+functions: keyword 0.68 / 0.63, semantic 0.84 / 0.68, hybrid 0.84 / 0.73).
+Before fusion weighed a keyword hit by the share of the query's words it holds,
+hybrid lost to semantic on the second kind (0.53 vs 0.68 on 1,064 functions).
 """
 
 from pathlib import Path
@@ -28,3 +33,16 @@ def test_hybrid_is_at_least_as_good_as_either_mode(tmp_path: Path) -> None:
     assert hybrid.recall_at_3 >= max(keyword.recall_at_3, semantic.recall_at_3), scores
     assert hybrid.mrr >= max(keyword.mrr, semantic.mrr), scores
     assert hybrid.recall_at_3 >= 0.9, scores
+
+
+def test_hybrid_holds_on_code_nobody_here_wrote(tmp_path: Path) -> None:
+    bench = Bench(tmp_path, "stdlib")
+    try:
+        assert len(bench.queries) >= 30 and len(bench.key_of) >= 300
+        scores = bench.all_modes()
+    finally:
+        bench.close()
+    keyword, semantic, hybrid = scores["keyword"], scores["semantic"], scores["hybrid"]
+    assert semantic.recall_at_3 >= 0.7, scores
+    assert hybrid.recall_at_3 >= max(keyword.recall_at_3, semantic.recall_at_3), scores
+    assert hybrid.mrr >= max(keyword.mrr, semantic.mrr), scores

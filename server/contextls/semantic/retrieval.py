@@ -90,10 +90,12 @@ def retrieve(
         ]
     else:
         keyword_scores = [(hit.item.id, hit.score) for hit in keyword_hits]
+        terms = query_terms(query)
+        coverage = {hit.item.id: term_coverage(terms, hit.item) for hit in keyword_hits}
         # Fused over every candidate (the floor would lift keyword-only hits, which
         # rank as the lowest cosine seen); then the noise found only by meaning goes.
         everything = len(nearest) + len(keyword_scores)
-        ranked = fusion.fuse(keyword_scores, nearest, everything, fusion.KEYWORD_WEIGHT)
+        ranked = fusion.fuse(keyword_scores, nearest, everything, fusion.KEYWORD_WEIGHT, coverage)
         ranked = [f for f in ranked if f.modes != ("semantic",) or cosine[f.id] >= SEMANTIC_FLOOR]
         ranked = ranked[:limit]
     missing = [f.id for f in ranked if f.id not in by_id]
@@ -118,6 +120,67 @@ def retrieve(
             )
         )
     return Retrieval(hits, wanted, warning)
+
+
+STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "this",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+    }
+)
+"""Words that say nothing about which item is wanted (FTS5 matches them all the same)."""
+_TERM = re.compile(r"[^\W_]+")
+
+
+def query_terms(query: str) -> set[str]:
+    """The query's words that can tell items apart: lower case, identifiers split at _."""
+    return {term for term in _TERM.findall(query.lower()) if term not in STOP_WORDS}
+
+
+def term_coverage(terms: set[str], item: Item) -> float:
+    """The share of ``terms`` found in the item's text or label (1.0 for no terms)."""
+    if not terms:
+        return 1.0
+    text = f"{item.label}\n{item.content[:65536]}".lower()
+    return sum(term in text for term in terms) / len(terms)
 
 
 HISTORY_LIMIT = 10
