@@ -24,7 +24,7 @@ def test_missing_package_means_keyword_search_with_a_reason(
     engine = Engine(store.location)
     assert not engine.available
     assert "no_such_package_for_contextls" in engine.reason
-    assert engine.status("r")["available"] is False
+    assert engine.status("r", 0)["available"] is False
     assert engine.index_some() is False
     found = retrieve(store, engine, "r", "uploads", 5, None, None)
     assert found.mode == "keyword" and found.warning is None

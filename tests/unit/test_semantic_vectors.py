@@ -71,11 +71,11 @@ def test_the_queue_survives_reopening_and_a_new_model_requeues_everything(tmp_pa
     db.close()
     reopened = _db(path)
     assert vectors.pending_count(reopened, "r") == 1
-    assert vectors.indexed_count(reopened, "m1", "r") == 1
+    assert vectors.indexed_count(reopened, "r") == 1
     reopened.close()
     other = _db(path, model="m2")
     assert vectors.pending_count(other, "r") == 2
-    assert vectors.indexed_count(other, "m1", "r") == 0
+    assert vectors.indexed_count(other, "r") == 0
 
 
 def test_an_item_scores_as_its_best_chunk(tmp_path) -> None:
@@ -155,3 +155,23 @@ def test_packed_rows_keep_the_cosine() -> None:
     quantized, factors = vectors.unpack(vectors.pack(rows))
     approx = Scanner(384).scores(quantized, factors, rows[7])
     assert np.abs(approx - rows @ rows[7]).max() < 0.01
+
+
+def test_items_with_vectors_are_counted_by_triggers_and_counted_once_for_older_files(
+    tmp_path,
+) -> None:
+    path = str(tmp_path / "s.db")
+    db = _db(path)
+    _store(db, "r", "a", _unit(1.0), _unit(0.0, 1.0))  # two chunks: one item
+    _store(db, "r", "b", _unit(1.0))
+    _store(db, "q", "c", _unit(1.0))
+    assert (vectors.indexed_count(db, "r"), vectors.indexed_count(db, "q")) == (2, 1)
+    db.execute("DELETE FROM archive WHERE id = 'a'")  # its vectors go, and its count
+    assert vectors.indexed_count(db, "r") == 1
+    # A file from before the counts: install counts what is there, once.
+    db.execute("DELETE FROM semantic_counts")
+    db.execute("DELETE FROM semantic_meta WHERE key = 'counts'")
+    db.close()
+    db = _db(path)
+    assert (vectors.indexed_count(db, "r"), vectors.indexed_count(db, "q")) == (1, 1)
+    assert vectors.indexed_count(db, "nowhere") == 0

@@ -141,7 +141,7 @@ def test_an_item_leaving_the_archive_takes_its_vectors_at_once(
     item = _item("ctx-1", SOURCE)
     _evict(store, item)
     indexer.index_some(db, embedder)
-    assert vectors.indexed_count(db, embedder.model_id, ROOT) == 1
+    assert vectors.indexed_count(db, ROOT) == 1
     with store.write():
         store.forget(ROOT, ["ctx-1"])
     assert db.execute("SELECT count(*) FROM semantic_vectors").fetchone()[0] == 0
@@ -155,11 +155,11 @@ def test_a_search_leaves_a_big_backlog_to_the_worker(tmp_path: Path) -> None:
     assert engine.available, engine.reason
     items = [_item(f"ctx-{n}", f"def f{n}(x):\n    return x + {n}\n") for n in range(40)]
     _evict(store, items[0])
-    assert engine.catch_up(ROOT) == 0  # a small backlog: embedded before the search
+    assert engine.catch_up(ROOT, 1) == 0  # a small backlog: embedded before the search
     for item in items[1 : CATCH_UP_ITEMS + 5]:
         _evict(store, item)
     started = time.perf_counter()
-    waiting = engine.catch_up(ROOT)
+    waiting = engine.catch_up(ROOT, CATCH_UP_ITEMS + 5)
     assert waiting == CATCH_UP_ITEMS + 4
     assert time.perf_counter() - started < 0.05
     # Search and render's history both say what they could not look at.

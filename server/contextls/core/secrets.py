@@ -47,6 +47,7 @@ SECRET_FILE_PATTERNS: Final[tuple[str, ...]] = (
 )
 """Names (lower-cased) of files that usually hold credentials."""
 
+
 def _any_case(pattern: str) -> str:
     """``api`` → ``[aA][pP][iI]``: case-blind without ``(?i)``, which defeats the
     search for a pattern's first characters (5x slower over a large text)."""

@@ -201,8 +201,9 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
     workspace = ls.session.route(params.workspace)
     # semantic hook (issue 15): only this answer carries the backlog; pushes stay cheap.
-    semantic = semantic_hooks.status(workspace.store, workspace.root_uri)
-    return msgspec.structs.replace(workspace.status(), semantic=semantic)
+    status = workspace.status()
+    semantic = semantic_hooks.status(workspace.store, workspace.root_uri, status.archived_count)
+    return msgspec.structs.replace(status, semantic=semantic)
 
 
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:

@@ -29,7 +29,14 @@ def search(
 
     store = workspace.store
     found = retrieve(
-        store, engine_for(store.location), workspace.root_uri, query, limit, kinds, mode
+        store,
+        engine_for(store.location),
+        workspace.root_uri,
+        query,
+        limit,
+        kinds,
+        mode,
+        workspace.archived_count,
     )
     return SearchResult(
         hits=[
@@ -54,14 +61,20 @@ def history(
     """Render's "Relevant history": items best first, their scores by id, and warnings."""
     store = workspace.store
     found = relevant_history(
-        store, engine_for(store.location), workspace.root_uri, query, kinds, auto_retrieve
+        store,
+        engine_for(store.location),
+        workspace.root_uri,
+        query,
+        kinds,
+        auto_retrieve,
+        workspace.archived_count,
     )
     scores = {hit.item.id: round(hit.score, 4) for hit in found.hits}
     return [hit.item for hit in found.hits], scores, [found.warning] if found.warning else []
 
 
-def status(store: Store, root: str) -> SemanticStatus:
-    return msgspec.convert(engine_for(store.location).status(root), SemanticStatus)
+def status(store: Store, root: str, archived: int) -> SemanticStatus:
+    return msgspec.convert(engine_for(store.location).status(root, archived), SemanticStatus)
 
 
 def process_status(store: Store) -> SemanticStatus:

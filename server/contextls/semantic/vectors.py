@@ -87,6 +87,18 @@ SCHEMA: Final = (
         INSERT INTO semantic_gone (root, id) VALUES (old.root, old.id);
         DELETE FROM semantic_vectors WHERE root = old.root AND id = old.id;
     END""",
+    # Items with vectors per root, kept by triggers (counting 100,000 rows took ~50 ms,
+    # and status asks after every commit); written by the worker, never by an add.
+    "CREATE TABLE IF NOT EXISTS semantic_counts (root TEXT PRIMARY KEY, indexed INTEGER NOT NULL)",
+    """CREATE TRIGGER IF NOT EXISTS semantic_counted AFTER INSERT ON semantic_vectors
+    WHEN new.chunk = 0 BEGIN
+        INSERT INTO semantic_counts (root, indexed) VALUES (new.root, 1)
+        ON CONFLICT (root) DO UPDATE SET indexed = indexed + 1;
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS semantic_uncounted AFTER DELETE ON semantic_vectors
+    WHEN old.chunk = 0 BEGIN
+        UPDATE semantic_counts SET indexed = indexed - 1 WHERE root = old.root;
+    END""",
     # Window items: queued on every write of the item (a replace restarts the wait).
     """CREATE TABLE IF NOT EXISTS semantic_window_queue (
         root TEXT NOT NULL,
@@ -154,6 +166,14 @@ def install(db: sqlite3.Connection, model: str) -> None:
             "AS w WHERE w.root = i.root AND w.id = i.id AND w.model = ?)",
             (model,),
         )
+        if db.execute("SELECT 1 FROM semantic_meta WHERE key = 'counts'").fetchone() is None:
+            # Vectors stored before the counting triggers: counted once.
+            db.execute("DELETE FROM semantic_counts")
+            db.execute(
+                "INSERT INTO semantic_counts (root, indexed) "
+                "SELECT root, count(*) FROM semantic_vectors WHERE chunk = 0 GROUP BY root"
+            )
+            db.execute("INSERT INTO semantic_meta (key, value) VALUES ('counts', '1')")
         form = db.execute("SELECT value FROM semantic_meta WHERE key = 'format'").fetchone()
         if form is None or form[0] != FORMAT:
             _pack_float_rows(db)
@@ -326,7 +346,8 @@ def trim_gone(db: sqlite3.Connection) -> None:
 
 
 def pending_count(db: sqlite3.Connection, root: str | None = None) -> int:
-    """Archived items waiting for a vector (queued or being embedded)."""
+    """Archived items waiting for a vector (queued or being embedded), counted: ~34 ms
+    at 100,000 waiting; the engine uses the archive's count minus ``indexed_count``."""
     sql = (
         "SELECT count(*) FROM (SELECT rowid FROM semantic_queue UNION ALL "
         "SELECT rowid FROM semantic_claims) AS w JOIN archive AS a ON a.rowid = w.rowid"
@@ -426,15 +447,10 @@ def sweep(db: sqlite3.Connection, after: int, batch: int = SWEEP_BATCH) -> tuple
     return last, len(gone)
 
 
-def indexed_count(db: sqlite3.Connection, model: str, root: str) -> int:
-    """Archived items of ``root`` with vectors (each has a chunk 0)."""
-    return int(
-        db.execute(
-            "SELECT count(*) FROM semantic_vectors AS v WHERE v.root = ? AND v.chunk = 0 "
-            "AND v.model = ?",
-            (root, model),
-        ).fetchone()[0]
-    )
+def indexed_count(db: sqlite3.Connection, root: str) -> int:
+    """Archived items of ``root`` with vectors (of the file's one model), without counting."""
+    row = db.execute("SELECT indexed FROM semantic_counts WHERE root = ?", (root,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 class VectorIndex:
