@@ -2,7 +2,8 @@
 # A scripted contextls session against this repository (the README's `make run`).
 #
 # It marks a few files and regions, pins one, overflows a 6,000-token window
-# so eviction shows, searches the archive, restores an item, and prints the
+# so eviction shows, searches the archive by words and by meaning (after the
+# daemon has embedded it), restores an item, and prints the
 # status and the rendered markdown. Every command goes through one contextls
 # daemon, started by the first of them and stopped at the end. State lives in
 # a temporary directory (CONTEXTLS_STORAGE, CONTEXTLS_CONFIG_DIR and the
@@ -54,9 +55,18 @@ run add server/contextls/core || true
 run add server/contextls/core --force
 run ls
 
-say "Evicted items are searchable, and can come back."
+say "Evicted items are searchable by words, and by meaning once the daemon has embedded"
+say "them (when idle, in the background; status shows what waits)."
+for _ in $(seq 120); do
+    waiting="$("$CONTEXTLS" status --json | "$PYTHON" -c \
+        'import json, sys; s = json.load(sys.stdin).get("semantic") or {}; print(s.get("pending", 0) if s.get("available") else 0)')"
+    [[ $waiting == 0 ]] && break
+    sleep 0.5
+done
+run status
 run search KeyError maxTokens
-restored_id="$("$CONTEXTLS" search KeyError maxTokens --json \
+run search --mode semantic "spot passwords and API keys before they reach the model"
+restored_id="$("$CONTEXTLS" search KeyError maxTokens --json 2>/dev/null \
     | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["hits"][0]["item"]["id"])')"
 run restore "$restored_id"
 

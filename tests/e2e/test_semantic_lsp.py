@@ -69,6 +69,10 @@ async def test_archive_search_by_paraphrase_then_restore(start: Starter) -> None
         top = found["hits"][0]
         assert "_backoff_put" in top["item"]["content"], (mode, found)
         assert "semantic" in top["modes"]
+    # A note that clears the absolute floor (0.18) but is far below the best hit (0.63)
+    # is not offered as an answer.
+    found = await session.call("contextls/search", query="hash a password", mode="semantic")
+    assert [hit["item"]["content"][:17] for hit in found["hits"]] == ["def hash_password"], found
     keyword = await session.call("contextls/search", query=PARAPHRASE, mode="keyword")
     assert all("_backoff_put" not in hit["item"]["content"] for hit in keyword["hits"][:3])
     restored = await session.call("contextls/restore", ids=[top["item"]["id"]])
