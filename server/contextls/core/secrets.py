@@ -10,6 +10,7 @@ warning names the kind of secret and where it is, never the secret itself.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import PurePath
 from typing import Final
@@ -58,63 +59,80 @@ def _any_case(pattern: str) -> str:
 # the word boundary before a token is checked on each (rare) match instead of with
 # a leading ``\b``, which made every pattern try every position: 515 ms for 1 MB of
 # code, on an add's path, against ~25 ms now.
-_SECRET_TEXT: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
-    ("a private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("an AWS access key id", re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("a GitHub token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{40,})")),
-    ("a GitLab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,}")),
-    ("an OpenAI or Anthropic API key", re.compile(r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{32,}")),
-    ("a Slack token", re.compile(r"xox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("a Stripe secret key", re.compile(r"k_live_[A-Za-z0-9]{20,}")),  # after r or s
-    ("a Google API key", re.compile(r"AIza[0-9A-Za-z_-]{35}\b")),
-    (
-        "a password or token assignment",
-        re.compile(
-            "(?:"
-            + "|".join(
-                _any_case(word)
-                for word in (
-                    "api[_-]?key",
-                    "secret[_-]?key",
-                    "access[_-]?token",
-                    "auth[_-]?token",
-                    "password",
-                    "passwd",
-                )
+@dataclass(frozen=True)
+class _Kind:
+    """One kind of secret text, and what a match of it must satisfy."""
+
+    name: str
+    needs: tuple[str, ...]
+    """Text the kind cannot match without: ``in`` rules most kinds out for a short
+    text in ~50 ns, where running the expression costs ~1 us (every add is scanned)."""
+    pattern: re.Pattern[str]
+    after: str = ""
+    """A character the match must follow (the rest: a non-word character)."""
+    anywhere: bool = False
+    """Found inside longer names too (``DB_PASSWORD=…``, ``STRIPE_API_KEY=…``)."""
+
+    def standalone(self, text: str, match: re.Match[str]) -> bool:
+        if self.anywhere:
+            return True
+        start = match.start()
+        if self.after:
+            if start == 0 or text[start - 1] not in self.after:
+                return False
+            start -= 1
+        return start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")
+
+    def found_in(self, text: str) -> bool:
+        return any(needed in text for needed in self.needs) and any(
+            self.standalone(text, match) for match in self.pattern.finditer(text)
+        )
+
+
+_ASSIGNMENT: Final = _Kind(
+    "a password or token assignment",
+    ("=", ":"),
+    re.compile(
+        "(?:"
+        + "|".join(
+            _any_case(word)
+            for word in (
+                "api[_-]?key",
+                "secret[_-]?key",
+                "access[_-]?token",
+                "auth[_-]?token",
+                "password",
+                "passwd",
             )
-            + r")\s*[:=]\s*['\"]?(?=[A-Za-z0-9+/_\-]{20,})(?=[^\s'\"]*\d)(?=[^\s'\"]*[A-Za-z])"
-            r"[A-Za-z0-9+/=_\-]{20,}"
-        ),
+        )
+        + r")\s*[:=]\s*['\"]?(?=[A-Za-z0-9+/_\-]{20,})(?=[^\s'\"]*\d)(?=[^\s'\"]*[A-Za-z])"
+        r"[A-Za-z0-9+/=_\-]{20,}"
     ),
+    anywhere=True,
 )
-_NEEDS: Final[dict[str, tuple[str, ...]]] = {
-    "a private key": ("PRIVATE KEY",),
-    "an AWS access key id": ("AKIA", "ASIA"),
-    "a GitHub token": ("_",),
-    "a GitLab token": ("glpat-",),
-    "an OpenAI or Anthropic API key": ("sk-",),
-    "a Slack token": ("xox",),
-    "a Stripe secret key": ("k_live_",),
-    "a Google API key": ("AIza",),
-    "a password or token assignment": ("=", ":"),
-}
-"""Text each kind cannot match without: ``in`` rules most kinds out for a short text
-in ~50 ns, where running the expression costs ~1 us (every add is scanned)."""
-_BEFORE: Final = {"a Stripe secret key": "rs"}
-"""Kinds whose match must follow one of these characters (the rest: a non-word one)."""
-_ANYWHERE: Final = frozenset({"a password or token assignment"})
-"""Kinds found inside longer names too (``DB_PASSWORD=…``, ``STRIPE_API_KEY=…``)."""
-
-
-def _standalone(text: str, kind: str, match: re.Match[str]) -> bool:
-    if kind in _ANYWHERE:
-        return True
-    start = match.start()
-    if kind in _BEFORE:
-        if start == 0 or text[start - 1] not in _BEFORE[kind]:
-            return False
-        start -= 1
-    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")
+_SECRET_TEXT: Final[tuple[_Kind, ...]] = (
+    _Kind(
+        "a private key",
+        ("PRIVATE KEY",),
+        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ),
+    _Kind("an AWS access key id", ("AKIA", "ASIA"), re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    _Kind(
+        "a GitHub token",
+        ("_",),
+        re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{40,})"),
+    ),
+    _Kind("a GitLab token", ("glpat-",), re.compile(r"glpat-[A-Za-z0-9_-]{20,}")),
+    _Kind(
+        "an OpenAI or Anthropic API key",
+        ("sk-",),
+        re.compile(r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{32,}"),
+    ),
+    _Kind("a Slack token", ("xox",), re.compile(r"xox[abprs]-[A-Za-z0-9-]{10,}")),
+    _Kind("a Stripe secret key", ("k_live_",), re.compile(r"k_live_[A-Za-z0-9]{20,}"), after="rs"),
+    _Kind("a Google API key", ("AIza",), re.compile(r"AIza[0-9A-Za-z_-]{35}\b")),
+    _ASSIGNMENT,
+)
 
 
 NOT_SECRET_PATTERNS: Final[tuple[str, ...]] = (
@@ -135,16 +153,11 @@ def is_secret_path(path: str | PurePath) -> bool:
 
 def secret_warnings(text: str, where: str) -> list[str]:
     """One message per kind of secret that ``text`` seems to hold (the secret not shown)."""
-    found = [
-        kind
-        for kind, pattern in _SECRET_TEXT
-        if any(needed in text for needed in _NEEDS[kind])
-        and any(_standalone(text, kind, match) for match in pattern.finditer(text))
-    ]
+    found = [kind for kind in _SECRET_TEXT if kind.found_in(text)]
     if len(found) > 1:  # a named kind says more than "an assignment" of the same token
-        found = [kind for kind in found if kind not in _ANYWHERE]
+        found = [kind for kind in found if kind is not _ASSIGNMENT]
     return [
-        f"{where} seems to contain {kind}; it is now in the context an LLM will see "
+        f"{where} seems to contain {kind.name}; it is now in the context an LLM will see "
         "(forget it with `contextls forget` if it should not be)"
         for kind in found
     ]
