@@ -55,6 +55,9 @@ EvictionPolicy = Literal["fifo", "relevance"]
 Durability = Literal["normal", "full"]
 RenderFormat = Literal["markdown", "xml", "json"]
 SearchMode = Literal["keyword", "semantic", "hybrid"]
+BudgetPolicy = Literal["fixed", "adaptive"]
+Task = Literal["general", "coding", "debugging", "research", "complex_analysis"]
+TASKS: Final[tuple[str, ...]] = get_args(Task)
 
 NonNegative = Annotated[int, Meta(ge=0)]
 PositiveLimit = Annotated[int, Meta(ge=1)]
@@ -117,6 +120,8 @@ class SemanticStatus(Wire):
     model: str = ""
     reason: str = ""
     """Why it is unavailable (e.g. the extra is not installed); empty when available."""
+    window_pending: int = 0
+    """Items in the window waiting to be embedded (they are embedded before they leave it)."""
 
 
 class Status(Wire):
@@ -145,6 +150,13 @@ class Status(Wire):
     semantic: SemanticStatus | None = None
     """Semantic search of this workspace; only the ``contextls/status`` answer carries it
     (pushes stay cheap: counting the backlog reads the database)."""
+    budget: int = 0
+    """The effective token budget: ``maxTokens`` under the ``fixed`` policy, the adaptive
+    budget under ``adaptive``. Clients show this one."""
+    budget_policy: BudgetPolicy = "fixed"
+    task: Task = "general"
+    complexity: float = 0.0
+    """How demanding the recent items are (0..1), from which the adaptive budget follows."""
 
 
 class Pruned(Wire):
@@ -194,6 +206,38 @@ class AddTextParams(AddParams, kw_only=True):
     kind: ItemKind = "text"
 
 
+class FileTarget(Wire):
+    """One target of a bulk add: a file, a region of a file, a folder, or a glob.
+
+    Exactly one of ``uri`` and ``glob``. A folder adds its files (inside git: what
+    ``git ls-files -co --exclude-standard`` lists). Folders and globs leave out hidden
+    files, tool folders (``node_modules``, ``.venv``…), binary files and files that
+    usually hold credentials; a file named by ``uri`` is always tried.
+    """
+
+    uri: str | None = None
+    """A file or folder: a ``file://`` URI or an absolute path."""
+    glob: Annotated[str, Meta(min_length=1, max_length=4096)] | None = None
+    """A pattern such as ``src/**/*.py``: relative to the workspace folder, or absolute."""
+    range: Range | None = None
+    """Only this region of the file (LSP, 0-based, end exclusive)."""
+
+
+class AddFilesParams(AddParams, kw_only=True):
+    """Add many files as one change, planned as a whole.
+
+    The set never evicts its own members. When it does not fit beside the pinned
+    items, nothing changes (NO_ROOM, with the figures in ``data``). When making room
+    would evict more than half of the window (its items or its tokens), nothing
+    changes unless ``force`` (NEEDS_FORCE, whose ``data`` is the planned
+    ``AddFilesResult``). ``dryRun`` plans with the same code and changes nothing.
+    """
+
+    targets: Annotated[list[FileTarget], Meta(min_length=1, max_length=10_000)]
+    force: bool = False
+    dry_run: bool = False
+
+
 class RemoveParams(WorkspaceParams, kw_only=True):
     ids: IdList
 
@@ -239,6 +283,8 @@ class SearchParams(WorkspaceParams, kw_only=True):
 class RestoreParams(WorkspaceParams, kw_only=True):
     ids: IdList
     pin: bool = False
+    dry_run: bool = False
+    """Say what the restore would bring back and evict; change nothing."""
 
 
 class CountTokensParams(WorkspaceParams, kw_only=True):
@@ -280,6 +326,9 @@ MaxFileBytes = Annotated[int, Meta(ge=1)]
 ArchiveMaxItems = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxBytes = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
+BudgetCeiling = Annotated[
+    int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")
+]
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",
@@ -289,6 +338,9 @@ WindowSettingName = Literal[
     "archiveMaxItems",
     "archiveMaxBytes",
     "archiveMaxAgeDays",
+    "budgetPolicy",
+    "task",
+    "budgetCeiling",
 ]
 ARCHIVE_MAX_ITEMS_DEFAULT: Final = 10_000
 """Archived items kept per workspace. At the ~1-2 KB an archived item takes here,
@@ -310,6 +362,14 @@ class WindowSettings(Wire):
     """The oldest archived items beyond this many bytes of text are pruned."""
     archive_max_age_days: ArchiveMaxAgeDays = 0
     """Archived items older than this are pruned."""
+    budget_policy: BudgetPolicy = "fixed"
+    """``fixed``: the budget is ``maxTokens``. ``adaptive``: it follows the work, from half
+    to four times ``maxTokens`` (see ``core/adaptive.py``)."""
+    task: Task = "general"
+    """What the window is for; under ``adaptive`` it scales the budget."""
+    budget_ceiling: BudgetCeiling = 0
+    """The most the adaptive budget may reach (the model's context minus room for the
+    answer); 0: four times ``maxTokens``."""
 
 
 class WindowSettingsChange(Wire):
@@ -323,6 +383,9 @@ class WindowSettingsChange(Wire):
     archive_max_items: ArchiveMaxItems | None = None
     archive_max_bytes: ArchiveMaxBytes | None = None
     archive_max_age_days: ArchiveMaxAgeDays | None = None
+    budget_policy: BudgetPolicy | None = None
+    task: Task | None = None
+    budget_ceiling: BudgetCeiling | None = None
 
 
 class ConfigureParams(WorkspaceParams, kw_only=True):
@@ -349,6 +412,67 @@ class AddResult(Wire):
     """Ids of items the new one absorbed (overlapping ranges, whole file)."""
     warnings: list[str] = []
     """What the person should know: the text seems to hold a secret (never shown)."""
+
+
+class SkippedFile(Wire):
+    """A file a folder or glob held that was left out, and why."""
+
+    path: str
+    """Relative to the workspace folder."""
+    reason: str
+
+
+class TargetRefusal(Wire):
+    """A target that was refused; the other targets are added all the same."""
+
+    target: str
+    """As it was sent (the URI or the glob), or the file's relative path."""
+    code: int
+    message: str
+
+
+class PinnedGrowth(Wire):
+    """A pinned item that grew because the add absorbed it (a pinned region of a file
+    that was added whole): it stays pinned, and takes more of the budget."""
+
+    id: str
+    """The item that is pinned now (the whole file)."""
+    label: str
+    absorbed: list[str]
+    tokens_before: int
+    tokens_after: int
+
+
+class AddFilesResult(Wire):
+    items: list[ContextItem]
+    """The set as it is now in the window, in the order added (refreshed ones included)."""
+    evicted: list[ContextItem]
+    """What made room; never a member of the set."""
+    tokens: int
+    """The tokens the set takes."""
+    status: Status
+    merged: list[str] = []
+    """Ids of items the set absorbed (regions of a file added whole, touching regions)."""
+    pinned_growth: list[PinnedGrowth] = []
+    skipped: list[SkippedFile] = []
+    refused: list[TargetRefusal] = []
+    warnings: list[str] = []
+    dry_run: bool = False
+
+
+class NoRoomData(Wire):
+    """``data`` of a bulk add refused for NO_ROOM: the figures."""
+
+    tokens: int
+    """The tokens the set takes."""
+    items: int
+    """The items the set would be."""
+    available_tokens: int
+    """What the budget leaves beside the pinned items."""
+    available_items: int
+    short_tokens: int
+    """By how many tokens it misses (0: it misses by items only)."""
+    short_items: int
 
 
 class ForgetResult(Wire):
@@ -404,6 +528,7 @@ class RestoreResult(Wire):
     items: list[ContextItem]
     evicted: list[ContextItem]
     status: Status
+    dry_run: bool = False
     already_in_window: list[str] = []
     """Ids asked for that are in the window already: nothing to do for them."""
     merged: dict[str, str] = {}
@@ -460,6 +585,15 @@ class ServerInfo(Wire):
     """Seconds the daemon waits without clients before it exits."""
     semantic: SemanticStatus | None = None
     """Whether semantic search runs in this process, and why not."""
+    socket: str = ""
+    """The daemon's socket (empty for a server of one client)."""
+    log: str = ""
+    """The daemon's log file (empty when it logs to stderr)."""
+    executable: str = ""
+    """The Python interpreter running it."""
+    build: str = ""
+    """What identifies the installed code (changes with every install): a client restarts a
+    daemon whose build differs from its own."""
 
 
 class ConfigureResult(Wire):
@@ -485,16 +619,34 @@ class RenderResult(Wire):
     """The retrieval score of each ``historyIds`` entry, in the same order."""
     warnings: list[str] = []
     """What the rendering had to leave out that matters (pinned items over ``maxTokens``)."""
+    history_omitted: list[Omission] = []
+    """Archived items that were relevant but left out of "Relevant history", and why."""
+    budget: int = 0
+    """The token budget this answer kept within: ``maxTokens`` when given, else the window's."""
+
+
+class Omission(Wire):
+    """An item a render left out, and why (``over budget: 1,234 tokens, 310 left``)."""
+
+    id: str
+    reason: str
+
+
+Span = Annotated[list[int], Meta(min_length=2, max_length=2)]
+"""``[start, end)``: offsets in Unicode code points (not bytes, not UTF-16 units)."""
 
 
 class SearchHit(Wire):
     item: ContextItem
     score: float
     snippet: str
+    """Plain text around the best match (no markup)."""
     archived_at: int
     reason: str
     modes: list[SearchMode] = []
     """Which searches found it (``keyword``, ``semantic``)."""
+    highlights: list[Span] = []
+    """Where the query's words are in ``snippet`` (stop words never are)."""
 
 
 class SearchResult(Wire):
@@ -578,6 +730,9 @@ class Settings(Wire):
     archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
     archive_max_bytes: ArchiveMaxBytes = 0
     archive_max_age_days: ArchiveMaxAgeDays = 0
+    budget_policy: BudgetPolicy = "fixed"
+    task: Task = "general"
+    budget_ceiling: BudgetCeiling = 0
     storage: str | None = None
     """SQLite file path, or ``:memory:``; default is in the user state dir."""
     durability: Durability = "normal"
@@ -590,7 +745,8 @@ class Settings(Wire):
 # Notifications (server -> client)
 # --------------------------------------------------------------------------
 
-EvictionReason = Literal["maxItems", "maxTokens"]
+EvictionReason = Literal["maxItems", "maxTokens", "budget"]
+"""``budget``: the adaptive budget shrank."""
 
 
 class DidEvictParams(Wire):
@@ -609,6 +765,7 @@ class Method:
     ADD_FILE: Final = "contextls/addFile"
     ADD_SYMBOL: Final = "contextls/addSymbol"
     ADD_TEXT: Final = "contextls/addText"
+    ADD_FILES: Final = "contextls/addFiles"
     REMOVE: Final = "contextls/remove"
     PIN: Final = "contextls/pin"
     CLEAR: Final = "contextls/clear"
@@ -661,6 +818,7 @@ class Requests:
     ADD_FILE: Final = Request(Method.ADD_FILE, AddFileParams, AddResult)
     ADD_SYMBOL: Final = Request(Method.ADD_SYMBOL, AddSymbolParams, AddResult)
     ADD_TEXT: Final = Request(Method.ADD_TEXT, AddTextParams, AddResult)
+    ADD_FILES: Final = Request(Method.ADD_FILES, AddFilesParams, AddFilesResult)
     REMOVE: Final = Request(Method.REMOVE, RemoveParams, RemoveResult)
     PIN: Final = Request(Method.PIN, PinParams, PinResult)
     CLEAR: Final = Request(Method.CLEAR, ClearParams, ClearResult)
@@ -724,3 +882,13 @@ class ErrorCode(IntEnum):
     INVALID_RANGE = -31010
     STORAGE = -31011
     CONDENSE = -31012
+    NEEDS_FORCE = -31013
+    """A bulk add would evict more than half of the window; ``data`` says what would go.
+    Ask the person, then send it again with ``force``."""
+
+
+ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {
+    ErrorCode.NO_ROOM: NoRoomData,
+    ErrorCode.NEEDS_FORCE: AddFilesResult,
+}
+"""The ``data`` an error carries, where it carries one (``NO_ROOM`` only from a bulk add)."""

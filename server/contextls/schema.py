@@ -27,6 +27,7 @@ def build() -> dict[str, Any]:
         types.extend([params, result])
     types.extend(protocol.NOTIFICATIONS.values())
     types.append(protocol.Settings)
+    types.extend(protocol.ERROR_DATA.values())
     (schemas, components) = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
     by_type = dict(zip(types, schemas, strict=True))
     return {
@@ -43,6 +44,7 @@ def build() -> dict[str, Any]:
         },
         "x-settings": by_type[protocol.Settings],
         "x-errorCodes": {code.name: int(code) for code in protocol.ErrorCode},
+        "x-errorData": {code.name: by_type[data] for code, data in protocol.ERROR_DATA.items()},
         "$defs": components,
     }
 

@@ -58,6 +58,7 @@ def status(
         archive_bytes=archive.bytes,
         pruned_total=archive.pruned_total,
         last_pruned=pruned(archive),
+        budget=limits.max_tokens,
     )
 
 
