@@ -326,9 +326,7 @@ MaxFileBytes = Annotated[int, Meta(ge=1)]
 ArchiveMaxItems = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxBytes = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
-BudgetCeiling = Annotated[
-    int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")
-]
+BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")]
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,12 +19,16 @@ from lsprotocol import types as lsp
 
 from contextls import __version__
 from contextls import protocol as p
+from contextls.build import build_id
 from contextls.conversation import prepare_conversation
 from contextls.lsp.errors import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
 from contextls.semantic import hooks as semantic_hooks
 
 log = logging.getLogger(__name__)
+
+BUILD = build_id()
+"""The code this process runs, taken at start (clients restart a daemon whose build differs)."""
 
 
 def register(server: ContextServer) -> None:
@@ -243,6 +248,10 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         workspaces=ls.service.loaded_roots(),
         idle_timeout=hub.idle_timeout,
         semantic=semantic_hooks.process_status(ls.service.store),  # semantic hook (issue 15)
+        socket=hub.socket,
+        log=hub.log,
+        executable=sys.executable,
+        build=BUILD,
     )
 
 

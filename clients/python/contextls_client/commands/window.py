@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+from contextls.places import resolve_storage
 from contextls.protocol import (
     ClearParams,
     ListParams,
@@ -113,7 +114,8 @@ async def run_status(invocation: Invocation) -> int:
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(status)
-    console.out(*status_report(status, ascii_only=console.ascii_only))
+    database = resolve_storage(invocation.place.storage)
+    console.out(*status_report(status, database, ascii_only=console.ascii_only))
     return 0
 
 
