@@ -528,7 +528,7 @@ def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dic
     candidate carries it, else the pieces' lines (the newest text wins where they overlap)."""
     newline_at_end = candidate.content.endswith("\n")
     if candidate.source is not None:
-        return _merge_from_source(absorbed, candidate, candidate.source, newline_at_end)
+        return _merge_from_source(absorbed, candidate, candidate.source)
     by_line: dict[int, str] = {}
     sources = [
         *((item.content, item.lines) for item in sorted(absorbed, key=lambda i: i.seq)),
@@ -546,16 +546,18 @@ def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dic
 
 
 def _merge_from_source(
-    absorbed: list[Item], candidate: Candidate, source: str, newline_at_end: bool
+    absorbed: list[Item], candidate: Candidate, source: str
 ) -> tuple[str, dict[str, Any]] | None:
-    spans = [item.lines for item in absorbed] + [lines_of(candidate.metadata)]
-    start = min(span[0] for span in spans if span is not None)
-    end = max(span[1] for span in spans if span is not None)
+    pieces = [(item.content, item.lines) for item in absorbed]
+    pieces.append((candidate.content, lines_of(candidate.metadata)))
+    spans = [span for _, span in pieces if span is not None]
+    start, end = min(span[0] for span in spans), max(span[1] for span in spans)
     lines = source.splitlines(keepends=True)
     if end > len(lines):
         return None  # the file no longer has these lines: keep the regions apart
     text = "".join(lines[start - 1 : end])
-    if not newline_at_end:
+    # It ends as the piece that reaches the last line did: with its newline, or without.
+    if not any(content.endswith("\n") for content, span in pieces if span and span[1] == end):
         text = text.removesuffix("\n").removesuffix("\r")
     return text, _merged_metadata(candidate, start, end)
 
