@@ -60,8 +60,8 @@ P = TypeVar("P", bound=Wire)
 R = TypeVar("R", bound=Wire)
 
 DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-P", "-m", "contextls", "serve")
-"""``-P``: the current directory, which may hold a ``types.py``, is never on ``sys.path``."""
-"""The server this client spawns unless told otherwise: the same interpreter's package."""
+"""The server this client spawns unless told otherwise: the same interpreter's package.
+``-P``: the current directory, which may hold a ``types.py``, is never on ``sys.path``."""
 
 METHOD_NOT_FOUND: Final = -32601
 """JSON-RPC's code (lsprotocol's ErrorCodes.MethodNotFound; not imported: it is slow to load)."""
