@@ -42,6 +42,7 @@ from contextls.protocol import (
     ImportResult,
     ItemKind,
     ListResult,
+    Omission,
     PinResult,
     RefreshResult,
     RemoveResult,
@@ -738,7 +739,8 @@ class Workspace:
             history, scores, missed = self._storage(
                 semantic_hooks.history, self, query, kinds, auto_retrieve
             )
-        rendered = render(items, fmt, self.tokenizer.count, max_tokens, history)
+        budget = self.window.limits.max_tokens
+        rendered = render(items, fmt, self.tokenizer.count, max_tokens, history, budget)
         return RenderResult(
             text=rendered.text,
             tokens=rendered.tokens,
@@ -748,6 +750,10 @@ class Workspace:
             history_ids=rendered.history_ids,
             history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
             warnings=[*rendered.warnings, *missed],
+            history_omitted=[
+                Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
+            ],
+            budget=max_tokens or budget,
         )
 
     def search(

@@ -650,5 +650,3 @@ def test_a_bulk_add_that_would_flush_the_window_needs_force(cli: Cli) -> None:
     assert "evicted ctx-1" in forced.stderr
     small = cli("add", "old/o0.txt", "old/o1.txt")  # evicts less than half: no question
     assert "added" in small.stdout
-
-
