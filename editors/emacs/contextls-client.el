@@ -201,6 +201,15 @@ NEWEST ones (added, restored) go to the newest end, as do unknown ones."
                                              items))
                contextls--items))))
 
+(defun contextls--merged (merged)
+  "The merges of an answer, MERGED: ((ID . HOLDER) ...).
+An add lists the ids it absorbed (into its item); other answers map each
+absorbed id to the item that holds its text now."
+  (if (vectorp merged)
+      (mapcar (lambda (id) (cons id nil)) merged)
+    (cl-loop for (key holder) on merged by #'cddr
+             collect (cons (substring (symbol-name key) 1) holder))))
+
 (defun contextls--evicted (root items)
   "ITEMS of ROOT went to the archive."
   (when items
@@ -223,8 +232,7 @@ it at once, and the window is read again a moment later."
     (let ((status (if (plist-member result :itemCount) result (plist-get result :status))))
       (when (and (consp status) (not (eq (plist-get result :dryRun) t)))
         (contextls--take-status root status)
-        (let ((evicted (contextls--list (plist-get result :evicted)))
-              (merged (plist-get result :merged)))
+        (let ((evicted (contextls--list (plist-get result :evicted))))
           (dolist (item evicted)
             (puthash (cons root (plist-get item :id)) (float-time)
                      contextls--reported-evictions))
@@ -234,7 +242,7 @@ it at once, and the window is read again a moment later."
                         (contextls--list (plist-get result :clearedIds))
                         (mapcar (lambda (item) (plist-get item :id))
                                 (contextls--list (plist-get result :forgotten)))
-                        (and (vectorp merged) (contextls--list merged)))))
+                        (mapcar #'car (contextls--merged (plist-get result :merged))))))
         ;; An add or a restore puts its items at the newest end; a pin or a
         ;; re-read changes them where they are.
         (contextls--remember-items

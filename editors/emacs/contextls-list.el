@@ -25,9 +25,6 @@
 (defvar-local contextls--list-root nil
   "The project root this inspector shows.")
 
-(defvar-local contextls--budget-overlay nil
-  "The overlay that draws the budget line above the table.")
-
 (defvar contextls-list-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'contextls-list-visit)
@@ -129,11 +126,20 @@
             (if (member (tabulated-list-get-id) marked)
                 (tabulated-list-put-tag "D" t)
               (forward-line 1))))))
-    (unless (overlayp contextls--budget-overlay)
-      (setq contextls--budget-overlay (make-overlay (point-min) (point-min))))
-    (move-overlay contextls--budget-overlay (point-min) (point-min))
-    (overlay-put contextls--budget-overlay 'before-string
-                 (contextls--budget-line (gethash root contextls--statuses)))))
+    (let ((overlay (contextls--budget-overlay)))
+      (move-overlay overlay (point-min) (point-min))
+      (overlay-put overlay 'before-string
+                   (contextls--budget-line (gethash root contextls--statuses))))))
+
+(defun contextls--budget-overlay ()
+  "The overlay that draws the budget line above the table.
+Found by its property: the buffer outlives its local variables when the
+inspector is opened again."
+  (or (seq-find (lambda (overlay) (overlay-get overlay 'contextls-budget))
+                (overlays-in (point-min) (point-max)))
+      (let ((overlay (make-overlay (point-min) (point-min))))
+        (overlay-put overlay 'contextls-budget t)
+        overlay)))
 
 (defun contextls--update-inspector (root)
   "Refill the inspector when it is the one of ROOT."

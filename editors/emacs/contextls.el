@@ -81,7 +81,7 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
     contextls/refresh contextls/forget contextls/configure)
   "The server requests this client sends (checked against the schema).")
 
-(defconst contextls--error-codes '((needs-force . -31013) (no-room . -31007))
+(defconst contextls--error-codes '((needs-force . -31013))
   "The server's error codes this client acts on (checked against the schema).")
 
 (defconst contextls--window-settings
@@ -272,7 +272,8 @@ inputs is `contextls-repl-inputs'."
 A glob may be typed."
   (if (derived-mode-p 'dired-mode)
       (dired-get-marked-files)
-    (list (read-file-name "Add file, folder or glob: " nil nil nil))))
+    ;; RET on the directory offered means that directory, not this buffer's file.
+    (list (read-file-name "Add file, folder or glob: " nil default-directory nil))))
 
 (defun contextls--files-report (result)
   "Say what an addFiles RESULT added, evicted, skipped and refused, on one line."
@@ -283,8 +284,17 @@ A glob may be typed."
     (message "contextls: %s"
              (string-join
               (delq nil
-                    (list (format "added %s (%s)" (contextls--plural (length items) "item")
-                                  (contextls--plural (plist-get result :tokens) "token"))
+                    (list (format "added %s (%s)%s" (contextls--plural (length items) "item")
+                                  (contextls--plural (plist-get result :tokens) "token")
+                                  (if (<= 1 (length items) 4)
+                                      (concat ": " (mapconcat (lambda (item) (plist-get item :label))
+                                                              items ", "))
+                                    ""))
+                          (let ((merged (contextls--merged (plist-get result :merged))))
+                            (and merged
+                                 (mapconcat (lambda (merge)
+                                              (format "%s merged into %s" (car merge) (cdr merge)))
+                                            merged ", ")))
                           (and evicted (contextls--evictions-message evicted))
                           (and skipped
                                (format "skipped %s" (mapconcat
@@ -329,10 +339,6 @@ than half of the window, it asks first, showing what would go."
                 (contextls--request :contextls/addFiles (append params '(:force t)) root))
              (message "contextls: nothing was added")
              nil))
-          ((eql code (alist-get 'no-room contextls--error-codes))
-           (user-error "Contextls: %s (%s short; unpin or remove some, or raise maxTokens)"
-                       (contextls--error-message err)
-                       (contextls--plural (plist-get data :shortTokens) "token")))
           (t (user-error "Contextls: %s" (contextls--error-message err)))))))))
 
 ;;; The rendered context
