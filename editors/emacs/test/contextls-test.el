@@ -46,7 +46,6 @@
                     ("AddFilesParams" "targets" "pin" "force")
                     ("FileTarget" "uri" "glob")
                     ("AddFilesResult" "items" "evicted" "tokens" "skipped" "refused")
-                    ("NoRoomData" "shortTokens")
                     ("RemoveParams" "ids") ("RemoveResult" "removed")
                     ("PinParams" "id" "pinned")
                     ("ClearParams" "keepPinned") ("ClearResult" "cleared" "clearedIds")
@@ -246,7 +245,7 @@
         (dired-mark 1)
         (let ((said (contextls-test--messages
                      (lambda () (call-interactively #'contextls-add-files)))))
-          (should (string-match-p "\\`contextls: added 3 items ([0-9]+ tokens)\\'" (car said)))))
+          (should (string-match-p "\\`contextls: added 3 items ([0-9]+ tokens): notes.txt, src/a.py, src/b.py\\'" (car said)))))
       (should (equal (sort (mapcar (lambda (i) (contextls-test--meta i :path))
                                    (contextls-test--items))
                            #'string<)
@@ -537,7 +536,7 @@
       ;; The column headers, and the budget above the table.
       (should (string-match-p "Id.*Kind.*Label.*Tokens.*Flags" (format "%s" header-line-format)))
       (should (string-match-p "\\`\\s-*\\[[█░]+\\] .*tokens · 3/50 items"
-                              (overlay-get contextls--budget-overlay 'before-string)))
+                              (overlay-get (contextls--budget-overlay) 'before-string)))
       (goto-char (point-min))
       (should (equal (tabulated-list-get-id) "ctx-3"))  ; newest first
       ;; n and p move, as in every list; P pins.
@@ -554,7 +553,7 @@
       ;; Two marks: both go, and the message names both.
       (execute-kbd-macro "dd")
       (should (string-match-p "tokens · 3/50 items"
-                              (overlay-get contextls--budget-overlay 'before-string)))
+                              (overlay-get (contextls--budget-overlay) 'before-string)))
       (let* ((inhibit-message nil)
              (said (contextls-test--messages (lambda () (execute-kbd-macro "x")))))
         (should (member "contextls: removed ctx-3, ctx-2 to the archive" said)))
@@ -563,7 +562,13 @@
       (goto-char (point-min))
       (should (equal (tabulated-list-get-id) "ctx-1"))
       (should (string-match-p "tokens · 1/50 items"
-                              (overlay-get contextls--budget-overlay 'before-string)))
+                              (overlay-get (contextls--budget-overlay) 'before-string)))
+      ;; Opened again: still one budget line.
+      (contextls-list)
+      (should (= (length (seq-filter (lambda (o) (overlay-get o 'before-string))
+                                     (overlays-in (point-min) (point-max))))
+                 1))
+      (goto-char (point-min))
       (execute-kbd-macro (kbd "RET"))
       (should (equal (file-name-nondirectory (buffer-file-name)) "i.py"))
       (should (= (line-number-at-pos) 1)))
@@ -801,8 +806,9 @@
         (should (= (length sent) 21))
         (should (seq-every-p (lambda (change) (equal (plist-get change :text) "x")) sent))
         (should (< took 15))
-        (message "contextls: a keystroke at the end of a %d KB buffer: %.2f ms"
-                 (/ (buffer-size) 1000) took))
+        (let ((inhibit-message nil))
+          (message "contextls: a keystroke at the end of a %d KB buffer: %.2f ms"
+                   (/ (buffer-size) 1000) took)))
       ;; The server's copy of the last line (a region without its text is
       ;; cut from the server's copy of the buffer).
       (let ((line (contextls--range (line-beginning-position) (point))))
@@ -846,8 +852,9 @@
         (let ((status-ms (contextls-test--median 41 status))
               (command-ms (contextls-test--median 41 command))
               (wire-ms (contextls-test--median 41 wire)))
-          (message "contextls: status %.2f ms, addRegion on the wire %.2f ms, add-region %.2f ms"
-                   status-ms wire-ms command-ms)
+          (let ((inhibit-message nil))
+            (message "contextls: status %.2f ms, addRegion on the wire %.2f ms, add-region %.2f ms"
+                     status-ms wire-ms command-ms))
           ;; What Emacs adds to the server's answer is at most as much again.
           (should (<= command-ms (* 2 wire-ms)))
           (should (< command-ms 10)))))))
@@ -906,7 +913,11 @@ Then add a region of the modified buffer: it is the buffer's text."
     (should-not (eq (plist-get (car (contextls-test--items root)) :stale) t))
     (contextls-test--select-line 1)
     (contextls-add-region (region-beginning) (region-end))
-    (should (equal (plist-get (car (last (contextls-test--items root))) :content) "# one"))))
+    (should (equal (plist-get (car (last (contextls-test--items root))) :content) "# one"))
+    ;; The whole file, as the buffer has it, not as the disk does.
+    (should (buffer-modified-p))
+    (should (equal (plist-get (contextls-add-buffer) :content)
+                   (buffer-substring-no-properties (point-min) (point-max))))))
 
 (ert-deftest contextls-test-buffers-are-synced-again-after-a-restart ()
   (contextls-test--with-workspace '(("r.py" . "a = 1\nb = 2\nc = 3\n"))
