@@ -682,6 +682,24 @@
                                              'display-sort-function)
                     'identity))))))
 
+(ert-deftest contextls-test-a-hit-marks-the-servers-spans-in-code-points ()
+  ;; Spans count Unicode code points into the snippet, as Emacs strings do.
+  (let* ((hit (list :item (list :id "ctx-9" :label "notes.md")
+                    :modes ["keyword"]
+                    :snippet "café 😀 retry\nthe upload"
+                    :highlights [[7 12] [17 23]]))
+         (candidate (car (contextls--search-candidate hit)))
+         (start (string-match "retry" candidate)))
+    (should (equal (substring-no-properties candidate)
+                   "ctx-9  notes.md  [words]  café 😀 retry the upload"))
+    (should (eq (get-text-property start 'face candidate) 'contextls-match))
+    (should (eq (get-text-property (+ start 4) 'face candidate) 'contextls-match))
+    (should-not (get-text-property (+ start 5) 'face candidate))
+    (should-not (get-text-property (1- start) 'face candidate))
+    (should (eq (get-text-property (string-match "upload" candidate) 'face candidate)
+                'contextls-match))
+    (should (equal (cdr (contextls--search-candidate hit)) "ctx-9"))))
+
 (ert-deftest contextls-test-search-marks-what-matched-with-a-face ()
   (contextls-test--with-workspace nil
     (let ((contextls-settings '(:maxItems 1))
