@@ -183,6 +183,34 @@ letting process output in: what is drawn is what Emacs knew already."
     (should-not (string-match-p "Error" (or (current-message) "")))
     (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))))
 
+;;; Search
+
+(ert-deftest contextls-terminal-test-search-hits-are-listed-best-first ()
+  (contextls-terminal-test--with-project '(("s.py" . "s = 1\n"))
+    (let ((contextls-settings '(:maxItems 1))
+          screen)
+      (contextls-terminal-test--visit (expand-file-name "s.py"))
+      ;; The best hit has the later id: a sorted list would show it last.
+      (contextls-add-text "aaa retry once")
+      (contextls-add-text "zzz retry the upload retry the upload retry")
+      (contextls-add-text "mmm unrelated text")
+      (minibuffer-with-setup-hook
+          (lambda ()
+            (run-at-time 0.3 nil
+                         (lambda ()
+                           (minibuffer-completion-help)
+                           (redisplay t)
+                           (setq screen (contextls-terminal-test--screen))
+                           (abort-recursive-edit))))
+        (condition-case nil
+            (contextls-search "retry" 'keyword)
+          (quit nil)))
+      (let ((best (cl-position "ctx-2  text: zzz" screen :test #'string-prefix-p))
+            (next (cl-position "ctx-1  text: aaa" screen :test #'string-prefix-p)))
+        (should best)
+        (should next)
+        (should (< best next))))))
+
 ;;; Cost
 
 (ert-deftest contextls-terminal-test-redisplay-costs-at-most-0.2-ms-more ()

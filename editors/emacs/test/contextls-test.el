@@ -658,15 +658,15 @@
   (contextls-test--with-workspace nil
     (let ((contextls-settings '(:maxItems 1))
           table)
-      ;; Names that sort the other way round from how well they match.
-      (contextls-add-text "zzz retry the upload retry the upload retry")
+      ;; The best hit has the later id (and label): sorting would put it last.
       (contextls-add-text "aaa retry once")
+      (contextls-add-text "zzz retry the upload retry the upload retry")
       (contextls-add-text "mmm unrelated text")
       (let* ((server (mapcar (lambda (hit) (plist-get (plist-get hit :item) :id))
                              (append (plist-get (contextls--request
                                                  :contextls/search
                                                  (list :workspace (contextls--uri root)
-                                                       :query "retry upload" :mode "keyword"))
+                                                       :query "retry" :mode "keyword"))
                                                 :hits)
                                      nil)))
              (shown (progn
@@ -674,10 +674,10 @@
                                  (lambda (_prompt collection &rest _)
                                    (setq table collection)
                                    (car (all-completions "" collection)))))
-                        (contextls-search "retry upload" 'keyword))
+                        (contextls-search "retry" 'keyword))
                       (all-completions "" table))))
         (should (equal (mapcar (lambda (c) (car (split-string c))) shown) server))
-        (should (equal (car server) "ctx-1"))
+        (should (equal server '("ctx-2" "ctx-1")))
         (should (eq (completion-metadata-get (completion-metadata "" table nil)
                                              'display-sort-function)
                     'identity))))))
