@@ -728,29 +728,27 @@
   (contextls-test--with-workspace nil
     (let ((contextls-settings '(:maxItems 1))
           offered)
-      (contextls-add-text (concat "def _backoff_put(url, body):\n"
-                                  "    for attempt in range(5):\n"
-                                  "        if put(url, body).ok:\n            return\n"
-                                  "        sleep(2 ** attempt)\n"))
+      (contextls-add-text "the retry loop backs off exponentially")
       (contextls-add-text "Meeting notes: we agreed to drop Python 3.9 support.")
-      ;; By words, the paraphrase finds nothing; by meaning, the function.
-      (should-error (contextls-search "where do we retry failed uploads?" 'keyword)
+      ;; By words, the paraphrase finds nothing; by meaning, the note.
+      (should-error (contextls-search "how do failed attempts wait longer" 'keyword)
                     :type 'user-error)
       (cl-letf (((symbol-function 'completing-read)
                  (lambda (_prompt table &rest _)
                    (setq offered (all-completions "" table))
                    (car offered))))
-        (contextls-search "where do we retry failed uploads?" 'semantic))
+        (contextls-search "how do failed attempts wait longer" 'semantic))
       (should (string-match-p "\\`ctx-1 .*\\[meaning\\]" (car offered)))
       (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
-      ;; The default mode (hybrid here) finds an exact word by both.
+      ;; The default mode (hybrid here) finds the words and their meaning.
       (contextls-add-text "another note")
       (cl-letf (((symbol-function 'completing-read)
                  (lambda (_prompt table &rest _)
                    (setq offered (all-completions "" table))
                    (car offered))))
-        (contextls-search "_backoff_put"))
-      (should (string-match-p "\\[meaning\\+words\\]\\|\\[words\\+meaning\\]" (car offered))))))
+        (contextls-search "the retry loop backs off"))
+      (should (string-match-p "\\`ctx-1 .*\\[\\(meaning\\+words\\|words\\+meaning\\)\\]"
+                              (car offered))))))
 
 ;;; Edits reach the server as incremental changes
 
