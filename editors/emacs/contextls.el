@@ -535,15 +535,35 @@ When that would evict other items, it asks first, naming them."
                                                 (mapconcat #'contextls--describe evicted ", ")))))
                  nil)
                 (t (contextls--request :contextls/restore params root)))))
-    (cond
-     ((null result) (message "contextls: nothing was restored"))
-     ((seq-empty-p (plist-get result :items))
-      (message "contextls: %s is already in the window" id))
-     (t (let ((evicted (contextls--list (plist-get result :evicted))))
-          (message "contextls: restored %s%s"
-                   (mapconcat #'contextls--describe (plist-get result :items) ", ")
-                   (if evicted (concat "; " (contextls--evictions-message evicted)) "")))))
+    (if result
+        (message "contextls: %s" (contextls--restore-message id result))
+      (message "contextls: nothing was restored"))
     result))
+
+(defun contextls--restore-message (id result)
+  "What the restore RESULT of ID did: restored, merged, already there, evicted."
+  (let* ((merged (contextls--merged (plist-get result :merged)))
+         (already (contextls--list (plist-get result :alreadyInWindow)))
+         (restored (seq-remove (lambda (item) (member (plist-get item :id) already))
+                               (contextls--list (plist-get result :items))))
+         (evicted (contextls--list (plist-get result :evicted))))
+    (string-join
+     (delq nil
+           (list (and restored
+                      (concat "restored "
+                              (mapconcat
+                               (lambda (item)
+                                 (let ((from (car (rassoc (plist-get item :id) merged))))
+                                   (if from
+                                       (format "%s into %s" from (contextls--describe item))
+                                     (contextls--describe item))))
+                               restored ", ")))
+                 (and (or already (not restored))
+                      (format "%s is already in the window%s" id
+                              (let ((holder (cdr (assoc id merged))))
+                                (if holder (format " (in %s)" holder) ""))))
+                 (and evicted (contextls--evictions-message evicted))))
+     "; ")))
 
 ;;; Items: remove, pin, read again, forget
 

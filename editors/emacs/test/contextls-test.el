@@ -633,6 +633,22 @@
       (should (null (contextls-test--items)))
       (kill-buffer "*contextls-context*"))))
 
+(ert-deftest contextls-test-a-restore-says-where-a-merged-item-went ()
+  ;; An archived region of a file that is in the window whole comes back into it.
+  (let ((decoder (list :id "ctx-6" :label "decoder.py" :tokens 3060)))
+    (should (equal (contextls--restore-message
+                    "ctx-2" (list :items (vector decoder) :evicted [] :merged '(:ctx-2 "ctx-6")))
+                   "restored ctx-2 into ctx-6 (decoder.py, 3060 tokens)"))
+    (should (equal (contextls--restore-message
+                    "ctx-2" (list :items [] :evicted [] :alreadyInWindow ["ctx-6"]
+                                  :merged '(:ctx-2 "ctx-6")))
+                   "ctx-2 is already in the window (in ctx-6)"))
+    (should (equal (contextls--restore-message
+                    "ctx-6" (list :items (vector decoder)
+                                  :evicted (vector (list :id "ctx-1" :label "a.py:1" :tokens 1))))
+                   (concat "restored ctx-6 (decoder.py, 3060 tokens); evicted ctx-1 (a.py:1, "
+                           "1 token) to the archive; M-x contextls-restore brings it back")))))
+
 (ert-deftest contextls-test-a-restore-that-evicts-asks-first ()
   (contextls-test--with-workspace nil
     (let ((contextls-settings '(:maxItems 1))
