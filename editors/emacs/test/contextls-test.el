@@ -488,7 +488,18 @@
               (should (equal (contextls--item-at) (cons root-b "ctx-1")))
               (should (string-match-p "·1/50 " (contextls--mode-line-string))))
             (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items root-b))
-                           '("ctx-1"))))
+                           '("ctx-1")))
+            ;; Restarting a's server leaves b alone, and opens a's buffer again.
+            (with-current-buffer buffer-a
+              (contextls-restart)
+              (goto-char (point-max))
+              (insert "a3 = 3\n")
+              (should (equal (plist-get (contextls-add-buffer) :content)
+                             "a1 = 1\na2 = 2\na3 = 3\n")))
+            (should (jsonrpc-running-p (gethash root-b contextls--connections)))
+            (should (contextls--overlays-of root-b "ctx-1"))
+            (with-current-buffer buffer-b
+              (should (string-match-p "·1/50 " (contextls--mode-line-string)))))
         (contextls-test--cleanup (list root-a root-b))))))
 
 ;;; Items at point
