@@ -442,7 +442,11 @@
         (contextls-add-text "first")
         (contextls-add-text "second")  ; the merged region is evicted...
         (should (zerop (hash-table-count contextls--overlays)))
-        (contextls-restore "ctx-2")    ; ...and comes back, highlighted again
+        ;; ...and comes back, highlighted again (evicting one: it asks).
+        (let (asked)
+          (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt))))
+            (contextls-restore "ctx-2"))
+          (should (equal asked "Restoring ctx-2 evicts ctx-3 (text: first, 1 token); restore it? ")))
         (should (contextls--overlays-of root "ctx-2"))))))
 
 ;;; Two projects, whose ids clash
@@ -512,7 +516,8 @@
         (contextls-add-region (region-beginning) (region-end))
         (contextls-test--select-line 3)
         (contextls-add-region (region-beginning) (region-end))
-        (cl-letf (((symbol-function 'completing-read)
+        (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
                    (lambda (&rest _) (error "Asked for an id on a highlighted item"))))
           (goto-char (point-min))
           (call-interactively #'contextls-pin)
@@ -618,7 +623,8 @@
         (should-error (insert "x") :type 'buffer-read-only))
       (should (string-prefix-p "## Context" (contextls-copy)))
       (should (equal (current-kill 0) (contextls-copy)))
-      (cl-letf (((symbol-function 'completing-read)
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
                  (lambda (_prompt table &rest _) (car (all-completions "" table)))))
         (contextls-search "zebracorn"))
       (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
@@ -697,7 +703,8 @@
                                                 :hits)
                                      nil)))
              (shown (progn
-                      (cl-letf (((symbol-function 'completing-read)
+                      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
                                  (lambda (_prompt collection &rest _)
                                    (setq table collection)
                                    (car (all-completions "" collection)))))
@@ -740,7 +747,8 @@
                                          (list :workspace (contextls--uri root)
                                                :query "upload" :mode "keyword"))
                                         :hits)))
-      (cl-letf (((symbol-function 'completing-read)
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
                  (lambda (_prompt table &rest _)
                    (setq shown (all-completions "" table))
                    (car shown))))
@@ -760,7 +768,8 @@
       ;; By words, the paraphrase finds nothing; by meaning, the note.
       (should-error (contextls-search "how do failed attempts wait longer" 'keyword)
                     :type 'user-error)
-      (cl-letf (((symbol-function 'completing-read)
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
                  (lambda (_prompt table &rest _)
                    (setq offered (all-completions "" table))
                    (car offered))))
@@ -769,7 +778,8 @@
       (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
       ;; The default mode (hybrid here) finds the words and their meaning.
       (contextls-add-text "another note")
-      (cl-letf (((symbol-function 'completing-read)
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
                  (lambda (_prompt table &rest _)
                    (setq offered (all-completions "" table))
                    (car offered))))
