@@ -48,15 +48,13 @@
       (remhash root contextls--evicted-at)))
   (clrhash contextls--overlays))
 
-(defvar contextls-test--cli-used nil
-  "Non-nil when a test ran the command line, which may have started a daemon.")
-
 (defun contextls-test--cli (&rest args)
   "Run the command line with ARGS in the test's environment; return its output.
-The command must succeed."
-  (setq contextls-test--cli-used t)
+It runs in its own process, on the test's database, as a second client would
+\(no daemon to start and stop).  The command must succeed."
   (with-temp-buffer
-    (let ((status (apply #'call-process contextls-test--server nil t nil args)))
+    (let* ((process-environment (cons "CONTEXTLS_NO_DAEMON=1" process-environment))
+           (status (apply #'call-process contextls-test--server nil t nil args)))
       (unless (eql status 0)
         (error "Command `contextls %s' failed (%s): %s" (string-join args " ") status
                (buffer-string)))
@@ -72,7 +70,6 @@ In BODY, `root' is the workspace's directory, `state' the database's."
                                              (concat "CONTEXTLS_RUNTIME_DIR=" state)
                                              (concat "CONTEXTLS_STATE_DIR=" state))
                                        process-environment))
-          (contextls-test--cli-used nil)
           (contextls-server-command (list contextls-test--server "serve"))
           (contextls-settings nil)
           (default-directory (file-name-as-directory root))
@@ -83,8 +80,6 @@ In BODY, `root' is the workspace's directory, `state' the database's."
            (contextls-test--write-files root ,files)
            ,@body)
        (contextls-test--cleanup (list root))
-       (when contextls-test--cli-used
-         (call-process contextls-test--server nil nil nil "daemon" "stop"))
        (delete-directory root t)
        (delete-directory state t))))
 

@@ -360,6 +360,9 @@
       (should (equal (plist-get (plist-get (contextls-configure "budgetPolicy" nil t) :settings)
                                 :budgetPolicy)
                      "fixed"))
+      ;; The command line sees the same setting.
+      (should (string-match-p "\"task\": \"debugging\""
+                              (contextls-test--cli "config" "show" "--json")))
       ;; The window keeps it: a new server reads it back.
       (contextls-restart)
       (should (equal (plist-get (plist-get (contextls--request
