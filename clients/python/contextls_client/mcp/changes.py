@@ -11,8 +11,11 @@ from any client. Each new revision becomes, once:
 A handshake-era session (2025-11-25 and before) gets them for what it subscribed to
 with ``resources/subscribe`` (``list_changed`` needs no subscription); a 2026-07-28
 session gets them on its ``subscriptions/listen`` streams, through the SDK's bus,
-which filters by what each stream asked for. Pushes that arrive together (one
-command may push twice) make one round.
+which filters by what each stream asked for. Pushes that arrive together make one
+round, and a push of a revision already told (every client's session opening pushes
+the status as it is) makes none. When the revision cannot be compared (a session
+opened on a daemon again, which counts afresh), the window's items are compared
+instead, so a daemon's restart is news only if the window differs.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 
-from contextls.protocol import ContextItem, ListParams, Requests
+from contextls.protocol import ContextItem, ListParams, Requests, StatusParams
 from contextls_client.mcp.link import DaemonLink, Unreachable
 from contextls_client.mcp.resources import context_uri, item_uri
 from contextls_client.messages import ContextlsError, ServerGoneError
@@ -65,14 +68,31 @@ class Changes:
         self._listing: Listing | None = None
         self._round: asyncio.Task[None] | None = None
         self._untold = False
+        self._afresh = False
+        """A session opened on a daemon (again): its revisions cannot be compared with the
+        last one told, so the window is compared instead."""
 
     async def prime(self) -> None:
-        """Remember the window as it is, so the first change is told against it."""
+        """Remember the window as it is, so the first change is told against it (and
+        the push that opening the session makes is not told as one)."""
         self._listing = await self._current()
+        await self._learn_revision()
+        self._untold = self._afresh = False
+
+    async def _learn_revision(self) -> None:
+        """The window's revision now: pushes up to it are not news."""
+        with contextlib.suppress(ContextlsError, ServerGoneError, Unreachable):
+            status = await self.link.call(
+                Requests.STATUS, StatusParams(workspace=self.link.workspace)
+            )
+            self._revision = max(self._revision or 0, status.revision)
 
     def noticed(self, revision: int | None) -> None:
-        """The window changed (``revision``), or may have (None: the daemon came back)."""
-        if revision is not None and self._revision is not None and revision <= self._revision:
+        """The window changed (``revision``), or may have (None: a session on a daemon
+        opens, whose revisions start afresh)."""
+        if revision is None or self._revision is None:
+            self._afresh = True  # nothing to compare the revision with: compare the window
+        elif revision <= self._revision:
             return  # already told
         self._revision = revision
         self._untold = True
@@ -82,6 +102,8 @@ class Changes:
     async def _tell(self) -> None:
         while self._untold:
             await asyncio.sleep(GATHER_SECONDS)
+            if not self._untold:
+                return  # primed meanwhile: nothing to tell
             self._untold = False  # what is pushed from here on makes another round
             await self._tell_once()
 
@@ -89,8 +111,13 @@ class Changes:
         root = self.link.root
         if root is None:
             return
+        afresh, self._afresh = self._afresh, False
+        if afresh:
+            await self._learn_revision()
         listing = await self._current()
         before, self._listing = self._listing, listing
+        if afresh and listing is not None and listing == before:
+            return  # back on a daemon, and the window is as it was
         updated = [context_uri(root)]
         list_changed = False
         if listing is not None:

@@ -146,12 +146,14 @@ class DaemonLink:
         except DaemonError as error:
             raise Unreachable(str(error)) from error
         client = _WatchedClient(
-            daemon_socket(self.place.storage), lambda: loop.call_soon_threadsafe(self._lost)
+            daemon_socket(self.place.storage),
+            lambda: loop.call_soon_threadsafe(lambda: self._lost(client)),
         )
         await client.start()
         self.info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
-        await client.initialize(self.root, self.place.initialization_options())
         client.on_notification(self._notified)
+        self.on_change(None)  # another daemon counts revisions afresh; the window may differ
+        await client.initialize(self.root, self.place.initialization_options())
         return client
 
     def _notified(self, note: ReceivedNotification) -> None:
@@ -166,14 +168,15 @@ class DaemonLink:
         if client is not None:
             await client.close()
 
-    def _lost(self) -> None:
+    def _lost(self, client: _WatchedClient) -> None:
         """The daemon went away under the session: listen for one to come back."""
-        if self._closing or (self._listening is not None and not self._listening.done()):
-            return
-        self._listening = asyncio.get_running_loop().create_task(self._listen_again())
+        if self._closing or client is not self._client:
+            return  # closed on purpose, or already replaced
+        self._client = None
+        if self._listening is None or self._listening.done():
+            self._listening = asyncio.get_running_loop().create_task(self._listen_again())
 
     async def _listen_again(self) -> None:
-        await self._drop()
         path = daemon_socket(self.place.storage)
         while not self._closing:
             await asyncio.sleep(LISTEN_AGAIN_EVERY)
@@ -185,7 +188,6 @@ class DaemonLink:
             sock.close()
             with contextlib.suppress(Unreachable, ServerGoneError, ContextlsError, OSError):
                 await self._session()
-                self.on_change(None)  # the window may have changed while away
                 return
 
     def describe(self) -> dict[str, Any]:
