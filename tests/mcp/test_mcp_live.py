@@ -33,6 +33,7 @@ class Notifications:
             self.seen[(method, getattr(params, "uri", None))] += 1
 
     async def after(self, action: Any) -> Counter[tuple[str, str | None]]:
+        await asyncio.sleep(SETTLE_SECONDS)  # what the agent's own calls changed is told first
         self.seen.clear()
         await asyncio.to_thread(action)
         await asyncio.sleep(SETTLE_SECONDS)
