@@ -22,10 +22,24 @@ from contextls import __version__, places
 
 from .conftest import Cli
 
-STDLIB_NAMES = (
-    "types logging json random enum signal queue string select tokenize copy platform socket "
-    "selectors struct uuid"
-).split()
+STDLIB_NAMES = [
+    "types",
+    "logging",
+    "json",
+    "random",
+    "enum",
+    "signal",
+    "queue",
+    "string",
+    "select",
+    "tokenize",
+    "copy",
+    "platform",
+    "socket",
+    "selectors",
+    "struct",
+    "uuid",
+]
 """Module names a project may well have a file of (``click`` has ``types.py``)."""
 
 

@@ -103,6 +103,11 @@ async def run_show(invocation: Invocation) -> int:
                 )
             )
         )
+    if rendered.history_omitted:
+        console.note(
+            f"left out of the relevant history, to stay within {count(rendered.budget)} tokens: "
+            + "; ".join(f"{left.id} ({left.reason})" for left in rendered.history_omitted)
+        )
     console.note(*(f"contextls: {warning}" for warning in rendered.warnings))
     return 0
 
