@@ -76,6 +76,8 @@ async def test_an_agent_adds_and_reads_back_what_the_cli_sees(project: Cli, mode
         pinned = await call(client, "pin", id="ctx-1")
         assert pinned.startswith("pinned ctx-1")
         assert "pinned" in (await call(client, "list")).splitlines()[0]
+        rendered = await call(client, "get_context")
+        assert "ctx-1" in rendered and "pinned" in rendered  # the agent can act on the ids
         status = await call(client, "status")
         assert f"database: {project.env['CONTEXTLS_STORAGE']}" in status
         assert "items: 1 of" in status and "1 pinned" in status
@@ -156,7 +158,7 @@ async def test_a_result_costs_its_text_once(project: Cli, mode: str) -> None:
 @pytest.mark.parametrize("mode", ERAS)
 async def test_a_folder_or_glob_is_one_bulk_add(project: Cli, mode: str) -> None:
     for n in range(4):
-        project.write(f"pkg/m{n}.py", f"VALUE_{n} = {n}\n" * 20)
+        project.write(f"pkg/m{n}.py", f"VALUE_{n} = {n}\n" * 10)
     async with agent(project, mode) as client:
         folder = await call(client, "add_file", path="pkg")
         assert folder.startswith("added 4 files"), folder
@@ -165,10 +167,15 @@ async def test_a_folder_or_glob_is_one_bulk_add(project: Cli, mode: str) -> None
         assert globbed.startswith("added 2 files"), globbed
         project("clear")
         project("config", "set", "maxTokens", "400")
-        for n in range(3):
-            await call(client, "add_text", content=f"note {n} " + "word " * 60)
+        for n in range(4):
+            await call(client, "add_text", content=f"note {n} " + "word " * 85)
         asked = await refused(client, "add_file", path="pkg")
-        assert "nothing was added" in asked and "force=true" in asked, asked
-        assert re.search(r"would evict \d+ items", asked)
+        assert asked.startswith("nothing was added") and "force=true" in asked, asked
+        assert re.search(r"would evict [34] items", asked), asked
         forced = await call(client, "add_file", path="pkg", force=True)
-        assert forced.startswith("added 4 files") and "evicted" in forced
+        assert forced.startswith("added 4 files") and "evicted" in forced, forced
+        project("config", "set", "maxTokens", "100")
+        project("clear")
+        short = await refused(client, "add_file", path="pkg")
+        assert re.search(r"take \d+ tokens, and the window leaves 100 tokens", short), short
+        assert "short by" in short
