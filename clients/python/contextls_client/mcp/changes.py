@@ -1,21 +1,21 @@
 """The window's changes, as MCP notifications: one of each kind per change, in both eras.
 
 The daemon pushes ``contextls/didChangeStatus`` after every change to the window,
-from any client. Each new revision becomes, once:
+from any client, and also when any client's session opens or the archive's search
+index moves on. Each push of a new revision is checked against the window's items
+(their order, text, labels, sizes and flags), and only a difference is told, once:
 
 - ``notifications/resources/updated`` for the context resource, and for each item
   resource whose item changed or left;
-- ``notifications/resources/list_changed`` when the list of item resources changed
-  (an item came or went, or its label, size or flags changed).
+- ``notifications/resources/list_changed`` when what the list of item resources
+  shows changed (an item came or went, or its label, size or flags changed).
 
 A handshake-era session (2025-11-25 and before) gets them for what it subscribed to
 with ``resources/subscribe`` (``list_changed`` needs no subscription); a 2026-07-28
 session gets them on its ``subscriptions/listen`` streams, through the SDK's bus,
 which filters by what each stream asked for. Pushes that arrive together make one
-round, and a push of a revision already told (every client's session opening pushes
-the status as it is) makes none. When the revision cannot be compared (a session
-opened on a daemon again, which counts afresh), the window's items are compared
-instead, so a daemon's restart is news only if the window differs.
+round; a revision already seen makes none (a daemon started again counts afresh, so
+then every push is checked until the revision is learnt again).
 """
 
 from __future__ import annotations
@@ -37,13 +37,15 @@ from contextls_client.messages import ContextlsError, ServerGoneError
 GATHER_SECONDS: Final = 0.05
 """How long pushes are gathered into one round of notifications."""
 
-Listing = dict[str, tuple[str, int, bool, bool, str]]
-"""Item id -> what its resource entry shows (label, tokens, flags) and its content's digest."""
+Entry = tuple[str, str, int, bool, bool, str]
+"""An item as its resource shows it (id, label, tokens, pinned, stale) and its text's digest."""
+Listing = tuple[Entry, ...]
 
 
 def listing_of(items: list[ContextItem]) -> Listing:
-    return {
-        item.id: (
+    return tuple(
+        (
+            item.id,
             item.label,
             item.tokens,
             item.pinned,
@@ -51,7 +53,7 @@ def listing_of(items: list[ContextItem]) -> Listing:
             hashlib.blake2b(item.content.encode(), digest_size=8).hexdigest(),
         )
         for item in items
-    }
+    )
 
 
 class Changes:
@@ -68,16 +70,13 @@ class Changes:
         self._listing: Listing | None = None
         self._round: asyncio.Task[None] | None = None
         self._untold = False
-        self._afresh = False
-        """A session opened on a daemon (again): its revisions cannot be compared with the
-        last one told, so the window is compared instead."""
 
     async def prime(self) -> None:
         """Remember the window as it is, so the first change is told against it (and
         the push that opening the session makes is not told as one)."""
         self._listing = await self._current()
         await self._learn_revision()
-        self._untold = self._afresh = False
+        self._untold = False
 
     async def _learn_revision(self) -> None:
         """The window's revision now: pushes up to it are not news."""
@@ -90,10 +89,8 @@ class Changes:
     def noticed(self, revision: int | None) -> None:
         """The window changed (``revision``), or may have (None: a session on a daemon
         opens, whose revisions start afresh)."""
-        if revision is None or self._revision is None:
-            self._afresh = True  # nothing to compare the revision with: compare the window
-        elif revision <= self._revision:
-            return  # already told
+        if revision is not None and self._revision is not None and revision <= self._revision:
+            return  # already seen
         self._revision = revision
         self._untold = True
         if self._round is None or self._round.done():
@@ -111,21 +108,16 @@ class Changes:
         root = self.link.root
         if root is None:
             return
-        afresh, self._afresh = self._afresh, False
-        if afresh:
+        if self._revision is None:
             await self._learn_revision()
         listing = await self._current()
-        before, self._listing = self._listing, listing
-        if afresh and listing is not None and listing == before:
-            return  # back on a daemon, and the window is as it was
+        if listing is None or listing == self._listing:
+            return  # the daemon cannot say, or the items are as they were
+        before, self._listing = self._listing or (), listing
+        now = {entry[0]: entry for entry in listing}
         updated = [context_uri(root)]
-        list_changed = False
-        if listing is not None:
-            shown_before = {i: entry[:4] for i, entry in (before or {}).items()}
-            list_changed = shown_before != {i: entry[:4] for i, entry in listing.items()}
-            updated += [
-                item_uri(i) for i, entry in (before or {}).items() if listing.get(i) != entry
-            ]
+        updated += [item_uri(entry[0]) for entry in before if now.get(entry[0]) != entry]
+        list_changed = [entry[:5] for entry in before] != [entry[:5] for entry in listing]
         for uri in updated:
             await self.bus.publish(ResourceUpdated(uri=uri))
         if list_changed:

@@ -111,11 +111,14 @@ async def get_context(link: DaemonLink, args: GetContextArguments) -> str:
             auto_retrieve=args.auto_retrieve,
         ),
     )
-    if not rendered.item_ids and not rendered.history_ids:
+    if not (rendered.item_ids or rendered.history_ids or rendered.omitted_ids):
         return EMPTY_WINDOW
     notes = [f"warning: {warning}" for warning in rendered.warnings]
     if rendered.omitted_ids:
-        notes.append(f"left out (over the token limit): {', '.join(rendered.omitted_ids)}")
+        notes.append(
+            f"left out (over {rendered.budget or args.max_tokens} tokens): "
+            f"{', '.join(rendered.omitted_ids)}; list shows them, a larger max_tokens renders them"
+        )
     text: str = rendered.text
     return "\n\n".join([text.rstrip("\n"), "\n".join(notes)]) if notes else text
 
