@@ -43,7 +43,10 @@ def main(place: Place, workspace_given: bool | None = None) -> int:
     roots may); None reads it from the command line.
     """
     if workspace_given is None:
-        workspace_given = any(arg.split("=")[0] == "--workspace" for arg in sys.argv[1:])
+        workspace_given = any(
+            arg in ("-w", "--workspace") or arg.startswith(("--workspace=", "-w/", "-w."))
+            for arg in sys.argv[1:]
+        )
     database = resolve_storage(place.storage)
     instructions = INSTRUCTIONS.format(database=database)
     wire = Wire()

@@ -19,7 +19,7 @@ import contextlib
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from contextls.places import log_path
 from contextls.protocol import (
@@ -189,12 +189,3 @@ class DaemonLink:
             with contextlib.suppress(Unreachable, ServerGoneError, ContextlsError, OSError):
                 await self._session()
                 return
-
-    def describe(self) -> dict[str, Any]:
-        """Where this link goes, for ``status`` and the log."""
-        info = self.info
-        return {
-            "socket": str(daemon_socket(self.place.storage)),
-            "pid": info.pid if info else None,
-            "version": info.version if info else None,
-        }
