@@ -18,6 +18,7 @@ from contextls.core.items import Item
 from contextls.protocol import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
+    RANGED_KINDS,
     ErrorCode,
     ExportDocument,
     ExportItem,
@@ -75,7 +76,9 @@ def check_import(
                     f"{max_bytes:,}; nothing was imported",
                     ErrorCode.FILE_TOO_LARGE,
                 )
-            if not item.content.strip():
+            if not item.content.strip() and item.kind not in RANGED_KINDS:
+                # A file (an empty __init__.py) or a region of one may be blank; a note
+                # never was (the server refuses to add one).
                 raise InvalidParams(f"{field}.content", f"{item.id} is empty")
             _reroot(item, root, field)
     return document.window, document.archive

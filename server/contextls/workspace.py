@@ -38,6 +38,7 @@ from contextls.protocol import (
     ConfigureResult,
     ErrorCode,
     ExportDocument,
+    ExportItem,
     ForgetResult,
     ImportResult,
     ItemKind,
@@ -49,7 +50,6 @@ from contextls.protocol import (
     RenderFormat,
     RenderResult,
     RestoreResult,
-    SearchHit,
     SearchResult,
     Status,
     WindowSettings,
@@ -57,7 +57,7 @@ from contextls.protocol import (
 from contextls.semantic import hooks as semantic_hooks
 from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.sources import Documents, FileWatch, Sources
-from contextls.store import ArchiveHit, ArchiveState, Retention, StorageError, Store, WorkspaceRow
+from contextls.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
 from contextls.transfer import check_import, exported
 
 T = TypeVar("T")
@@ -660,11 +660,26 @@ class Workspace:
 
     def import_(self, document: ExportDocument, dry_run: bool) -> ImportResult:
         """Merge an exported document: new ids (the mapping is returned), paths re-rooted,
-        the window's limits applied (evictions announced). Anything wrong in the document
-        refuses all of it, and nothing changes."""
+        the window's limits applied (evictions announced). A window with no settings of
+        its own takes the document's, so a window moved to a fresh folder is as it was.
+        Anything wrong in the document refuses all of it, and nothing changes."""
         window_items, archive_items = check_import(
             document, self.sources.root, self.settings.max_file_bytes
         )
+        adopted = {} if self.chosen else chosen_of(document.settings, WINDOW_KEYS)
+        adopted = {k: v for k, v in adopted.items() if chosen_of(WindowSettings(), [k])[k] != v}
+        if adopted and not dry_run:
+            self.configure(adopted)
+            try:
+                return self._import(window_items, archive_items)
+            except BaseException:
+                self.configure({}, reset=list(adopted))  # a refusal leaves the settings too
+                raise
+        return self._import(window_items, archive_items, dry_run)
+
+    def _import(
+        self, window_items: list[ExportItem], archive_items: list[ExportItem], dry_run: bool = False
+    ) -> ImportResult:
         if dry_run:
             next_id = self.window.next_id
             mapping = {
@@ -761,24 +776,6 @@ class Workspace:
     ) -> SearchResult:
         # semantic hook (issue 15): keyword, semantic or hybrid
         return self._storage(semantic_hooks.search, self, query, limit, kinds, mode)
-
-    def keyword_search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:
-        hits = self._search(query, limit, kinds)
-        return SearchResult(
-            hits=[
-                SearchHit(
-                    item=wire.context_item(hit.item),
-                    score=round(hit.score, 4),
-                    snippet=hit.snippet,
-                    archived_at=hit.archived_at,
-                    reason=hit.reason,
-                )
-                for hit in hits
-            ]
-        )
-
-    def _search(self, query: str, limit: int, kinds: Sequence[str] | None) -> list[ArchiveHit]:
-        return self._storage(self.store.search, self.root_uri, query, limit, kinds)
 
     def _storage(self, read: Callable[..., T], *args: Any) -> T:
         try:

@@ -221,14 +221,13 @@ def test_search_mode_keyword_is_passed_and_reported(cli: Cli) -> None:
 def test_show_auto_brings_back_what_the_query_means_and_status_says_how(cli: Cli) -> None:
     cli("config", "set", "maxItems", "1")
     cli.write(
-        "upload.py",
-        "def _backoff_put(url, body):\n    for attempt in range(5):\n"
-        "        if put(url, body).ok:\n            return\n        sleep(2 ** attempt)\n",
+        "DEPLOY.md",
+        "The deploy pipeline builds the container image, pushes it, then rolls the pods.\n",
     )
-    cli("add", "upload.py")
+    cli("add", "DEPLOY.md")
     cli("add-text", "Meeting notes: we agreed to drop Python 3.9 support.")
-    shown = cli("show", "--query", "where do we retry failed uploads?", "--auto")
-    assert "_backoff_put" in shown.stdout and "Meeting notes" in shown.stdout
+    shown = cli("show", "--query", "how are containers deployed", "--auto")
+    assert "deploy pipeline" in shown.stdout and "Meeting notes" in shown.stdout
     assert re.search(r"from the archive: ctx-1 \(0\.[0-9]{2}\)", shown.stderr), shown.stderr
     status = cli("status").stdout
     assert re.search(r"search +by words and meaning: 1 archived item embedded", status), status
@@ -469,7 +468,7 @@ def test_forget_asks_first_and_then_leaves_no_trace(cli: Cli) -> None:
     assert "would forget 1 item" in listed and "ctx-1" in listed
     done = cli("forget", "--query", secret, "--yes")
     assert "forgot ctx-1" in done.stdout
-    assert cli("search", secret).stdout.startswith("nothing in the archive matches")
+    assert cli("search", secret, code=1).stderr.startswith("nothing in the archive matches")
     database = Path(cli.env["CONTEXTLS_STORAGE"])
     stored = b"".join(p.read_bytes() for p in database.parent.glob(database.name + "*"))
     assert secret.encode() not in stored and b"an ordinary note" in stored

@@ -199,6 +199,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     search.add_argument("query", nargs="+", metavar="QUERY")
     search.add_argument("--limit", type=positive_int, default=20, metavar="N")
     search.add_argument(
+        "--wait",
+        action="store_true",
+        help="first wait until everything archived is embedded (search by meaning), "
+        "showing how many items are left",
+    )
+    search.add_argument(
         "--mode",
         choices=get_args(SearchMode),
         help="default: hybrid when semantic search is available, else keyword",
