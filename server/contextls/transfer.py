@@ -92,10 +92,21 @@ def _reroot(item: ExportItem, root: Path, field: str) -> None:
     if not isinstance(path, str) or not path:
         raise InvalidParams(f"{field}.metadata.path", f"{item.id} has a path that is not text")
     relative = PurePosixPath(path)
-    if relative.is_absolute() or ".." in relative.parts or "\0" in path:
+    outside = relative.is_absolute() or ".." in relative.parts or "\0" in path
+    if not outside:
+        # Lexically inside is not enough: a folder on the way may be a symlink out.
+        try:
+            outside = not (root / relative).resolve().is_relative_to(root)
+        except (OSError, RuntimeError):
+            outside = True
+    if outside:
         raise ContextError(
-            f"{item.id} in the document points outside the workspace ({path}); "
+            f"{item.id} in the document points outside the workspace ({_cut(path)}); "
             "nothing was imported",
             ErrorCode.OUTSIDE_WORKSPACE,
         )
     item.metadata["uri"] = (root / relative).as_uri()
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -395,7 +395,6 @@ def test_usage_errors_exit_2(cli: Cli) -> None:
         ("add",),
         ("add", "a.py:3-1"),
         ("add", "a.py:0"),
-        ("rm", "not-an-id"),
         ("show", "--format", "html"),
         ("show", "--max-tokens", "0"),
         ("show", "--auto"),
@@ -408,7 +407,21 @@ def test_usage_errors_exit_2(cli: Cli) -> None:
         run = cli(*args, code=2)
         assert run.stdout == "", args
         assert run.stderr, args
+        if args:  # --json: one JSON object on stdout, whatever the outcome
+            document = cli(*args, "--json", code=2).decode(ErrorDocument)
+            assert document.error.code == ErrorCode.INVALID_PARAMS and document.error.message
     assert listed(cli).items == []
+
+
+def test_refusals_exit_1_and_say_so_in_json(cli: Cli) -> None:
+    cli.write("a.py", "x = 1\n")
+    assert_refused(cli, ErrorCode.UNKNOWN_ITEM, "rm", "not-in-window.py")
+    assert_refused(cli, ErrorCode.UNKNOWN_ITEM, "refresh", "ctx-9")
+    refused = cli("add", "nothing/*.py", code=1)
+    assert "no file matches" in refused.stderr
+    assert "encoding takes one of: o200k_base, cl100k_base" in (
+        cli("config", "set", "encoding", "utf8", code=2).stderr
+    )
 
 
 def test_help_and_serve_help(cli: Cli) -> None:
@@ -578,7 +591,7 @@ def test_rm_and_pin_take_paths_and_globs(cli: Cli) -> None:
     removed = cli("rm", "src/*.py")
     assert "removed ctx-1, ctx-2" in removed.stdout
     assert ids(listed(cli)) == ["ctx-3"]
-    nothing = cli("rm", "src/missing.py", code=2)
+    nothing = cli("rm", "src/missing.py", code=1)
     assert "no item in the window comes from src/missing.py" in nothing.stderr
     from_inside = cli("unpin", "../notes.txt", cwd=cli.workspace / "src")
     assert "unpinned ctx-3" in from_inside.stdout
