@@ -90,7 +90,11 @@ class ContextlsClient:
         cwd: str | os.PathLike[str] | None = None,
         request_timeout: float = 120.0,
         socket: Path | None = None,
+        on_gone: Callable[[ServerGoneError], object] | None = None,
     ) -> None:
+        """``on_gone`` is told at once when the server goes away (a request waiting on it
+        is told too; a long-lived client also needs to know between requests)."""
+        self.on_gone = on_gone
         self.command: tuple[str, ...] = tuple(command) if command else DEFAULT_SERVER_COMMAND
         self.socket = socket
         self._reader: asyncio.StreamReader | None = None
@@ -378,6 +382,8 @@ class ContextlsClient:
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(self._gone)
+            if self.on_gone is not None:
+                self.on_gone(self._gone)
         return self._gone
 
     async def _wait_for_exit(self, timeout: float) -> int | None:

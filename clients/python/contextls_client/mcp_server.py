@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 from typing import Final
 
 from contextls import __version__
@@ -36,17 +35,12 @@ of the window are in the archive: search_archive, then restore. The person sees 
 change in their editor's status bar. Database: {database}"""
 
 
-def main(place: Place, workspace_given: bool | None = None) -> int:
+def main(place: Place, workspace_given: bool) -> int:
     """Serve MCP on stdio until the host closes it.
 
     ``workspace_given``: whether ``--workspace`` chose ``place.root`` (else the host's
-    roots may); None reads it from the command line.
+    roots may).
     """
-    if workspace_given is None:
-        workspace_given = any(
-            arg in ("-w", "--workspace") or arg.startswith(("--workspace=", "-w/", "-w."))
-            for arg in sys.argv[1:]
-        )
     database = resolve_storage(place.storage)
     instructions = INSTRUCTIONS.format(database=database)
     wire = Wire()

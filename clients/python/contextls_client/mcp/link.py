@@ -1,7 +1,7 @@
 """The MCP server's session on the user's daemon, kept alive across daemon restarts.
 
 The daemon is reached (or started) in a thread as soon as ``initialize`` is answered,
-while the SDK loads, exactly as the CLI reaches it (``session._current_daemon``: the
+while the SDK loads, exactly as the CLI reaches it (``session.current_daemon``: the
 daemon of this database, restarted when it runs other code). The LSP session itself
 opens once the workspace is known (``--workspace``, the host's roots, or the current
 directory).
@@ -35,7 +35,7 @@ from contextls_client.console import Console
 from contextls_client.daemon import DaemonError, connect, daemon_socket
 from contextls_client.lsp_client import ContextlsClient
 from contextls_client.messages import ContextlsError, ReceivedNotification, ServerGoneError
-from contextls_client.session import Place, _current_daemon
+from contextls_client.session import Place, current_daemon
 from contextls_client.socket_client import run_blocking
 
 P = TypeVar("P", bound=Wire)
@@ -49,28 +49,11 @@ class Unreachable(Exception):
     """The daemon cannot be reached or started, or went away twice; the message says why."""
 
 
-class _WatchedClient(ContextlsClient):
-    """A client that says at once when its daemon went away.
-
-    ``ContextlsClient`` tells a lost connection only to the requests waiting on it; the
-    link needs it at once, to listen for the daemon again.
-    """
-
-    def __init__(self, socket: Path, on_gone: Callable[[], object]) -> None:
-        super().__init__(socket=socket)
-        self._on_gone = on_gone
-
-    def _mark_gone(self, reason: str) -> ServerGoneError:
-        gone = super()._mark_gone(reason)
-        self._on_gone()
-        return gone
-
-
 def reach(place: Place) -> None:
     """Reach the daemon of ``place``'s database (starting or restarting it), in a thread."""
 
     async def reached() -> None:
-        client = await _current_daemon(place, Console(json_mode=False))
+        client = await current_daemon(place, Console(json_mode=False))
         await client.close()
 
     run_blocking(reached())
@@ -86,7 +69,7 @@ class DaemonLink:
         self.info: ServerInfo | None = None
         self.on_change: Callable[[int | None], None] = lambda revision: None
         """Called with the window's revision after each change (None: it may have changed)."""
-        self._client: _WatchedClient | None = None
+        self._client: ContextlsClient | None = None
         self._lock = asyncio.Lock()
         self._listening: asyncio.Task[None] | None = None
         self._closing = False
@@ -128,14 +111,14 @@ class DaemonLink:
                 await client.shutdown()
         self._threads.shutdown(wait=False, cancel_futures=True)
 
-    async def _session(self) -> _WatchedClient:
+    async def _session(self) -> ContextlsClient:
         async with self._lock:
             client = self._client
             if client is None:
                 client = self._client = await self._open()
             return client
 
-    async def _open(self) -> _WatchedClient:
+    async def _open(self) -> ContextlsClient:
         assert self.root is not None, "bind a workspace first"
         loop = asyncio.get_running_loop()
         # The first session uses the daemon reached at start; a later one (the daemon went
@@ -145,9 +128,9 @@ class DaemonLink:
             await asyncio.wrap_future(reached or self._threads.submit(reach, self.place))
         except DaemonError as error:
             raise Unreachable(str(error)) from error
-        client = _WatchedClient(
-            daemon_socket(self.place.storage),
-            lambda: loop.call_soon_threadsafe(lambda: self._lost(client)),
+        client = ContextlsClient(
+            socket=daemon_socket(self.place.storage),
+            on_gone=lambda gone: loop.call_soon_threadsafe(lambda: self._lost(client)),
         )
         await client.start()
         self.info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
@@ -168,7 +151,7 @@ class DaemonLink:
         if client is not None:
             await client.close()
 
-    def _lost(self, client: _WatchedClient) -> None:
+    def _lost(self, client: ContextlsClient) -> None:
         """The daemon went away under the session: listen for one to come back."""
         if self._closing or client is not self._client:
             return  # closed on purpose, or already replaced
