@@ -22,7 +22,6 @@ from contextls import wire
 from contextls.changes import Change
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
-from contextls.core.secrets import secret_warnings
 from contextls.core.window import AddOutcome, Candidate, Eviction, Window
 from contextls.expand import PlannedFile, expand
 from contextls.protocol import (
@@ -95,7 +94,12 @@ def add_files(workspace: Workspace, params: AddFilesParams) -> AddFilesResult:
         if planned.needs_force is not None:
             raise NeedsForce(planned.needs_force, data=result) from None
         return result
-    return msgspec.structs.replace(result, status=workspace.status())
+    warnings = [
+        warning
+        for item in result.items
+        for warning in workspace.note_secrets(item.id, item.label, item.content)
+    ]
+    return msgspec.structs.replace(result, status=workspace.status(), warnings=warnings)
 
 
 def count_files(
@@ -177,11 +181,6 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
         pinned_growth=_pinned_growth(outcomes),
         skipped=plan.skipped,
         refused=plan.refused,
-        warnings=[
-            warning
-            for candidate, outcome in outcomes
-            for warning in secret_warnings(candidate.content, outcome.item.path or outcome.item.id)
-        ],
         dry_run=params.dry_run,
     )
     if not params.force and _evicts_most(evictions, held_items, held_tokens):

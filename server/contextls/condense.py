@@ -251,9 +251,17 @@ def _post(endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         endpoint.url, data=json.dumps(body).encode(), headers=headers, method="POST"
     )
     try:
-        with urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
+        with _OPENER.open(request, timeout=endpoint.timeout) as response:
             return _read_bounded(response, deadline, endpoint.timeout)
     except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            where = exc.headers.get("Location", "elsewhere") if exc.headers else "elsewhere"
+            raise CondenseError(
+                f"the condensing endpoint answered HTTP {exc.code} (a redirect to "
+                f"{str(where)[:200]}), which contextls does not follow: the API key goes to the "
+                "endpoint of the settings and nowhere else (set contextls.condense.endpoint "
+                "to the address it redirects to, if you trust it)"
+            ) from exc
         raise CondenseError(_http_error_message(exc)) from exc
     except TimeoutError as exc:
         raise CondenseError(_timeout_message(endpoint.timeout)) from exc
@@ -265,6 +273,17 @@ def _post(endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         ) from exc
     except OSError as exc:  # connection reset mid-answer, and the like
         raise CondenseError(f"the condensing request to {endpoint.url} failed: {exc}") from exc
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Every 3xx is an answer, not a place to go: following one would send the request,
+    with its ``Authorization`` header, to a host the settings never named."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
 
 
 def _read_bounded(response: Any, deadline: float, timeout: float) -> bytes:

@@ -17,6 +17,7 @@ stays light (no asyncio, no pygls).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import socket
@@ -124,7 +125,35 @@ def socket_path(storage: str | None) -> Path:
 def log_path(storage: str | None) -> Path:
     directory = state_dir()
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    keep_private(directory, 0o700)
     return directory / f"daemon-{database_key(storage)}.log"
+
+
+def keep_private(path: Path, mode: int) -> str | None:
+    """Take group and other permissions off ``path`` (a file or folder of the user's that
+    holds context: the database, its journal, a log, the state folder); what was done,
+    for the person to hear, or None when it was private already or is not there."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not info.st_mode & 0o077 or info.st_uid != os.getuid():
+        return None
+    try:
+        os.chmod(path, mode)
+    except OSError as error:
+        return f"{path} can be read by others and could not be made private: {error.strerror}"
+    return (
+        f"{path} could be read by other users (mode {stat.S_IMODE(info.st_mode):o}); "
+        f"it is now {mode:o}, since it holds your context"
+    )
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` empty and 0600 if it does not exist (SQLite gives its journal files
+    the database's mode, so they are born private too)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
 
 
 def peer_uid(sock: socket.socket) -> int:

@@ -157,6 +157,9 @@ class Status(Wire):
     task: Task = "general"
     complexity: float = 0.0
     """How demanding the recent items are (0..1), from which the adaptive budget follows."""
+    warnings: list[str] = []
+    """What the person should know about the window now: items whose text seems to hold
+    a secret (said when added, or when a followed file or buffer took one in)."""
 
 
 class Pruned(Wire):
@@ -751,6 +754,9 @@ class Settings(Wire):
     """``normal``: a committed change survives the process being killed; ``full``: it
     also survives power loss (SQLite ``synchronous=FULL``, ~0.2 ms more per commit)."""
     condense: CondenseSettings = msgspec.field(default_factory=CondenseSettings)
+    allow_any_folder: bool = False
+    """Accept system folders (``/etc``, ``/proc``…) and other users' folders as workspace
+    folders. Off: every file under such a folder could end up in a model's context."""
 
 
 # --------------------------------------------------------------------------

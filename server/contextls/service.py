@@ -121,6 +121,9 @@ class ContextService:
                     f"the context database was corrupt; it was moved to "
                     f"{self._store.moved_aside} and contextls started with an empty one"
                 )
+            for said in self._store.tightened:
+                log.warning("%s", said)
+                self.warn(said)
             if self._store.read_only is not None:
                 self.warn(f"{self._store.read_only}: the context can be read, not changed")
         return self._store

@@ -10,8 +10,10 @@ that has none of its own yet), and its condense endpoint.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final
 
 from contextls.core.errors import ContextError
 from contextls.files import resolve, uri_to_path
@@ -77,11 +79,9 @@ class Session:
         for uri in added:
             try:
                 folder = resolve(uri_to_path(uri, "$.workspaceFolders"))
-                if folder == Path("/") or folder == Path.home().resolve():
-                    raise ContextError(
-                        f"{folder} is too wide to be a workspace folder (every file under it "
-                        "could be added); open a project folder instead"
-                    )
+                why_not = unfit_folder(folder, self.settings.allow_any_folder)
+                if why_not:
+                    raise ContextError(why_not)
                 self.folders[normalize_uri(uri)] = folder
             except ContextError as error:
                 self.warn(f"workspace folder {uri} is ignored: {error.message}")
@@ -153,6 +153,60 @@ class Session:
 
     def _folder_list(self) -> str:
         return ", ".join(str(folder) for folder in self.folders.values())
+
+
+SYSTEM_TREES: Final = tuple(
+    Path(name) for name in ("/proc", "/sys", "/dev", "/etc", "/boot", "/run", "/var/run")
+)
+"""Folders whose every subfolder belongs to the system, never to a project."""
+TOO_WIDE: Final = frozenset(
+    Path(name)
+    for name in (
+        "/",
+        "/usr",
+        "/var",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib64",
+        "/opt",
+        "/srv",
+        "/home",
+        "/tmp",
+        "/root",
+        "/mnt",
+        "/media",
+        "/Users",
+        "/System",
+        "/Library",
+        "/private",
+    )
+)
+"""Folders that hold many projects or the system's own files."""
+
+
+def unfit_folder(folder: Path, allow_any: bool) -> str:
+    """Why ``folder`` cannot be a workspace folder (every file under it could be added
+    and sent to a model), or "" when it can."""
+    wide = folder in TOO_WIDE or folder == Path.home().resolve()
+    if wide:
+        return (
+            f"{folder} is too wide to be a workspace folder (every file under it could be "
+            "added); open a project folder instead"
+        )
+    if allow_any:
+        return ""
+    if any(folder == tree or folder.is_relative_to(tree) for tree in SYSTEM_TREES):
+        return f"{folder} is a system folder, not a project; set allowAnyFolder to use it anyway"
+    try:
+        owner = folder.stat().st_uid
+    except OSError:
+        return ""
+    if owner != os.getuid():
+        return (
+            f"{folder} belongs to another user (uid {owner}); set allowAnyFolder to use it anyway"
+        )
+    return ""
 
 
 COMMAND_LINE_CLIENTS = frozenset({"contextls-cli", "contextls-mcp"})

@@ -34,7 +34,7 @@ import msgspec
 
 from contextls.core.items import Item
 from contextls.core.snippets import Snippet, opening, snippet
-from contextls.places import default_database
+from contextls.places import default_database, keep_private, private_file
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +225,8 @@ class Store:
         """Where a corrupt database was moved, so the server can tell the user."""
         self.read_only: str | None = None
         """Why changes cannot be saved (the file or its file system is read-only), or None."""
+        self.tightened: list[str] = []
+        """Files that others could read, made private at open (for the person to hear)."""
         self._data_version = 0
         self.needs_scrub = False
         """A commit forgot items: ``scrub`` must run after it."""
@@ -236,11 +238,7 @@ class Store:
 
     def _open(self) -> sqlite3.Connection:
         if self.location != MEMORY:
-            try:
-                Path(self.location).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                if not Path(self.location).exists():
-                    raise StorageError(f"cannot create {self.location}: {error}") from error
+            self._make_private()
         try:
             return self._connect()
         except NewerSchema:
@@ -254,7 +252,28 @@ class Store:
                 raise StorageError(f"cannot open {self.location}: {error}") from error
             self.moved_aside = self._move_aside()
             log.warning("%s was corrupt (%s); moved to %s", self.location, error, self.moved_aside)
+            private_file(Path(self.location))
             return self._connect()
+
+    def _make_private(self) -> None:
+        """The database and its journal files are the user's alone (0600), and so is the
+        state folder when it is the default one (a folder the person chose, maybe their
+        project, keeps its mode). What had to be tightened is said in ``tightened``."""
+        location = Path(self.location)
+        default = location == default_database()
+        try:
+            location.parent.mkdir(mode=0o700 if default else 0o777, parents=True, exist_ok=True)
+            private_file(location)
+        except OSError as error:
+            if not location.exists():
+                raise StorageError(f"cannot create {self.location}: {error}") from error
+        places = [location, *(Path(f"{location}{suffix}") for suffix in ("-wal", "-shm"))]
+        if default:
+            places.insert(0, location.parent)
+        for path in places:
+            said = keep_private(path, 0o700 if path.is_dir() else 0o600)
+            if said:
+                self.tightened.append(said)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)

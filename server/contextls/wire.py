@@ -53,6 +53,7 @@ def status(
     archived_count: int,
     evicted_total: int,
     archive: ArchiveState,
+    warnings: list[str] | None = None,
 ) -> Status:
     limits = window.limits
     next_item = window.next_eviction()
@@ -76,6 +77,7 @@ def status(
         pruned_total=archive.pruned_total,
         last_pruned=pruned(archive),
         budget=limits.max_tokens,
+        warnings=warnings or [],
     )
 
 

@@ -110,6 +110,8 @@ class Workspace:
         self.evicted_total = 0
         self.archived_count = 0
         self.archive = ArchiveState()
+        self.secrets: dict[str, list[str]] = {}
+        """Items whose text seems to hold a secret: id -> what was said (this process)."""
         self._status: Status | None = None
         self.load()
 
@@ -151,8 +153,28 @@ class Workspace:
                 self.archived_count,
                 self.evicted_total,
                 self.archive,
+                [
+                    w
+                    for item_id, said in self.secrets.items()
+                    if item_id in self.window
+                    for w in said
+                ],
             )
         return self._status
+
+    def note_secrets(self, item_id: str, where: str, content: str) -> list[str]:
+        """Scan an item's new text (``where`` names it, never its text); returns the
+        warnings not said before for this item (the status keeps saying all of them while
+        the item is in the window)."""
+        said = secret_warnings(content, where)
+        before = self.secrets.get(item_id, [])
+        if said:
+            self.secrets[item_id] = said
+        else:
+            self.secrets.pop(item_id, None)
+        if said != before:
+            self._status = None
+        return [warning for warning in said if warning not in before]
 
     def change(self, apply: Callable[[Change], T]) -> T:
         try:
@@ -313,13 +335,14 @@ class Workspace:
             return outcome
 
         outcome = self.change(apply)
+        warnings = self.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
         return AddResult(
             item=wire.context_item(outcome.item),
             evicted=[wire.context_item(e.item) for e in outcome.evicted],
             deduplicated=outcome.deduplicated,
             status=self.status(),
             merged=[item.id for item in outcome.absorbed],
-            warnings=secret_warnings(candidate.content, _where(outcome.item)),
+            warnings=warnings,
         )
 
     # --------------------------------------------------------------- changing
@@ -524,6 +547,9 @@ class Workspace:
                             change.record_evictions(
                                 self.window.replace_content(item.id, plan.content)
                             )
+                            # Text that arrives live is scanned as an add's is.
+                            for warning in self.note_secrets(item.id, _where(item), plan.content):
+                                self.warn(warning)
                         except ContextError:  # the file outgrew the budget: keep what it was
                             if not item.stale:
                                 self.window.set_stale(item.id, True, "too large")
@@ -814,7 +840,11 @@ class Workspace:
             format=fmt,
             history_ids=rendered.history_ids,
             history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
-            warnings=[*rendered.warnings, *missed],
+            warnings=[
+                *rendered.warnings,
+                *missed,
+                *(w for item_id in rendered.item_ids for w in self.secrets.get(item_id, [])),
+            ],
             history_omitted=[
                 Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
             ],

@@ -137,3 +137,29 @@ def test_swapping_a_folder_for_a_symlink_during_adds_never_leaks(
         swapper.join()
     assert leaked == 0
     assert refused < 3000  # the race was run, not refused outright
+
+
+def test_a_secret_that_arrives_live_is_said_once_and_stays_in_the_status(
+    places: tuple[Path, Path],
+) -> None:
+    root, _ = places
+    settings = root / "settings.txt"
+    settings.write_text("timeout = 30\n")
+    editor = Editor()
+    workspace = start(root, ":memory:", editor).route()
+    added = workspace.add_file(settings.as_uri())
+    assert added.warnings == [] and workspace.status().warnings == []
+    settings.write_text(f"timeout = 30\n{SECRET}\n")
+    workspace.follow_files()
+    said = [w for w in editor.warnings if "settings.txt seems to contain" in w]
+    assert len(said) == 1 and "AWS secret access key" in said[0]
+    assert SECRET.split("= ")[1] not in said[0]
+    assert workspace.status().warnings == said
+    rendered = workspace.render("markdown", None, None, None, None)
+    assert said[0] in rendered.warnings
+    settings.write_text(f"timeout = 31\n{SECRET}\n")  # the same secret: not said again
+    workspace.follow_files()
+    assert len([w for w in editor.warnings if "settings.txt seems to contain" in w]) == 1
+    settings.write_text("timeout = 31\n")
+    workspace.follow_files()
+    assert workspace.status().warnings == []

@@ -44,6 +44,7 @@ class _Behaviour:
     status: int = 200
     body: bytes = b""
     delay: float = 0.0
+    location: str | None = None
 
 
 class FakeLLM:
@@ -136,6 +137,11 @@ class FakeLLM:
         body = json.dumps({"error": {"message": message, "type": "server_error"}}).encode()
         self.respond(status, body)
 
+    def redirect(self, status: int, location: str) -> None:
+        """Answer with a redirect (3xx) to ``location``."""
+        with self._lock:
+            self._behaviour = _Behaviour(status, b"", location=location)
+
     def respond(self, status: int, body: bytes, *, delay: float = 0.0) -> None:
         """Answer with exactly ``body`` (any bytes), after ``delay`` seconds."""
         with self._lock:
@@ -173,12 +179,21 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 fake._sleep(behaviour.delay)
             try:
                 self.send_response(behaviour.status)
+                if behaviour.location is not None:
+                    self.send_header("Location", behaviour.location)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(behaviour.body)))
                 self.end_headers()
                 self.wfile.write(behaviour.body)
             except OSError:
                 pass  # the client gave up (timeout test); nothing to tell it
+
+        def do_GET(self) -> None:  # what a client that follows a 303 would send
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            fake._record(RecordedRequest("GET", self.path, headers, ""))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean

@@ -175,6 +175,22 @@ async def test_missing_api_key_variable_is_reported_before_any_request(
     assert llm.requests == []
 
 
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+async def test_a_redirect_is_a_failure_and_the_key_goes_nowhere_else(
+    llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-the-users-own-key")
+    with FakeLLM() as elsewhere:
+        elsewhere.reply("a summary from a host nobody named")
+        llm.redirect(status, f"{elsewhere.base_url}/chat/completions")
+        outcome = await summarize_with_endpoint(settings_for(llm, api_key_env=KEY_ENV), ask())
+        assert elsewhere.requests == []
+    assert outcome.summary == ""
+    assert outcome.error is not None
+    assert f"HTTP {status}" in outcome.error and "does not follow" in outcome.error
+    assert llm.requests[0].headers["authorization"] == "Bearer sk-the-users-own-key"
+
+
 async def test_http_500(llm: FakeLLM) -> None:
     llm.fail(500, "model overloaded")
     outcome = await summarize_with_endpoint(settings_for(llm), ask())

@@ -98,6 +98,9 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         lines.append(f"search     {semantic_line(status.semantic)}")
     if database:
         lines.append(f"database   {database}")
+    lines.extend(
+        f"{'warning' if n == 0 else '':<10} {said}" for n, said in enumerate(status.warnings)
+    )
     return lines
 
 

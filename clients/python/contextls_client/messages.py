@@ -7,7 +7,7 @@ Light on purpose: the daemon path of every CLI command imports it, never asyncio
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -116,6 +116,17 @@ class ReceivedNotification(msgspec.Struct, frozen=True):
     def decode(self, params_type: type[ResultT]) -> ResultT:
         """Decode the params into a protocol Struct (or any msgspec type)."""
         return msgspec.json.decode(self.params or b"null", type=params_type)
+
+
+def shown_messages(notifications: Iterable[ReceivedNotification]) -> list[str]:
+    """The texts of the ``window/showMessage`` notifications among ``notifications``."""
+    texts = []
+    for note in notifications:
+        if note.method == "window/showMessage":
+            message = note.decode(dict).get("message")
+            if isinstance(message, str):
+                texts.append(message)
+    return texts
 
 
 def initialize_params(root: str | os.PathLike[str], options: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,13 +29,14 @@ from contextls_client.daemon import (
     wanted,
 )
 from contextls_client.human import eviction_lines
-from contextls_client.messages import ContextlsError
+from contextls_client.messages import ContextlsError, shown_messages
 from contextls_client.socket_client import DaemonClient
 
 if TYPE_CHECKING:
     from contextls_client.lsp_client import ContextlsClient
 
 IN_MEMORY: Final = ":memory:"
+ALLOW_ANY_FOLDER_ENV: Final = "CONTEXTLS_ALLOW_ANY_FOLDER"
 
 
 class UsageError(Exception):
@@ -73,8 +74,12 @@ class Place(msgspec.Struct, frozen=True):
         return cls(root, chosen)
 
     def initialization_options(self) -> dict[str, Any]:
-        """The storage path, if one was chosen (window settings live with the window)."""
-        return {"storage": self.storage} if self.storage is not None else {}
+        """The storage path, if one was chosen (window settings live with the window), and
+        ``$CONTEXTLS_ALLOW_ANY_FOLDER=1`` for a system or another user's folder."""
+        options: dict[str, Any] = {"storage": self.storage} if self.storage is not None else {}
+        if os.environ.get(ALLOW_ANY_FOLDER_ENV, "") not in ("", "0"):
+            options["allowAnyFolder"] = True
+        return options
 
 
 MARKER: Final = ".contextls"
@@ -107,6 +112,7 @@ class Session(msgspec.Struct):
     console: Console
     reported: set[str] = msgspec.field(default_factory=set)
     deferred: list[ContextItem] = msgspec.field(default_factory=list)
+    warned: set[str] = msgspec.field(default_factory=set)
 
     @property
     def workspace(self) -> str:
@@ -137,6 +143,16 @@ class Session(msgspec.Struct):
             pending.extend(item for item in notice.items if item.id not in self.reported)
             self.reported.update(item.id for item in notice.items)
         self.console.note(*eviction_lines(pending))
+        # What the server told the person (window/showMessage): a file of the window that
+        # now holds a secret, a database made private, a folder it would not take.
+        self.warn(shown_messages(self.client.notifications))
+
+    def warn(self, warnings: Iterable[str]) -> None:
+        """Say each warning once on stderr (a result and a showMessage may both carry it)."""
+        for warning in warnings:
+            if warning not in self.warned:
+                self.warned.add(warning)
+                self.console.note(f"contextls: warning: {warning}")
 
 
 @contextlib.asynccontextmanager

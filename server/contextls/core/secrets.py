@@ -10,6 +10,7 @@ warning names the kind of secret and where it is, never the secret itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import PurePath
@@ -75,6 +76,8 @@ class _Kind:
     """A character the match must follow (the rest: a non-word character)."""
     anywhere: bool = False
     """Found inside longer names too (``DB_PASSWORD=…``, ``STRIPE_API_KEY=…``)."""
+    real: Callable[[str], bool] | None = None
+    """A test of the match's ``value`` group: a value, not a placeholder or a name."""
 
     def standalone(self, text: str, match: re.Match[str]) -> bool:
         if self.anywhere:
@@ -88,8 +91,74 @@ class _Kind:
 
     def found_in(self, text: str) -> bool:
         return any(needed in text for needed in self.needs) and any(
-            self.standalone(text, match) for match in self.pattern.finditer(text)
+            self.standalone(text, match) and (self.real is None or self.real(match.group("value")))
+            for match in self.pattern.finditer(text)
         )
+
+
+PLACEHOLDERS: Final = frozenset(
+    (
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "changeme",
+        "change_me",
+        "example",
+        "xxx",
+        "xxxx",
+        "xxxxxxxx",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "your_password",
+        "yourpassword",
+        "mypassword",
+        "my_password",
+        "pa55word",
+        "password123",
+        "secret123",
+        "redacted",
+        "hidden",
+        "dummy",
+        "test",
+        "testing",
+    )
+)
+_CODE_VALUE: Final = re.compile(r"[A-Za-z_][\w.]*(?:\(.*|\[.*)?,?")
+"""A name, an attribute, a call or an index: code that reads a password, not one."""
+
+
+def looks_like_a_password(value: str) -> bool:
+    """A value written out in full: not a placeholder, a template or a variable, not code
+    that fetches it, and not all letters (a word)."""
+    cleaned = value.strip("'\",;)")
+    if len(cleaned) < 8 or cleaned.lower() in PLACEHOLDERS:
+        return False
+    if cleaned.startswith("$") or any(mark in cleaned for mark in ("${", "{{", "%(", "%s")):
+        return False  # a variable or a template: the password is elsewhere
+    if (cleaned.startswith("<") and cleaned.endswith(">")) or set(cleaned) <= set("*xX•."):
+        return False  # <your password here>, ******
+    if _CODE_VALUE.fullmatch(cleaned):
+        return False
+    # A digit, or three kinds of character: "geheim$parole" in a docstring is a word game.
+    kinds = [
+        any(c.islower() for c in cleaned),
+        any(c.isupper() for c in cleaned),
+        any(not c.isalnum() for c in cleaned),
+    ]
+    return any(c.isdigit() for c in cleaned) or all(kinds)
+
+
+def looks_like_a_user_password(value: str) -> bool:
+    """The password part of ``scheme://user:password@host``: not a placeholder, and not a
+    short word (``http://evil:thing@example.com`` in a test is an example)."""
+    if value.lower() in PLACEHOLDERS or any(c in value for c in "${}<>*%"):
+        return False
+    return len(value) >= 12 or (len(value) >= 6 and not value.isalpha())
 
 
 _ASSIGNMENT: Final = _Kind(
@@ -134,6 +203,85 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
     _Kind("a Slack token", ("xox",), re.compile(r"xox[abprs]-[A-Za-z0-9-]{10,}")),
     _Kind("a Stripe secret key", ("k_live_",), re.compile(r"k_live_[A-Za-z0-9]{20,}"), after="rs"),
     _Kind("a Google API key", ("AIza",), re.compile(r"AIza[0-9A-Za-z_-]{35}\b")),
+    _Kind(
+        "an AWS secret access key",
+        ("ccess_key", "CCESS_KEY", "ccessKey"),
+        re.compile(
+            "(?:"
+            + "|".join(
+                _any_case(name)
+                for name in ("aws_secret_access_key", "secretaccesskey", "aws_secret")
+            )
+            + r")['\"]?\s*[:=]\s*['\"]?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"
+        ),
+        anywhere=True,
+    ),
+    _Kind(
+        "a JSON Web Token",
+        ("eyJ",),
+        re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
+    _Kind(
+        "a user and password in a URL",
+        ("://",),
+        re.compile(
+            r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"]+:(?P<value>[^\s:/@'\"]{3,})@[A-Za-z0-9.-]+"
+        ),
+        real=looks_like_a_user_password,
+    ),
+    _Kind(
+        "an Azure storage account key",
+        ("AccountKey=",),
+        re.compile(r"AccountKey=[A-Za-z0-9+/]{40,}={0,2}"),
+        anywhere=True,
+    ),
+    _Kind(
+        "a Slack webhook",
+        ("hooks.slack.com",),
+        re.compile(r"hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}"),
+        anywhere=True,
+    ),
+    _Kind("a Slack app token", ("xapp-",), re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,}")),
+    _Kind(
+        "a SendGrid API key",
+        ("SG.",),
+        re.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    ),
+    _Kind("a Twilio API key", ("SK",), re.compile(r"SK[0-9a-f]{32}\b")),
+    _Kind(
+        "a Telegram bot token",
+        (":AA",),
+        re.compile(r"[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b"),
+    ),
+    _Kind("a DigitalOcean token", ("_v1_",), re.compile(r"do[opr]_v1_[a-f0-9]{64}\b")),
+    _Kind("a Shopify token", ("shp",), re.compile(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
+    _Kind("an npm token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}\b")),
+    _Kind("a PyPI token", ("pypi-",), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
+    _Kind("a Hugging Face token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{34}\b")),
+    _Kind(
+        "a Discord bot token",
+        (".",),
+        re.compile(
+            r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"
+        ),
+    ),
+    _Kind(
+        "a Django SECRET_KEY",
+        ("SECRET_KEY",),
+        re.compile(r"SECRET_KEY\s*=\s*(?P<q>['\"])(?P<value>[^'\"\n]{20,})(?P=q)"),
+        anywhere=True,
+        real=looks_like_a_password,
+    ),
+    _Kind(
+        "a password",
+        ("ASSWORD", "assword", "ASSWD", "asswd"),
+        re.compile(
+            r"(?:[A-Za-z0-9]*_)?(?:PASSWORD|PASSWD|[Pp]assword|[Pp]asswd)['\"]?\s*[:=]\s*"
+            r"(?P<q>['\"]?)(?P<value>[^\s'\"#]{8,})(?P=q)(?=\s|$|,|;|#|\))"
+        ),
+        anywhere=True,
+        real=looks_like_a_password,
+    ),
     _ASSIGNMENT,
 )
 

@@ -50,6 +50,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _logging(level: str, log_file: str | None) -> None:
+    if log_file:  # a log names files and workspaces: the user's alone
+        from pathlib import Path
+
+        from contextls.places import keep_private, private_file
+
+        private_file(Path(log_file))
+        keep_private(Path(log_file), 0o600)
     handler: logging.Handler = (
         logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     )

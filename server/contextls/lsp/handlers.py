@@ -46,8 +46,9 @@ def _register_lifecycle(server: ContextServer) -> None:
         elif not folders and params.root_path:
             folders = [params.root_path]
         ls.session.client = params.client_info.name if params.client_info else ""
-        ls.session.set_folders(folders)
+        # Settings first: they say whether a system folder may be a workspace.
         ls.session.configure(params.initialization_options, initial=True)
+        ls.session.set_folders(folders)
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: ContextServer, params: lsp.InitializedParams) -> None:

@@ -124,7 +124,7 @@ def _print_added(invocation: Invocation, session: Session, result: AddFilesResul
     elif result.items:
         console.out(f"added {plural(len(result.items), 'item')} ({tokens(result.tokens)})")
         console.out(*_pinned_growth_lines(result))
-    console.note(*(f"contextls: warning: {warning}" for warning in result.warnings))
+    session.warn(result.warnings)
     session.evicted(result.evicted)
     _report_left_out(invocation, result)
     console.json(result)

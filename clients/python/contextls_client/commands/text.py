@@ -34,7 +34,7 @@ async def run_add_text(invocation: Invocation) -> int:
             ),
         )
         console.out(f"added {item_line(result.item)}" + (", pinned" if result.item.pinned else ""))
-        console.note(*(f"contextls: warning: {warning}" for warning in result.warnings))
+        session.warn(result.warnings)
         session.evicted(result.evicted)
     console.json(result)
     console.out(window_line(result.status))
