@@ -1,12 +1,11 @@
-// The language client: starts `contextls.server.command` over stdio with every workspace
-// folder, sends the settings, and turns the server's notifications into events.
+// The language client: finds and starts contextls over stdio with every workspace folder, sends
+// the settings, turns the server's notifications into events, and keeps the server's log in the
+// output channel.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   CloseAction,
-  DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
   ResponseError,
@@ -19,7 +18,9 @@ import {
 } from 'vscode-languageclient/node';
 import type { DidEvictParams, Status } from './generated/protocol';
 import { errorName, expandHome, splitCommand } from './format';
+import { locateProgram, searchedPlaces } from './locate';
 import * as ext from './lsp_ext';
+import { LogTail } from './serverLog';
 import { explicitValue, serverCommand, serverSettings, type ServerKey } from './settings';
 
 export const SERVER_COMMAND_SETTING = 'contextls.server.command';
@@ -30,10 +31,18 @@ export class ServerError extends Error {
     message: string,
     readonly code: number | undefined,
     readonly codeName: string | undefined,
+    /** The error's data (the schema's x-errorData: NoRoomData, a planned AddFilesResult). */
+    readonly data?: unknown,
   ) {
     super(message);
   }
 }
+
+/** How a person installs contextls, which is not on PyPI: from its repository. */
+export const INSTALL_ADVICE =
+  'contextls is installed from its repository: "pipx install /path/to/contextls" or ' +
+  '"uv tool install /path/to/contextls" (add [semantic,mcp] for the extras), or use the ' +
+  "repository's own .venv by setting " + '"contextls.server.command" to "/path/to/contextls/.venv/bin/contextls connect".';
 
 export class ContextClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -57,7 +66,13 @@ export class ContextClient implements vscode.Disposable {
   }
 
   start(): Promise<boolean> {
-    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    if (!this.starting) {
+      void vscode.commands.executeCommand('setContext', 'contextls.starting', true);
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+        void vscode.commands.executeCommand('setContext', 'contextls.starting', false);
+      });
+    }
     return this.starting;
   }
 
@@ -71,16 +86,22 @@ export class ContextClient implements vscode.Disposable {
       return false;
     }
     const [first, ...args] = words;
-    const program = first === undefined ? undefined : expandHome(first, os.homedir());
-    if (program === undefined || findExecutable(program) === undefined) {
+    const wanted = first === undefined ? undefined : expandHome(first, os.homedir());
+    const located = wanted === undefined ? undefined : locateProgram(wanted, process.env, os.homedir(), isExecutable);
+    if (wanted === undefined || located === undefined) {
+      this.located = undefined;
+      this.setRunning(false);
       this.stoppedEmitter.fire();
-      void this.showCommandError(
-        `contextls: the server command "${program ?? ''}" was not found. Install contextls ` +
-          `(pip install contextls) or set ${SERVER_COMMAND_SETTING} to its full path, ` +
-          `e.g. "/path/to/.venv/bin/contextls serve".`,
-      );
+      const where = wanted?.includes('/') ? '' : ` (looked on ${searchedPlaces(process.env, os.homedir())})`;
+      this.output.error(`the server command "${wanted ?? ''}" was not found${where}`);
+      void this.showNotFound(`contextls: "${wanted ?? ''}" was not found${where}. ${INSTALL_ADVICE}`);
       return false;
     }
+    if (located.via === 'install-dir') {
+      this.output.info(`found ${located.path} (the editor's PATH lacks its directory)`);
+    }
+    const program = located.path;
+    this.located = { program, words: [program, ...args] };
     // The daemon serves one database: `connect` must ask for the one the settings name.
     const storage = vscode.workspace.getConfiguration('contextls').get<string>('storage')?.trim();
     if (args[args.length - 1] === 'connect' && storage) args.push('--storage', expandHome(storage, os.homedir()));
@@ -109,7 +130,10 @@ export class ContextClient implements vscode.Disposable {
     // and the view are fetched anew; Stopped means nothing the server said holds any more.
     client.onDidChangeState(({ newState }) => {
       if (newState === State.Running && this.client === client) this.readyEmitter.fire();
-      if (newState === State.Stopped) this.stoppedEmitter.fire();
+      if (newState === State.Stopped) {
+        this.setRunning(false);
+        this.stoppedEmitter.fire();
+      }
     });
     try {
       await client.start();
@@ -121,11 +145,36 @@ export class ContextClient implements vscode.Disposable {
       return false;
     }
     this.client = client;
+    this.setRunning(true);
     this.readyEmitter.fire();
+    void this.describeServer(client, [program, ...args].join(' '));
     return true;
   }
 
+  /** Says in the output which server answered, and follows its log there. */
+  private async describeServer(client: LanguageClient, line: string): Promise<void> {
+    try {
+      const info = await client.sendRequest(ext.serverInfo, {});
+      const daemon = info.daemon ? `the shared daemon (pid ${info.pid})` : `a server of this window (pid ${info.pid})`;
+      this.output.info(`${line}: contextls ${info.version}, ${daemon}, database ${info.storage}`);
+      this.logTail?.dispose();
+      this.logTail = info.log ? new LogTail(info.log, (text) => {
+            this.output.appendLine(text);
+          }) : undefined;
+      if (!info.log && info.daemon) this.output.info('the daemon does not say where its log is (an older contextls)');
+    } catch (e) {
+      this.output.warn(`contextls/serverInfo: ${messageOf(e)}`);
+    }
+  }
+
+  private setRunning(running: boolean): void {
+    void vscode.commands.executeCommand('setContext', 'contextls.running', running);
+  }
+
   private readonly crashes: number[] = [];
+  private logTail: LogTail | undefined;
+  /** The program the server was started with, found on PATH or in an install dir, and its words. */
+  located: { program: string; words: string[] } | undefined;
 
   /** The server went away: restart it, unless it keeps crashing (3 times in 3 minutes). */
   private serverClosed(): { action: CloseAction; message?: string } {
@@ -151,6 +200,8 @@ export class ContextClient implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.logTail?.dispose();
+    this.logTail = undefined;
     if (client) {
       await client.stop(5000).catch((e: unknown) => {
         this.output.warn(`stopping: ${String(e)}`);
@@ -162,14 +213,6 @@ export class ContextClient implements vscode.Disposable {
   settings(): ReturnType<typeof serverSettings> {
     const config = vscode.workspace.getConfiguration('contextls');
     return serverSettings((key: ServerKey) => explicitValue(config.inspect(key)));
-  }
-
-  /** Tells the running server about changed settings. */
-  async sendSettings(): Promise<void> {
-    if (!this.client || !this.running) return;
-    await this.client.sendNotification(DidChangeConfigurationNotification.type, {
-      settings: { contextls: this.settings() },
-    });
   }
 
   /** Sends a typed request; a failure becomes a ServerError with the server's message. */
@@ -185,7 +228,7 @@ export class ContextClient implements vscode.Disposable {
       if (status) this.statusEmitter.fire(status);
       return result;
     } catch (e) {
-      if (e instanceof ResponseError) throw new ServerError(e.message, e.code, errorName(e.code));
+      if (e instanceof ResponseError) throw new ServerError(e.message, e.code, errorName(e.code), e.data);
       throw new ServerError(messageOf(e), undefined, undefined);
     }
   }
@@ -195,6 +238,16 @@ export class ContextClient implements vscode.Disposable {
     if ((await vscode.window.showErrorMessage(message, open)) === open) {
       await vscode.commands.executeCommand('workbench.action.openSettings', SERVER_COMMAND_SETTING);
     }
+  }
+
+  private async showNotFound(message: string): Promise<void> {
+    const install = 'How to Install';
+    const settings = 'Open Settings';
+    const output = 'Show Output';
+    const answer = await vscode.window.showErrorMessage(message, install, settings, output);
+    if (answer === install) await vscode.commands.executeCommand('contextls.howToInstall');
+    else if (answer === settings) await vscode.commands.executeCommand('workbench.action.openSettings', SERVER_COMMAND_SETTING);
+    else if (answer === output) this.output.show(true);
   }
 
   dispose(): void {
@@ -210,24 +263,12 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** The program's path if it is an executable file (by path, or on PATH). */
-export function findExecutable(program: string): string | undefined {
-  const isExecutable = (p: string): boolean => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (program.includes('/') || program.includes(path.sep)) return isExecutable(program) ? program : undefined;
-  const exts = process.platform === 'win32' ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    for (const e of exts) {
-      const candidate = path.join(dir, program + e);
-      if (isExecutable(candidate)) return candidate;
-    }
+/** An executable file (not a directory). */
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
-  return undefined;
 }
