@@ -6,8 +6,13 @@ never trusted); the daemon also checks each connecting process's uid
 (``SO_PEERCRED``), and the clients check the daemon's. There is no TCP.
 
 One daemon serves one database: the socket's name is derived from the
-database's path, so ``--storage`` (or ``$CONTEXTLS_STORAGE``) picks its own
-daemon. Imported by every CLI command: it stays light (no asyncio, no pygls).
+database's resolved path (the default one included), so ``--storage``,
+``$CONTEXTLS_STORAGE`` or another ``$XDG_STATE_HOME`` each reach the daemon of
+their own database, never another's. Without ``$XDG_RUNTIME_DIR`` (hosts that
+spawn with a stripped environment) the runtime directory is still the login
+session's ``/run/user/UID`` when it exists and is the user's, so such a process
+reaches the same daemon as the user's shell. Imported by every CLI command: it
+stays light (no asyncio, no pygls).
 """
 
 from __future__ import annotations
@@ -30,6 +35,12 @@ class NotPrivate(Exception):
     """The directory for the socket could be reached by someone else; it is not used."""
 
 
+LOGIN_RUNTIME_BASE: Final = Path("/run/user")
+"""Where a login session's runtime directories are (``/run/user/UID``)."""
+DATABASE_NAME: Final = "contextls.sqlite3"
+IN_MEMORY: Final = ":memory:"
+
+
 def runtime_dir() -> Path:
     """The user's private directory for sockets, created 0700 and checked."""
     override = os.environ.get(RUNTIME_DIR_ENV)
@@ -37,9 +48,49 @@ def runtime_dir() -> Path:
         directory = Path(override)
     elif xdg := os.environ.get("XDG_RUNTIME_DIR"):
         directory = Path(xdg) / "contextls"
+    elif (session := _login_runtime_dir()) is not None:
+        directory = session / "contextls"
     else:
         directory = Path("/tmp") / f"contextls-{os.getuid()}"
     return private_dir(directory)
+
+
+def _login_runtime_dir() -> Path | None:
+    """``/run/user/UID`` when it exists and is the user's own, private directory: what
+    ``$XDG_RUNTIME_DIR`` names in a login session, and what a stripped environment lacks."""
+    candidate = LOGIN_RUNTIME_BASE / str(os.getuid())
+    try:
+        info = os.lstat(candidate)
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and not info.st_mode & 0o077
+    return candidate if private and info.st_uid == os.getuid() else None
+
+
+def state_dir() -> Path:
+    """Where the default database and the daemons' logs live (the user state dir)."""
+    override = os.environ.get(STATE_DIR_ENV)
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("contextls"))
+
+
+def default_database() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("contextls")) / DATABASE_NAME
+
+
+def resolve_storage(storage: str | None) -> str:
+    """The database a client means: ``:memory:``, or an absolute path (the default
+    database when none is named)."""
+    if storage == IN_MEMORY:
+        return storage
+    if storage is None:
+        return str(default_database())
+    return str(Path(storage).expanduser().resolve())
 
 
 def private_dir(directory: Path) -> Path:
@@ -61,10 +112,9 @@ def private_dir(directory: Path) -> Path:
 
 
 def database_key(storage: str | None) -> str:
-    """A short name for a database: the same path always gives the same daemon."""
-    if storage is None:
-        return "default"
-    return hashlib.sha256(str(Path(storage).expanduser().resolve()).encode()).hexdigest()[:16]
+    """A short name for a database: the same file always gives the same daemon, and
+    another file (another ``$XDG_STATE_HOME``, say) another daemon."""
+    return hashlib.sha256(resolve_storage(storage).encode()).hexdigest()[:16]
 
 
 def socket_path(storage: str | None) -> Path:
@@ -72,14 +122,8 @@ def socket_path(storage: str | None) -> Path:
 
 
 def log_path(storage: str | None) -> Path:
-    override = os.environ.get(STATE_DIR_ENV) or os.environ.get(RUNTIME_DIR_ENV)
-    if override:
-        directory = Path(override)
-    else:
-        import platformdirs
-
-        directory = Path(platformdirs.user_state_dir("contextls"))
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = state_dir()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     return directory / f"daemon-{database_key(storage)}.log"
 
 

@@ -288,8 +288,11 @@ class RestoreParams(WorkspaceParams, kw_only=True):
 
 
 class CountTokensParams(WorkspaceParams, kw_only=True):
-    text: str
+    text: str = ""
     encoding: Encoding | None = None
+    targets: Annotated[list[FileTarget], Meta(max_length=10_000)] | None = None
+    """Files, folders or globs of the workspace to count as well, expanded as a bulk add
+    expands them (``files`` says what each one takes)."""
 
 
 class ServerInfoParams(WorkspaceParams, kw_only=True):
@@ -326,9 +329,7 @@ MaxFileBytes = Annotated[int, Meta(ge=1)]
 ArchiveMaxItems = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxBytes = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
-BudgetCeiling = Annotated[
-    int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")
-]
+BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")]
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",
@@ -451,8 +452,9 @@ class AddFilesResult(Wire):
     tokens: int
     """The tokens the set takes."""
     status: Status
-    merged: list[str] = []
-    """Ids of items the set absorbed (regions of a file added whole, touching regions)."""
+    merged: dict[str, str] = {}
+    """Items the set absorbed (regions of a file added whole, touching regions): their id
+    -> the id of the item that holds their text now."""
     pinned_growth: list[PinnedGrowth] = []
     skipped: list[SkippedFile] = []
     refused: list[TargetRefusal] = []
@@ -657,9 +659,19 @@ class SearchResult(Wire):
     """Why the answer may be incomplete (semantic search unavailable, items not embedded yet)."""
 
 
+class FileTokens(Wire):
+    path: str
+    """Relative to the workspace folder."""
+    tokens: int
+
+
 class CountTokensResult(Wire):
     tokens: int
+    """Of ``text``, plus every file of ``files``."""
     encoding: Encoding
+    files: list[FileTokens] = []
+    skipped: list[SkippedFile] = []
+    refused: list[TargetRefusal] = []
 
 
 # --------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from typing import Any, Final
 import msgspec
 
 from contextls.core.items import Item
+from contextls.places import default_database
 
 log = logging.getLogger(__name__)
 
@@ -215,15 +216,9 @@ class ArchiveHit:
     reason: str
 
 
-def default_path() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir("contextls")) / "contextls.sqlite3"
-
-
 class Store:
     def __init__(self, location: str | Path | None = None, synchronous: str = "normal") -> None:
-        self.location = str(location) if location is not None else str(default_path())
+        self.location = str(location) if location is not None else str(default_database())
         self.synchronous = SYNCHRONOUS[synchronous]
         self.moved_aside: Path | None = None
         """Where a corrupt database was moved, so the server can tell the user."""

@@ -1,6 +1,6 @@
 """One workspace folder's context: its window, its rows in the store, its tokenizer.
 
-Every change follows one path (``_change``): join the write burst (which
+Every change follows one path (``change``): join the write burst (which
 holds the store's write lock), change the window in memory (the window
 refuses before it changes anything), then write what the ``Change`` recorded
 into the open transaction under a savepoint. If the change fails half-way,
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from contextls import wire
+from contextls import bulk, wire
 from contextls.burst import WriteBurst
 from contextls.changes import Change
 from contextls.core import candidates
@@ -31,6 +31,8 @@ from contextls.core.tokens import Tokenizer
 from contextls.core.window import AddOutcome, Candidate, Limits, Window
 from contextls.files import check_size
 from contextls.protocol import (
+    AddFilesParams,
+    AddFilesResult,
     AddResult,
     ClearResult,
     ConfigureResult,
@@ -40,6 +42,7 @@ from contextls.protocol import (
     ImportResult,
     ItemKind,
     ListResult,
+    Omission,
     PinResult,
     RefreshResult,
     RemoveResult,
@@ -139,7 +142,7 @@ class Workspace:
             )
         return self._status
 
-    def _change(self, apply: Callable[[Change], T]) -> T:
+    def change(self, apply: Callable[[Change], T]) -> T:
         try:
             self.burst.begin(self.store)
         except StorageError as error:
@@ -213,26 +216,47 @@ class Workspace:
         symbol: str | None = None,
         symbol_kind: str | int | None = None,
     ) -> AddResult:
+        return self._add(
+            self.region_candidate(
+                uri, start, end, text, language, metadata, pin, symbol, symbol_kind
+            )
+        )
+
+    def region_candidate(
+        self,
+        uri: str,
+        start: Position,
+        end: Position,
+        text: str | None = None,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+        symbol: str | None = None,
+        symbol_kind: str | int | None = None,
+    ) -> Candidate:
+        """What adding a region means: the region, or its whole file when that is already
+        context (refreshed rather than cut). Refused before anything changes."""
         path, rel = self.sources.locate(uri)
         check_range(start, end)
+        max_bytes = self.settings.max_file_bytes
         if text is None:
             # Cut first, so a range the file does not have is refused whatever
             # the window holds.
-            source = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+            source: str | None = self.sources.text(uri, path, rel, max_bytes)
+            assert source is not None
             piece = slice_range(source, start, end, rel)
             content, lines = piece.content, (piece.start_line, piece.end_line)
         else:
             if not text.strip():
                 raise InvalidParams("$.text", "the text is empty")
-            check_size(len(text.encode()), rel, self.settings.max_file_bytes)
+            check_size(len(text.encode()), rel, max_bytes)
             content, lines = text, display_lines(start, end)
+            source = self.sources.current(rel, uri, max_bytes)
         if any(item.is_whole_file for item in self.window.items_for_path(rel)):
             # The whole file is already context: refresh it rather than add a piece of it.
-            return self.add_file(uri, language, metadata, pin)
-        return self._add(
-            candidates.region(
-                content, uri, rel, lines, language, metadata, pin, symbol, symbol_kind
-            )
+            return self.file_candidate(uri, language, metadata, pin)
+        return candidates.region(
+            content, uri, rel, lines, language, metadata, pin, symbol, symbol_kind, source
         )
 
     def add_file(
@@ -242,9 +266,22 @@ class Workspace:
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
     ) -> AddResult:
+        return self._add(self.file_candidate(uri, language, metadata, pin))
+
+    def file_candidate(
+        self,
+        uri: str,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+    ) -> Candidate:
         path, rel = self.sources.locate(uri)
         content = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
-        return self._add(candidates.file(content, uri, rel, language, metadata, pin))
+        return candidates.file(content, uri, rel, language, metadata, pin)
+
+    def add_files(self, params: AddFilesParams) -> AddFilesResult:
+        """Many files as one change, planned as a whole (``bulk``)."""
+        return bulk.add_files(self, params)
 
     def add_text(
         self,
@@ -262,7 +299,7 @@ class Workspace:
             change.record(outcome)
             return outcome
 
-        outcome = self._change(apply)
+        outcome = self.change(apply)
         return AddResult(
             item=wire.context_item(outcome.item),
             evicted=[wire.context_item(e.item) for e in outcome.evicted],
@@ -319,7 +356,7 @@ class Workspace:
                 change.to_archive(item, reason)
             return taken
 
-        return self._change(apply)
+        return self.change(apply)
 
     def pin(self, item_id: str, pinned: bool) -> PinResult:
         (item_id,), merged = self.resolve([item_id])
@@ -329,7 +366,7 @@ class Workspace:
             change.touch(item)
             return item
 
-        item = self._change(apply)
+        item = self.change(apply)
         return PinResult(item=wire.context_item(item), status=self.status(), merged=merged)
 
     def restore(self, ids: list[str], pin: bool) -> RestoreResult:
@@ -357,7 +394,7 @@ class Workspace:
                 restored.append(outcome.item)
             return restored, [eviction.item for eviction in change.evictions]
 
-        restored, evicted = self._change(apply)
+        restored, evicted = self.change(apply)
         return RestoreResult(
             items=[wire.context_item(item) for item in restored if item.id in self.window],
             evicted=[wire.context_item(item) for item in evicted if item.id not in self.window],
@@ -398,7 +435,7 @@ class Workspace:
                         change.touch(item)
                 evicted.extend(eviction.item for eviction in change.evictions)
 
-            self._change(apply)  # a refusal leaves the window and its settings as they were
+            self.change(apply)  # a refusal leaves the window and its settings as they were
             self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
             self._status = None
         return ConfigureResult(
@@ -454,7 +491,7 @@ class Workspace:
                     if item.stale != plan.stale:
                         self.window.set_stale(item.id, plan.stale)
 
-            self._change(apply)
+            self.change(apply)
 
     def _plans(self, paths: set[str]) -> list[Follow]:
         plans: list[Follow] = []
@@ -491,7 +528,7 @@ class Workspace:
                 done.append(item)
             return done, [eviction.item for eviction in change.evictions]
 
-        refreshed, evicted = self._change(apply) if fresh else ([], [])
+        refreshed, evicted = self.change(apply) if fresh else ([], [])
         return RefreshResult(
             refreshed=[wire.context_item(item) for item in refreshed if item.id in self.window],
             evicted=[wire.context_item(item) for item in evicted],
@@ -555,7 +592,7 @@ class Workspace:
                 change.archive_delta -= count
             return count
 
-        return self._change(apply)
+        return self.change(apply)
 
     def forget(self, ids: list[str] | None, query: str | None, dry_run: bool) -> ForgetResult:
         """Remove items for good: from the window and the archive, their text scrubbed."""
@@ -574,7 +611,7 @@ class Workspace:
                 change.touch(item)  # its row is deleted, not archived
             change.mutated = True
 
-        self._change(apply)
+        self.change(apply)
         self.window.last_evicted.clear()
         self.window.last_evicted.extend(
             self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
@@ -669,7 +706,7 @@ class Workspace:
             change.mutated = True
             return mapping, [eviction.item for eviction in change.evictions]
 
-        mapping, evicted = self._change(apply)
+        mapping, evicted = self.change(apply)
         in_window = {item.id for item in self.window}
         return ImportResult(
             mapping=mapping,
@@ -702,7 +739,8 @@ class Workspace:
             history, scores, missed = self._storage(
                 semantic_hooks.history, self, query, kinds, auto_retrieve
             )
-        rendered = render(items, fmt, self.tokenizer.count, max_tokens, history)
+        budget = self.window.limits.max_tokens
+        rendered = render(items, fmt, self.tokenizer.count, max_tokens, history, budget)
         return RenderResult(
             text=rendered.text,
             tokens=rendered.tokens,
@@ -712,6 +750,10 @@ class Workspace:
             history_ids=rendered.history_ids,
             history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
             warnings=[*rendered.warnings, *missed],
+            history_omitted=[
+                Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
+            ],
+            budget=max_tokens or budget,
         )
 
     def search(

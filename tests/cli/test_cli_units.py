@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +20,7 @@ from contextls.protocol import (
 from contextls_client.arguments import build_parser
 from contextls_client.commands._ids import item_id
 from contextls_client.config_store import ConfigError, ConfigStore, parse_setting
-from contextls_client.expand import SKIPPED_DIRECTORIES, plan_adds
 from contextls_client.human import bar, eviction_lines, status_report, table, uri_to_path
-from contextls_client.progress import ProgressBar
 from contextls_client.session import UsageError
 from contextls_client.targets import AddTarget, LineSpan, TargetError, parse_target
 
@@ -167,86 +163,6 @@ def test_corrupt_settings_file_is_reported(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- expansion
 
 
-def make_tree(root: Path) -> None:
-    (root / "src" / "pkg").mkdir(parents=True)
-    (root / "src" / "a.py").write_text("a = 1\n")
-    (root / "src" / "pkg" / "b.py").write_text("b = 2\n")
-    (root / "src" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
-    for skipped in ("node_modules", "__pycache__", ".venv"):
-        (root / "src" / skipped).mkdir()
-        (root / "src" / skipped / "junk.py").write_text("junk\n")
-
-
-def test_directory_expansion_skips_tool_directories_and_binaries(tmp_path: Path) -> None:
-    make_tree(tmp_path)
-    plan = plan_adds([AddTarget("src")], tmp_path)
-    assert [add.path.relative_to(tmp_path).as_posix() for add in plan.adds] == [
-        "src/a.py",
-        "src/pkg/b.py",
-    ]
-    assert all(add.expanded for add in plan.adds)
-    assert [path.name for path in plan.skipped_binary] == ["logo.png"]
-
-
-def test_glob_expansion_and_dedup(tmp_path: Path) -> None:
-    make_tree(tmp_path)
-    plan = plan_adds(
-        [AddTarget("src/**/*.py"), AddTarget("src/a.py"), AddTarget("src/a.py", LineSpan(1, 1))],
-        tmp_path,
-    )
-    assert [(add.path.name, add.lines) for add in plan.adds] == [
-        ("a.py", None),
-        ("b.py", None),
-        ("a.py", LineSpan(1, 1)),
-    ]
-
-
-def test_named_skipped_directory_is_expanded(tmp_path: Path) -> None:
-    make_tree(tmp_path)
-    plan = plan_adds([AddTarget("src/node_modules")], tmp_path)
-    assert [add.path.name for add in plan.adds] == ["junk.py"]
-
-
-def test_explicit_files_are_sent_as_they_are(tmp_path: Path) -> None:
-    make_tree(tmp_path)
-    plan = plan_adds([AddTarget("src/logo.png"), AddTarget("missing.py")], tmp_path)
-    assert [(add.path.name, add.expanded) for add in plan.adds] == [
-        ("logo.png", False),
-        ("missing.py", False),
-    ]
-
-
-def test_empty_expansions_are_reported(tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
-    plan = plan_adds([AddTarget("empty"), AddTarget("*.nothing")], tmp_path)
-    assert plan.adds == []
-    assert plan.empty_targets == ["empty", "*.nothing"]
-
-
-def test_a_range_on_a_directory_is_a_usage_error(tmp_path: Path) -> None:
-    (tmp_path / "d").mkdir()
-    with pytest.raises(TargetError):
-        plan_adds([AddTarget("d", LineSpan(1, 2))], tmp_path)
-
-
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_gitignore_is_respected(tmp_path: Path) -> None:
-    make_tree(tmp_path)
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    (tmp_path / ".gitignore").write_text("src/pkg/\n")
-    (tmp_path / "src" / "pkg" / "tracked.py").write_text("t\n")
-    subprocess.run(["git", "-C", str(tmp_path), "add", "-f", "src/pkg/tracked.py"], check=True)
-    by_directory = plan_adds([AddTarget("src")], tmp_path)
-    by_glob = plan_adds([AddTarget("src/**/*.py")], tmp_path)
-    expected = ["src/a.py", "src/pkg/tracked.py"]
-    assert [a.path.relative_to(tmp_path).as_posix() for a in by_directory.adds] == expected
-    assert [a.path.relative_to(tmp_path).as_posix() for a in by_glob.adds] == expected
-
-
-def test_skipped_directories_include_the_usual_suspects() -> None:
-    assert {".git", "node_modules", ".venv", "__pycache__"} <= SKIPPED_DIRECTORIES
-
-
 # --------------------------------------------------------------------------- rendering
 
 
@@ -341,19 +257,6 @@ def test_eviction_lines_name_the_restore_command_and_summarise_long_runs() -> No
 def test_uri_to_path() -> None:
     assert uri_to_path("file:///a%20b/c") == "/a b/c"
     assert uri_to_path("untitled:1") == "untitled:1"
-
-
-def test_progress_bar_draws_only_when_enabled() -> None:
-    stream = io.StringIO()
-    quiet = ProgressBar.for_stream(100, stream)  # StringIO is not a terminal
-    quiet.update(1, "a.py")
-    quiet.close()
-    assert stream.getvalue() == ""
-    loud = ProgressBar(100, stream, enabled=True)
-    loud.update(50, "src/a.py")
-    assert "50/100 src/a.py" in stream.getvalue()
-    loud.close()
-    assert stream.getvalue().endswith("\r")
 
 
 def test_mcp_without_the_extra_says_how_to_get_it() -> None:

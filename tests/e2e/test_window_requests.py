@@ -159,7 +159,7 @@ async def test_add_symbol_labels_and_renders(session: Session) -> None:
     assert result.item.metadata["symbol"] == "f2"
     assert result.item.metadata["symbolKind"] == "Function"
     rendered = decode(await session.call("contextls/render"), RenderResult)
-    assert "### Code: f2 (from src/app.py:4-5)\n```python\ndef f2():" in rendered.text
+    assert "### Code: f2 (from src/app.py:4-5) · ctx-1\n```python\ndef f2():" in rendered.text
 
 
 async def test_render_markdown_xml_json_and_budget(session: Session) -> None:
@@ -167,7 +167,9 @@ async def test_render_markdown_xml_json_and_budget(session: Session) -> None:
     await session.call("contextls/addText", content="Use ```fences``` carefully", kind="text")
     await session.call("contextls/addText", content="Traceback: boom", kind="error")
     markdown = decode(await session.call("contextls/render"), RenderResult)
-    assert markdown.text.startswith("## Context\n\n### Code (from src/app.py:1-2)\n```python\n")
+    assert markdown.text.startswith(
+        "## Context\n\n### Code (from src/app.py:1-2) · ctx-1\n```python\n"
+    )
     assert "````text\nUse ```fences``` carefully\n````" in markdown.text
     counted = await session.call("contextls/countTokens", text=markdown.text)
     assert counted["tokens"] == markdown.tokens
@@ -222,4 +224,10 @@ async def test_unknown_ids_change_nothing(session: Session) -> None:
 async def test_count_tokens_both_encodings(session: Session) -> None:
     assert (await session.call("contextls/countTokens", text="hello world"))["tokens"] == 2
     result = await session.call("contextls/countTokens", text="hello world", encoding="cl100k_base")
-    assert result == {"tokens": 2, "encoding": "cl100k_base"}
+    assert result == {
+        "tokens": 2,
+        "encoding": "cl100k_base",
+        "files": [],
+        "skipped": [],
+        "refused": [],
+    }

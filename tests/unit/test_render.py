@@ -65,22 +65,22 @@ def test_markdown_of_an_empty_window_is_just_the_heading() -> None:
 
 def test_code_section_names_path_and_lines_and_tags_the_fence() -> None:
     text = render([code_item()], "markdown", words).text
-    assert "### Code (from src/app.py:10-24)\n```python\n" + APP_CODE + "```\n" in text
+    assert "### Code (from src/app.py:10-24) · ctx-1\n```python\n" + APP_CODE + "```\n" in text
 
 
 def test_one_line_region_names_a_single_line() -> None:
     text = render([code_item(startLine=7, endLine=7)], "markdown", words).text
-    assert "### Code (from src/app.py:7)\n" in text
+    assert "### Code (from src/app.py:7) · ctx-1\n" in text
 
 
 def test_symbol_is_named_in_the_heading() -> None:
     text = render([code_item(symbol="main")], "markdown", words).text
-    assert "### Code: main (from src/app.py:10-24)\n" in text
+    assert "### Code: main (from src/app.py:10-24) · ctx-1\n" in text
 
 
 def test_fence_language_is_guessed_from_the_path_when_metadata_has_none() -> None:
     item = make_item(1, "code", "fn main() {}", path="src/main.rs", startLine=1, endLine=1)
-    assert "### Code (from src/main.rs:1)\n```rust\nfn main() {}\n```\n" in (
+    assert "### Code (from src/main.rs:1) · ctx-1\n```rust\nfn main() {}\n```\n" in (
         render([item], "markdown", words).text
     )
 
@@ -93,18 +93,18 @@ def test_metadata_language_wins_over_the_guess() -> None:
 def test_file_item_heading_names_the_path_without_lines() -> None:
     item = make_item(1, "file", "import os\n", path="src/app.py", language="python")
     text = render([item], "markdown", words).text
-    assert "### File (from src/app.py)\n```python\nimport os\n```\n" in text
+    assert "### File (from src/app.py) · ctx-1\n```python\nimport os\n```\n" in text
 
 
 def test_error_item_has_its_own_heading_and_an_untagged_fence() -> None:
     item = make_item(1, "error", "KeyError: 'x'")
     text = render([item], "markdown", words).text
-    assert "### Error\n```\nKeyError: 'x'\n```\n" in text
+    assert "### Error · ctx-1\n```\nKeyError: 'x'\n```\n" in text
 
 
 def test_text_item_fence_is_tagged_text() -> None:
     item = make_item(1, "text", "Please keep the API stable.")
-    assert "### Text\n```text\nPlease keep the API stable.\n```\n" in (
+    assert "### Text · ctx-1\n```text\nPlease keep the API stable.\n```\n" in (
         render([item], "markdown", words).text
     )
 
@@ -113,8 +113,8 @@ def test_repl_and_custom_items_have_their_headings() -> None:
     repl = make_item(1, "repl-history", ">>> 1 + 1\n2")
     custom = make_item(2, "custom", "notes", title="Plan")
     text = render([repl, custom], "markdown", words).text
-    assert "### REPL history\n" in text
-    assert "### Custom: Plan\n" in text
+    assert "### REPL history · ctx-1\n" in text
+    assert "### Custom: Plan · ctx-2\n" in text
 
 
 def test_sections_follow_window_order() -> None:
@@ -131,7 +131,7 @@ def test_fence_is_longer_than_any_backtick_run_in_the_content() -> None:
 
     text = render([item], "markdown", words).text
 
-    assert "### Text\n`````markdown\n" + content + "`````\n" in text
+    assert "### Text · ctx-1\n`````markdown\n" + content + "`````\n" in text
     # The content cannot close the fence: no line of it is a run of 5 backticks.
     assert not any(line.startswith("`````") for line in content.splitlines())
 
@@ -359,6 +359,7 @@ def test_json_parses_with_all_fields() -> None:
         "label": "src/app.py:10-24 (main)",
         "source": "src/app.py:10-24",
         "language": "python",
+        "pinned": False,
         "stale": False,
         "content": APP_CODE,
     }

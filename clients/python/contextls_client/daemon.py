@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Final
 
-from contextls.places import NotPrivate, log_path, peer_uid, socket_path
+from contextls.places import NotPrivate, log_path, peer_uid, resolve_storage, socket_path
 
 NO_DAEMON_ENV: Final = "CONTEXTLS_NO_DAEMON"
 IDLE_ENV: Final = "CONTEXTLS_DAEMON_IDLE"
@@ -24,6 +24,8 @@ IDLE_ENV: Final = "CONTEXTLS_DAEMON_IDLE"
 START_TIMEOUT: Final = 20.0
 """Seconds to wait for a daemon that was just started to listen."""
 IN_MEMORY: Final = ":memory:"
+LOG_LINES_SHOWN: Final = 12
+"""Lines of a daemon's log shown when it could not start."""
 
 
 class DaemonError(Exception):
@@ -88,18 +90,19 @@ def connect_or_start(storage: str | None) -> socket.socket:
     import subprocess  # only to start the daemon: ~4 ms of every command otherwise
 
     log = log_path(storage)
-    command = [sys.executable, "-m", "contextls", "daemon"]
-    if storage is not None:
-        command += ["--storage", storage]
+    command = [*server_command("daemon"), "--storage", resolve_storage(storage)]
     command += ["--log-file", str(log)]
-    with open(os.devnull, "rb") as nothing:
+    start = log.stat().st_size if log.exists() else 0
+    with open(os.devnull, "rb") as nothing, open(log, "ab") as log_stream:
+        os.chmod(log, 0o600)
         process = subprocess.Popen(
             command,
             stdin=nothing,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=log_stream,  # what dies before logging is set up lands in the log too
             start_new_session=True,  # not killed with the terminal or the command
             close_fds=True,
+            cwd="/",  # a daemon holds no project directory open
         )
     deadline = time.monotonic() + START_TIMEOUT
     delay = 0.005
@@ -109,9 +112,37 @@ def connect_or_start(storage: str | None) -> socket.socket:
             return sock
         code = process.poll()
         if code is not None and code != 0:
-            raise DaemonError(f"the daemon could not start (exit code {code}); see {log}")
+            raise DaemonError(
+                f"the daemon could not start (exit code {code}); {_log_tail(log, start)}"
+            )
         time.sleep(delay)
         delay = min(delay * 1.5, 0.1)
     with contextlib.suppress(ProcessLookupError):
         process.kill()
-    raise DaemonError(f"the daemon did not start listening within {START_TIMEOUT:g}s; see {log}")
+    raise DaemonError(
+        f"the daemon did not start listening within {START_TIMEOUT:g}s; {_log_tail(log, start)}"
+    )
+
+
+def server_command(*arguments: str) -> list[str]:
+    """How to run the server (``serve``) or the daemon (``daemon``) with this interpreter.
+
+    ``-P`` keeps the current directory off ``sys.path``: a project's own ``types.py``
+    or ``logging.py`` would otherwise shadow the standard library's in the server.
+    """
+    return [sys.executable, "-P", "-m", "contextls", *arguments]
+
+
+def _log_tail(log: Path, start: int) -> str:
+    """The end of what the daemon wrote to its log since ``start``, for the person to read."""
+    try:
+        with log.open("rb") as stream:
+            stream.seek(start)
+            written = stream.read().decode("utf-8", "replace")
+    except OSError:
+        written = ""
+    lines = [line for line in written.splitlines() if line.strip()][-LOG_LINES_SHOWN:]
+    if not lines:
+        return f"its log ({log}) says nothing"
+    shown = "\n".join(f"  {line}" for line in lines)
+    return f"the end of its log ({log}):\n{shown}"

@@ -71,7 +71,7 @@ def window_line(status: Status) -> str:
     )
 
 
-def status_report(status: Status, ascii_only: bool = False) -> list[str]:
+def status_report(status: Status, database: str = "", ascii_only: bool = False) -> list[str]:
     """The lines of ``contextls status``."""
     gauge = bar(status.tokens, status.max_tokens, ascii_only=ascii_only)
     lines = [
@@ -96,6 +96,8 @@ def status_report(status: Status, ascii_only: bool = False) -> list[str]:
     lines.append(f"window     {status.encoding}, {status.eviction_policy} eviction")
     if status.semantic is not None:
         lines.append(f"search     {semantic_line(status.semantic)}")
+    if database:
+        lines.append(f"database   {database}")
     return lines
 
 

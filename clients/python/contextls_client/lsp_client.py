@@ -59,7 +59,8 @@ ResultT = TypeVar("ResultT")
 P = TypeVar("P", bound=Wire)
 R = TypeVar("R", bound=Wire)
 
-DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-m", "contextls", "serve")
+DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-P", "-m", "contextls", "serve")
+"""``-P``: the current directory, which may hold a ``types.py``, is never on ``sys.path``."""
 """The server this client spawns unless told otherwise: the same interpreter's package."""
 
 METHOD_NOT_FOUND: Final = -32601

@@ -10,31 +10,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from contextls.protocol import AddResult, Status
-
-
-class Refusal(Struct, rename="camel", kw_only=True):
-    """A target the server refused, with its error code and message."""
-
-    target: str
-    code: int
-    message: str
-
-
-class Skip(Struct, rename="camel", kw_only=True):
-    """A file met while expanding a directory or glob and left out."""
-
-    path: str
-    reason: str
-
-
-class AddReport(Struct, rename="camel", kw_only=True):
-    """``contextls add --json``."""
-
-    added: list[AddResult]
-    refused: list[Refusal]
-    skipped: list[Skip]
-    status: Status | None
+from contextls.protocol import Status
 
 
 class ConfigReport(Struct, rename="camel", kw_only=True):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from contextls.places import resolve_storage
 from contextls.protocol import (
     STORAGE_ENV,
     ConfigureParams,
@@ -20,7 +21,13 @@ from contextls.protocol import (
 )
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
-from contextls_client.daemon import connect_or_start, daemon_socket, stop_daemon, wanted
+from contextls_client.daemon import (
+    DaemonError,
+    connect_or_start,
+    daemon_socket,
+    stop_daemon,
+    wanted,
+)
 from contextls_client.human import eviction_lines
 from contextls_client.messages import ContextlsError
 from contextls_client.socket_client import DaemonClient
@@ -158,24 +165,37 @@ async def open_session(
 
 
 async def _current_daemon(place: Place, console: Console) -> DaemonClient:
-    """A session on the daemon, which runs this contextls's code.
+    """A session on the daemon of this database, which runs this contextls's code.
 
-    A daemon started before contextls was upgraded would go on serving the old
-    code (and protocol) until it idles out: it is asked its version, and one
-    that differs is stopped (it commits first) and started anew, once.
+    A daemon started before contextls was installed again (upgraded, or the same
+    version rebuilt) would go on serving the old code until it idles out: it is
+    asked for its build, and one that differs is stopped (it commits first) and
+    started anew, once. A daemon that serves another database than the one this
+    client resolved is never used.
     """
     from contextls import __version__
+    from contextls.build import build_id
 
     path = daemon_socket(place.storage)
     client = DaemonClient(path, connected=connect_or_start(place.storage))
     await client.start()
     info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
-    if info.version == __version__:
+    database = resolve_storage(place.storage)
+    if info.storage != database:
+        await client.close()
+        raise DaemonError(
+            f"the daemon on {path} serves {info.storage}, not {database}; "
+            f"stop it (kill {info.pid}) and try again"
+        )
+    build = build_id()
+    if info.build == build:
         return client
     await client.close()
-    console.note(
-        f"contextls: the daemon runs contextls {info.version}, this is {__version__}; restarting it"
-    )
+    if info.version != __version__:
+        why = f"runs contextls {info.version}, this is {__version__}"
+    else:
+        why = "runs the code contextls had before it was installed again"
+    console.note(f"contextls: the daemon (pid {info.pid}) {why}; restarting it")
     stop_daemon(path, info.pid)
     fresh = DaemonClient(path, connected=connect_or_start(place.storage))
     await fresh.start()

@@ -27,13 +27,15 @@ def region(
     pin: bool = False,
     symbol: str | None = None,
     symbol_kind: str | int | None = None,
+    source: str | None = None,
 ) -> Candidate:
+    """``source``: the file's whole text, when known (merged regions are cut from it)."""
     meta = _from_file(uri, path, language, metadata)
     meta["startLine"], meta["endLine"] = lines
     if symbol is not None:
         meta["symbol"] = symbol
         meta["symbolKind"] = symbol_kind
-    return Candidate("code", content, _compact(meta), pin)
+    return Candidate("code", content, _compact(meta), pin, source=source)
 
 
 def file(

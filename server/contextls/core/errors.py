@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextls.protocol import ErrorCode
 
 
 class ContextError(Exception):
-    """A request the window refuses. Raised before any state changes."""
+    """A request the window refuses. Raised before any state changes.
+
+    ``data``: what a client can act on besides the words (``protocol.ERROR_DATA``).
+    """
 
     code: ErrorCode = ErrorCode.INVALID_PARAMS
 
-    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
+    def __init__(self, message: str, code: ErrorCode | None = None, data: Any = None) -> None:
         super().__init__(message)
         self.message = message
+        self.data = data
         if code is not None:
             self.code = code
 
@@ -23,6 +29,10 @@ class ItemTooLarge(ContextError):
 
 class NoRoom(ContextError):
     code = ErrorCode.NO_ROOM
+
+
+class NeedsForce(ContextError):
+    code = ErrorCode.NEEDS_FORCE
 
 
 class UnknownItem(ContextError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -36,6 +36,8 @@ class Rendered:
     omitted_ids: list[str]
     history_ids: list[str]
     warnings: list[str]
+    history_omitted: list[tuple[str, str]] = field(default_factory=list)
+    """Relevant archived items left out, with why (``over budget: …``)."""
 
 
 def select(items: Sequence[Item], kinds: Iterable[str] | None, limit: int | None) -> list[Item]:
@@ -53,11 +55,17 @@ def render(
     count_tokens: Callable[[str], int],
     max_tokens: int | None = None,
     history: Sequence[Item] = (),
+    budget: int | None = None,
 ) -> Rendered:
-    """Render ``items`` (then ``history``), dropping the oldest unpinned items that do not fit.
+    """Render ``items`` (then ``history``) within a budget.
 
-    Pinned items are kept first: with ``max_tokens`` below what they take
-    alone, the newest pinned ones that fit are kept and ``warnings`` says so.
+    With ``max_tokens`` everything fits in it: pinned items first (with a budget
+    below what they take alone, the newest pinned ones that fit are kept and
+    ``warnings`` says so), then the most recent unpinned ones, then history.
+    Without it the window is rendered whole, and ``history`` only fills what the
+    window leaves of ``budget`` (the window's own token budget). History that does
+    not fit is left out, each item with why (``history_omitted``); a smaller item
+    further down the ranking still gets its chance.
 
     ``tokens`` is the exact count of the returned text. Budgeting adds up each
     section's count, which can differ from the whole by a token or two at the
@@ -65,10 +73,9 @@ def render(
     """
     formatter = _FORMATTERS[fmt]
     kept = list(items)
-    kept_history = list(history)
     warnings: list[str] = []
     if max_tokens is not None:
-        kept, kept_history = _fit(kept, kept_history, fmt, count_tokens, max_tokens)
+        kept, room = _fit(kept, fmt, count_tokens, max_tokens)
         pinned = [item for item in items if item.pinned]
         left_out = [item for item in pinned if item not in kept]
         if left_out:
@@ -78,16 +85,25 @@ def render(
                 f"{max_tokens:,} asked for; {len(left_out)} of them "
                 f"({', '.join(item.id for item in left_out)}) were left out"
             )
+    elif history and budget is not None:
+        room = budget - count_tokens(formatter(kept, []))
+    else:
+        room = None
+    kept_history, history_omitted = _fit_history(history, fmt, count_tokens, room)
+    limit = max_tokens
+    if limit is None and history and budget is not None:
+        limit = max(budget, count_tokens(formatter(kept, [])))  # history never goes over
     while True:
         text = formatter(kept, kept_history)
         tokens = count_tokens(text)
-        if max_tokens is None or tokens <= max_tokens:
+        if limit is None or tokens <= limit:
             break
         if not (kept or kept_history):
             text, tokens = "", 0  # not even the empty frame fits such a budget
             break
         if kept_history:
-            kept_history.pop()
+            dropped = kept_history.pop()
+            history_omitted.append((dropped.id, "over budget once rendered with the rest"))
         else:
             unpinned = next((item for item in kept if not item.pinned), None)
             kept.remove(unpinned if unpinned is not None else kept[0])
@@ -99,16 +115,39 @@ def render(
         omitted_ids=[item.id for item in items if item.id not in kept_ids],
         history_ids=[item.id for item in kept_history],
         warnings=warnings,
+        history_omitted=history_omitted,
     )
+
+
+def _fit_history(
+    history: Sequence[Item],
+    fmt: RenderFormat,
+    count_tokens: Callable[[str], int],
+    room: int | None,
+) -> tuple[list[Item], list[tuple[str, str]]]:
+    """The history items that fit in ``room`` (best first; None: all of them)."""
+    if room is None:
+        return list(history), []
+    kept: list[Item] = []
+    omitted: list[tuple[str, str]] = []
+    room -= count_tokens(_history_heading(fmt)) if history else 0
+    for item in history:
+        cost = item.tokens + _overhead(item, fmt, count_tokens)
+        if cost > room:
+            omitted.append((item.id, f"over budget: {cost:,} tokens, {max(room, 0):,} left"))
+            continue
+        room -= cost
+        kept.append(item)
+    return kept, omitted
 
 
 def _fit(
     items: list[Item],
-    history: list[Item],
     fmt: RenderFormat,
     count_tokens: Callable[[str], int],
     max_tokens: int,
-) -> tuple[list[Item], list[Item]]:
+) -> tuple[list[Item], int]:
+    """The window items that fit in ``max_tokens``, and the tokens they leave."""
     formatter = _FORMATTERS[fmt]
     budget = max_tokens - count_tokens(formatter([], []))
     chosen: set[str] = set()
@@ -125,17 +164,7 @@ def _fit(
                 break
             budget -= cost
             chosen.add(item.id)
-    kept = [item for item in items if item.id in chosen]
-    kept_history: list[Item] = []
-    if history:
-        budget -= count_tokens(_history_heading(fmt))
-        for item in history:  # best match first
-            cost = item.tokens + _overhead(item, fmt, count_tokens)
-            if cost > budget:
-                break
-            budget -= cost
-            kept_history.append(item)
-    return kept, kept_history
+    return [item for item in items if item.id in chosen], budget
 
 
 def _overhead(item: Item, fmt: RenderFormat, count_tokens: Callable[[str], int]) -> int:
@@ -166,6 +195,8 @@ def heading(item: Item) -> str:
         title = f"{title}: {meta['title']}"
     source = _source(item)
     heading = f"### {title} (from {source})" if source else f"### {title}"
+    # The id and the pin let an agent act on what it reads (pin, remove, refresh).
+    heading += f" · {item.id}" + (" · pinned" if item.pinned else "")
     return f"{heading} {STALE_NOTE}" if item.stale else heading
 
 
@@ -212,6 +243,8 @@ def _xml_section(item: Item) -> str:
     language = language_of(item)
     if language:
         attrs.append(f"language={quoteattr(language)}")
+    if item.pinned:
+        attrs.append('pinned="true"')
     if item.stale:
         attrs.append('stale="true"')
     content = _NOT_XML.sub("\ufffd", item.content)
@@ -238,6 +271,7 @@ def _json_entry(item: Item) -> dict[str, Any]:
         "label": item.label,
         "source": _source(item),
         "language": language_of(item) or None,
+        "pinned": item.pinned,
         "stale": item.stale,
         "content": item.content,
     }

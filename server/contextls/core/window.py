@@ -13,7 +13,7 @@ an item is tokenized once, when it arrives or when its text changes.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -58,6 +58,9 @@ class Candidate:
     pin: bool = False
     id: str | None = None
     """Set when restoring an archived item: it comes back under its own id."""
+    source: str | None = None
+    """The whole text of a region's file, when known: regions that merge take the file's
+    text over the merged lines from it (a piece of a line never stands for the line)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,11 +134,17 @@ class Window:
 
     def next_eviction(self) -> Item | None:
         """The item that would go first if the window had to make room now."""
-        return self._victim(protect=None)
+        return self._victim(protect=())
 
     # ---------------------------------------------------------------- changes
 
-    def add(self, candidate: Candidate) -> AddOutcome:
+    def add(self, candidate: Candidate, bulk: bool = False) -> AddOutcome:
+        """Add (or refresh, or merge) an item and make room for it.
+
+        ``bulk``: one of a set added as a whole. Only the item's own size is checked,
+        and nothing is evicted: the caller checks that the whole set fits beside the
+        pinned items, then calls ``evict_to_fit`` protecting the set.
+        """
         same, absorbed = self._duplicates(candidate)
         content, metadata = candidate.content, dict(candidate.metadata)
         if absorbed and candidate.kind == "code":
@@ -157,7 +166,10 @@ class Window:
             if same is not None and same.content == content and same.encoding == self.encoding
             else self._count(content)
         )
-        self._check_fits(tokens, leaving)
+        if bulk:
+            self._check_size(tokens)
+        else:
+            self._check_fits(tokens, leaving)
 
         pinned = candidate.pin or any(item.pinned for item in leaving)
         for item in absorbed:
@@ -188,7 +200,7 @@ class Window:
         item.timestamp = self._timestamp()
         item.seq = self._allocate_seq()
         self._attach(item)
-        evicted = self._evict_to_fit(protect=item.id)
+        evicted = [] if bulk else self._evict_to_fit(protect=(item.id,))
         return AddOutcome(
             item=item,
             evicted=evicted,
@@ -255,7 +267,7 @@ class Window:
         self._set_tokens(item, tokens)
         item.encoding = self.encoding
         self._index(item)
-        return self._evict_to_fit(protect=item_id)
+        return self._evict_to_fit(protect=(item_id,))
 
     def reconfigure(self, limits: Limits) -> list[Eviction]:
         """Apply new limits, evicting at once. Refused if the pinned items alone break them."""
@@ -270,7 +282,7 @@ class Window:
                 f"{thousands(self.pinned_tokens)} tokens of pinned items; unpin some first"
             )
         self.limits = limits
-        return self._evict_to_fit(protect=None)
+        return self._evict_to_fit(protect=())
 
     def retokenize(self, count_tokens: Callable[[str], int], encoding: str) -> list[Eviction]:
         """Switch encodings: every item is counted once more, then the budget applies.
@@ -296,7 +308,7 @@ class Window:
             item = self._items[item_id]
             self._set_tokens(item, tokens)
             item.encoding = encoding
-        return self._evict_to_fit(protect=None)
+        return self._evict_to_fit(protect=())
 
     def use(self, limits: Limits, count_tokens: Callable[[str], int], encoding: str) -> None:
         """Set limits and encoding without evicting or recounting (before ``load``)."""
@@ -321,6 +333,10 @@ class Window:
         self.next_id = max(next_id, used + 1)
         self.next_seq = max(next_seq, max((item.seq for item in items), default=0) + 1)
         self._last_timestamp = max((item.timestamp for item in items), default=0)
+
+    def evict_to_fit(self, protect: Collection[str]) -> list[Eviction]:
+        """Evict until the limits hold, never an item of ``protect`` (a set added whole)."""
+        return self._evict_to_fit(protect)
 
     def new_id(self) -> str:
         """A fresh id (for an item that goes straight to the archive: an import)."""
@@ -371,13 +387,17 @@ class Window:
                     regions.append(item)
         return same, _touching_closure(lines, regions)
 
-    def _check_fits(self, tokens: int, leaving: list[Item]) -> None:
+    def _check_size(self, tokens: int) -> None:
         limits = self.limits
         if tokens > limits.max_tokens:
             raise ItemTooLarge(
                 f"item has {thousands(tokens)} tokens; the budget is "
                 f"{thousands(limits.max_tokens)} (raise maxTokens or mark a smaller region)"
             )
+
+    def _check_fits(self, tokens: int, leaving: list[Item]) -> None:
+        limits = self.limits
+        self._check_size(tokens)
         pinned_count, pinned_tokens = self.pinned_count, self.pinned_tokens
         for item in leaving:
             if item.pinned:
@@ -442,17 +462,17 @@ class Window:
         if item.pinned:
             self.pinned_tokens += delta
 
-    def _victim(self, protect: str | None) -> Item | None:
+    def _victim(self, protect: Collection[str]) -> Item | None:
         if self.limits.policy == "fifo":
             for item_id in self._unpinned:
-                if item_id != protect:
+                if item_id not in protect:
                     return self._items[item_id]
             return None
         now = self._now()
         best: Item | None = None
         best_score = 2.0
         for item_id in self._unpinned:  # oldest first, so ties go to the oldest
-            if item_id == protect:
+            if item_id in protect:
                 continue
             item = self._items[item_id]
             score = relevance(item, now)
@@ -460,7 +480,7 @@ class Window:
                 best, best_score = item, score
         return best
 
-    def _evict_to_fit(self, protect: str | None) -> list[Eviction]:
+    def _evict_to_fit(self, protect: Collection[str]) -> list[Eviction]:
         evicted: list[Eviction] = []
         max_items, max_tokens = self.limits.max_items, self.limits.max_tokens
         while True:
@@ -504,9 +524,12 @@ def _touching_closure(lines: tuple[int, int], regions: list[Item]) -> list[Item]
 
 
 def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dict[str, Any]] | None:
-    """One region covering all of them; where they overlap, the newest text wins."""
-    by_line: dict[int, str] = {}
+    """One region covering all of them: the file's text over the merged lines when the
+    candidate carries it, else the pieces' lines (the newest text wins where they overlap)."""
     newline_at_end = candidate.content.endswith("\n")
+    if candidate.source is not None:
+        return _merge_from_source(absorbed, candidate, candidate.source)
+    by_line: dict[int, str] = {}
     sources = [
         *((item.content, item.lines) for item in sorted(absorbed, key=lambda i: i.seq)),
         (candidate.content, lines_of(candidate.metadata)),
@@ -518,10 +541,31 @@ def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dic
             return None
         by_line.update(zip(range(span[0], span[1] + 1), lines, strict=True))
     start, end = min(by_line), max(by_line)
+    text = "\n".join(by_line[n] for n in range(start, end + 1))
+    return (text + "\n" if newline_at_end else text), _merged_metadata(candidate, start, end)
+
+
+def _merge_from_source(
+    absorbed: list[Item], candidate: Candidate, source: str
+) -> tuple[str, dict[str, Any]] | None:
+    pieces = [(item.content, item.lines) for item in absorbed]
+    pieces.append((candidate.content, lines_of(candidate.metadata)))
+    spans = [span for _, span in pieces if span is not None]
+    start, end = min(span[0] for span in spans), max(span[1] for span in spans)
+    lines = source.splitlines(keepends=True)
+    if end > len(lines):
+        return None  # the file no longer has these lines: keep the regions apart
+    text = "".join(lines[start - 1 : end])
+    # It ends as the piece that reaches the last line did: with its newline, or without.
+    if not any(content.endswith("\n") for content, span in pieces if span and span[1] == end):
+        text = text.removesuffix("\n").removesuffix("\r")
+    return text, _merged_metadata(candidate, start, end)
+
+
+def _merged_metadata(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
     metadata = dict(candidate.metadata)
     if (start, end) != lines_of(candidate.metadata):
         metadata.pop("symbol", None)
         metadata.pop("symbolKind", None)
     metadata["startLine"], metadata["endLine"] = start, end
-    text = "\n".join(by_line[n] for n in range(start, end + 1))
-    return (text + "\n" if newline_at_end else text), metadata
+    return metadata

@@ -98,8 +98,9 @@ def daemon_main(argv: list[str] | None = None) -> int:
             idle = float(os.environ.get("CONTEXTLS_DAEMON_IDLE", daemon.DEFAULT_IDLE_TIMEOUT))
         except ValueError:
             idle = daemon.DEFAULT_IDLE_TIMEOUT
+    log_file = os.path.abspath(args.log_file) if args.log_file else ""
     try:
-        return daemon.run(args.storage, idle)
+        return daemon.run(args.storage, idle, log_file)
     except Exception:
         logging.getLogger(__name__).exception("the daemon failed")
         return 1

@@ -87,8 +87,11 @@ class Connection(FrameProtocol):
 
 
 class Daemon:
-    def __init__(self, storage: str | None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
+    def __init__(
+        self, storage: str | None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT, log_file: str = ""
+    ) -> None:
         self.hub = Hub(idle_timeout)
+        self.hub.log = log_file
         self.service = shared_service(self.hub)
         self.service.use_storage(storage, "normal")
         self.service.fixed_storage = True
@@ -131,6 +134,7 @@ class Daemon:
     async def serve(self, path: Path) -> None:
         loop = asyncio.get_running_loop()
         self._stopped = loop.create_future()
+        self.hub.socket = str(path)
         old_umask = os.umask(0o077)  # the socket is born private
         try:
             listener = await loop.create_unix_server(self.accept, path=str(path))
@@ -164,7 +168,7 @@ def hold_lock(path: Path) -> IO[str]:
     return handle
 
 
-def run(storage: str | None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
+def run(storage: str | None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT, log_file: str = "") -> int:
     """Serve until stopped (SIGTERM, idle); 0 also when another daemon already runs."""
     path = socket_path(storage)
     try:
@@ -176,7 +180,7 @@ def run(storage: str | None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
         # The lock is ours, so a socket file left here is from a daemon that died.
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-        daemon = Daemon(storage, idle_timeout)
+        daemon = Daemon(storage, idle_timeout, log_file)
         try:
             asyncio.run(daemon.serve(path))
         finally:

@@ -40,7 +40,8 @@ def to_jsonrpc(error: BaseException) -> JsonRpcException:
             return JsonRpcInvalidParams(message=f"invalid params: {error.message}")
         # pygls' JsonRpcServerError insists on -32099..-32000, the very range
         # our codes keep out of (see ``ErrorCode``).
-        return JsonRpcException(message=error.message, code=int(error.code))
+        data = msgspec.to_builtins(error.data) if error.data is not None else None
+        return JsonRpcException(message=error.message, code=int(error.code), data=data)
     log.exception("internal error", exc_info=error)
     # The details (and any local path in them) go to the log, not to the client.
     return JsonRpcInternalError(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,12 +19,17 @@ from lsprotocol import types as lsp
 
 from contextls import __version__
 from contextls import protocol as p
+from contextls.build import build_id
+from contextls.bulk import count_files
 from contextls.conversation import prepare_conversation
 from contextls.lsp.errors import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
 from contextls.semantic import hooks as semantic_hooks
 
 log = logging.getLogger(__name__)
+
+BUILD = build_id()
+"""The code this process runs, taken at start (clients restart a daemon whose build differs)."""
 
 
 def register(server: ContextServer) -> None:
@@ -98,7 +104,7 @@ def _request(
             result = handle(server, decode_params(raw, params_type))
         except Exception as error:
             raise to_jsonrpc(error) from error
-        if isinstance(result, p.AddResult):
+        if isinstance(result, p.AddResult | p.AddFilesResult):
             for warning in result.warnings:  # editors show it even if they ignore the field
                 server.warn(warning)
         return result
@@ -164,6 +170,11 @@ def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
+def add_files(ls: ContextServer, params: p.AddFilesParams) -> p.AddFilesResult:
+    first = next((target.uri for target in params.targets if target.uri), None)
+    return ls.session.route(params.workspace, first).add_files(params)
+
+
 def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
     workspace = ls.session.route(params.workspace)
     return workspace.add_text(
@@ -218,6 +229,18 @@ def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
 
 def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
     encoding = params.encoding
+    if params.targets:
+        first = next((target.uri for target in params.targets if target.uri), None)
+        workspace = ls.session.route(params.workspace, first)
+        tokenizer = ls.service.tokenizer(encoding or workspace.settings.encoding)
+        files, skipped, refused = count_files(workspace, params.targets, tokenizer.count)
+        return p.CountTokensResult(
+            tokens=tokenizer.count(params.text) + sum(f.tokens for f in files),
+            encoding=tokenizer.encoding,  # type: ignore[arg-type]
+            files=files,
+            skipped=skipped,
+            refused=refused,
+        )
     if encoding is None and params.workspace:
         encoding = ls.session.route(params.workspace).settings.encoding
     return ls.service.count_tokens(params.text, encoding)
@@ -243,6 +266,10 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         workspaces=ls.service.loaded_roots(),
         idle_timeout=hub.idle_timeout,
         semantic=semantic_hooks.process_status(ls.service.store),  # semantic hook (issue 15)
+        socket=hub.socket,
+        log=hub.log,
+        executable=sys.executable,
+        build=BUILD,
     )
 
 
@@ -276,6 +303,7 @@ _SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
     p.Method.ADD_FILE: add_file,
     p.Method.ADD_SYMBOL: add_symbol,
     p.Method.ADD_TEXT: add_text,
+    p.Method.ADD_FILES: add_files,
     p.Method.REMOVE: remove,
     p.Method.PIN: pin,
     p.Method.CLEAR: clear,

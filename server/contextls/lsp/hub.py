@@ -24,6 +24,10 @@ class Hub:
         """Many clients share this process (``contextls daemon``)."""
         self.idle_timeout = idle_timeout
         self.started_at = time.time_ns() // 1_000_000
+        self.socket = ""
+        """Where the daemon listens (empty for a server of one client)."""
+        self.log = ""
+        """The daemon's log file (empty when it logs to stderr)."""
 
     def join(self, server: ContextServer) -> None:
         self.servers.append(server)

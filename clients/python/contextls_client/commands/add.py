@@ -1,198 +1,170 @@
-"""``contextls add PATH[:START[-END]]… [--pin]``: files, line ranges, directories, globs."""
+"""``contextls add PATH[:START[-END]]… [--pin]``: files, line ranges, directories, globs.
+
+One ``contextls/addFiles`` request: the server expands directories and globs, plans
+the set as a whole and answers with what it did (or, with ``--dry-run``, what it
+would do, by the same code). The set never evicts its own files; a set that cannot
+fit beside the pinned items changes nothing; one that would evict more than half
+of the window needs ``--force``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Final
 
-from contextls.protocol import AddFileParams, AddRegionParams, AddResult, ErrorCode, Requests
-from contextls_client.estimate import Estimate, estimate
-from contextls_client.expand import PlannedAdd, plan_adds
-from contextls_client.human import item_line, plural, tokens, window_line
+import msgspec
+
+from contextls.protocol import (
+    AddFilesParams,
+    AddFilesResult,
+    ContextItem,
+    ErrorCode,
+    FileTarget,
+    NoRoomData,
+    PinnedGrowth,
+    Requests,
+)
+from contextls_client.human import count, item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
-from contextls_client.progress import PROGRESS_THRESHOLD, ProgressBar
-from contextls_client.reports import AddReport, Refusal, Skip
 from contextls_client.session import Invocation, Session
-from contextls_client.targets import parse_target
+from contextls_client.targets import AddTarget, parse_target
 
-SKIPPED_WHEN_EXPANDING: Final[dict[int, str]] = {
-    ErrorCode.BINARY_FILE: "binary",
-    ErrorCode.FILE_TOO_LARGE: "too large",
-    ErrorCode.ITEM_TOO_LARGE: "over the token budget",
-    ErrorCode.NO_ROOM: "no room beside the pinned items",
-    ErrorCode.FILE_NOT_FOUND: "gone",
-}
-"""Refusals that, for a file found by expansion, mean "leave it out" rather than "fail"."""
-
+ITEMISED: Final = 20
+"""Up to this many added items are listed one per line; more are summed up."""
 SKIPS_NAMED: Final = 5
 """Up to this many skipped files are named; more are only counted."""
 
 
 async def run_add(invocation: Invocation) -> int:
     args = invocation.args
-    console = invocation.console
-    root = invocation.place.root
-    plan = plan_adds([parse_target(text) for text in args.targets], Path.cwd(), root)
-    for target in plan.empty_targets:
-        console.note(f"{target}: no files to add")
-    outside = [
-        Refusal(
-            target=target,
-            code=ErrorCode.OUTSIDE_WORKSPACE,
-            message=f"{target} is outside the workspace folder {root}",
-        )
-        for target in plan.outside
-    ]
-    console.note(*(f"contextls: {refusal.message}" for refusal in outside))
-    report = AddReport(
-        added=[],
-        refused=outside,
-        skipped=[
-            *(
-                Skip(path=invocation.display_path(p), reason="may hold secrets; name it to add it")
-                for p in plan.skipped_secret
-            ),
-            *(Skip(path=invocation.display_path(p), reason="binary") for p in plan.skipped_binary),
-        ],
-        status=None,
+    cwd = Path.cwd()
+    targets = [file_target(parse_target(text), cwd) for text in args.targets]
+    params = AddFilesParams(
+        targets=targets,
+        language=args.language,
+        pin=args.pin,
+        force=args.force,
+        dry_run=args.dry_run,
     )
-    itemised = len(plan.adds) <= PROGRESS_THRESHOLD
-    if not plan.adds:
-        _summarise(invocation, report)
-        return 1 if report.refused else 0
     async with invocation.session() as session:
-        if args.dry_run or (len(plan.adds) > 1 and not args.force):
-            guess = await estimate(session, plan.adds)
-            if args.dry_run:
-                _print_estimate(invocation, plan.adds, guess)
-                return 0
-            if guess.flushes_half:
-                console.note(
-                    f"contextls: adding {plural(len(plan.adds), 'file')} "
-                    f"(~{tokens(guess.added_tokens)}) would evict "
-                    f"{len(guess.evicted)} of the window's {plural(guess.window_items, 'item')} "
-                    f"({tokens(guess.evicted_tokens)}), more than half of it; nothing was added. "
-                    "`--dry-run` lists them, `--force` adds anyway"
-                )
-                return 1
-        progress = ProgressBar.for_stream(len(plan.adds), console.stderr)
-        refused_origins: set[str] = set()
-        for done, planned in enumerate(plan.adds):
-            if planned.origin in refused_origins:
-                continue
-            shown = invocation.display_path(planned.path)
-            progress.update(done, shown)
-            try:
-                result = await _send(session, planned, language=args.language, pin=args.pin)
-            except ContextlsError as error:
-                if planned.expanded and error.code in SKIPPED_WHEN_EXPANDING:
-                    report.skipped.append(
-                        Skip(path=shown, reason=SKIPPED_WHEN_EXPANDING[error.code])
-                    )
-                    continue
-                if planned.expanded:
-                    # Outside the workspace, say: every other file of this
-                    # directory or glob would be refused the same way.
-                    refused_origins.add(planned.origin)
-                target = planned.origin if planned.expanded else _describe(shown, planned)
-                report.refused.append(
-                    Refusal(target=target, code=error.code, message=error.message)
-                )
-                if not progress.enabled:
-                    console.note(f"contextls: {error.message}")
-                continue
-            report.added.append(result)
-            report.status = result.status
-            console.note(*(f"contextls: warning: {warning}" for warning in result.warnings))
-            if itemised:
-                console.out(_added_line(result, pin_asked=args.pin))
-            # Many files: evictions are gathered and summarised at the end.
-            session.evicted(result.evicted, defer=not itemised)
-        progress.update(len(plan.adds), "")
-        progress.close()
-        if progress.enabled:
-            console.note(*(f"contextls: {refusal.message}" for refusal in report.refused))
-        if report.added and not itemised:
-            total = sum(result.item.tokens for result in report.added)
-            console.out(f"added {plural(len(report.added), 'item')} ({tokens(total)})")
-    _summarise(invocation, report)
-    return 1 if report.refused else 0
+        params.workspace = session.workspace
+        try:
+            result = await session.client.call(Requests.ADD_FILES, params)
+        except ContextlsError as error:
+            return _refused(invocation, error)
+        if args.dry_run:
+            _print_plan(invocation, result, needs_force=False)
+            return 0
+        _print_added(invocation, session, result)
+    return 1 if result.refused or not result.items else 0
 
 
-async def _send(
-    session: Session, planned: PlannedAdd, language: str | None, pin: bool
-) -> AddResult:
-    uri = planned.path.resolve().as_uri()
-    if planned.lines is None:
-        return await session.client.call(
-            Requests.ADD_FILE,
-            AddFileParams(workspace=session.workspace, uri=uri, language=language, pin=pin),
-        )
-    return await session.client.call(
-        Requests.ADD_REGION,
-        AddRegionParams(
-            workspace=session.workspace,
-            uri=uri,
-            range=planned.lines.to_range(),
-            language=language,
-            pin=pin,
-        ),
+def file_target(target: AddTarget, cwd: Path) -> FileTarget:
+    """An argument as the server takes it: a file or folder URI (with its lines), or an
+    absolute glob."""
+    literal = cwd / target.path
+    if target.is_glob and not literal.exists():
+        return FileTarget(glob=str(literal))
+    return FileTarget(
+        uri=literal.absolute().as_uri(),
+        range=target.lines.to_range() if target.lines is not None else None,
     )
 
 
-def _print_estimate(invocation: Invocation, adds: list[PlannedAdd], guess: Estimate) -> None:
+def _refused(invocation: Invocation, error: ContextlsError) -> int:
+    """The whole add was refused: say why in this command's words, and what to do."""
     console = invocation.console
-    console.json(
-        {
-            "add": [invocation.display_path(planned.path) for planned in adds],
-            "addedTokens": guess.added_tokens,
-            "evict": [item.id for item in guess.evicted],
-            "exact": guess.exact,
-        }
-    )
-    about = "" if guess.exact else " (an estimate: the relevance policy may choose others)"
+    if error.code == ErrorCode.NEEDS_FORCE and error.data is not None:
+        plan = msgspec.convert(error.data, AddFilesResult)
+        if invocation.args.dry_run:
+            _print_plan(invocation, plan, needs_force=True)
+            return 0
+        held = plan.status.item_count
+        console.note(
+            f"contextls: adding {plural(len(plan.items), 'file')} ({tokens(plan.tokens)}) would "
+            f"evict {len(plan.evicted)} of the window's {plural(held, 'item')} "
+            f"({tokens(sum(item.tokens for item in plan.evicted))}), more than half of it; "
+            "nothing was added. `--dry-run` lists them, `--force` adds anyway"
+        )
+        console.json({"error": {"code": error.code, "message": error.message}, "plan": plan})
+        return 1
+    if error.code == ErrorCode.NO_ROOM and error.data is not None:
+        figures = msgspec.convert(error.data, NoRoomData)
+        console.json({"error": {"code": error.code, "message": error.message}, "room": figures})
+    else:
+        console.json({"error": {"code": error.code, "message": error.message}})
+    console.note(f"contextls: {error.message}")
+    return 1
+
+
+def _print_plan(invocation: Invocation, plan: AddFilesResult, needs_force: bool) -> None:
+    console = invocation.console
+    console.json(plan)
     console.out(
-        f"would add {plural(len(adds), 'file')} (~{tokens(guess.added_tokens)})",
-        *(f"  {_describe(invocation.display_path(p.path), p)}" for p in adds),
+        f"would add {plural(len(plan.items), 'file')} ({tokens(plan.tokens)})",
+        *(f"  {item.label}" for item in plan.items),
     )
-    if guess.evicted:
+    if plan.evicted:
         console.out(
-            f"would evict {plural(len(guess.evicted), 'item')}{about}:",
-            *(f"  {item_line(item)}" for item in guess.evicted),
+            f"would evict {plural(len(plan.evicted), 'item')}:",
+            *(f"  {item_line(item)}" for item in plan.evicted),
         )
     else:
         console.out("would evict nothing")
+    console.out(*_pinned_growth_lines(plan))
+    if needs_force:
+        console.out("that is more than half of the window: the add needs --force")
+    _report_left_out(invocation, plan)
 
 
-def _describe(shown: str, planned: PlannedAdd) -> str:
-    return shown if planned.lines is None else f"{shown}:{planned.lines}"
+def _print_added(invocation: Invocation, session: Session, result: AddFilesResult) -> None:
+    console = invocation.console
+    if len(result.items) <= ITEMISED:
+        console.out(*(_added_line(item, result) for item in result.items))
+    elif result.items:
+        console.out(f"added {plural(len(result.items), 'item')} ({tokens(result.tokens)})")
+        console.out(*_pinned_growth_lines(result))
+    console.note(*(f"contextls: warning: {warning}" for warning in result.warnings))
+    session.evicted(result.evicted)
+    _report_left_out(invocation, result)
+    console.json(result)
+    console.out(window_line(result.status))
 
 
-def _added_line(result: AddResult, pin_asked: bool = False) -> str:
-    line = f"added {item_line(result.item)}"
-    if result.item.pinned:
-        line += ", pinned"
-    if result.merged:
-        line += f"; merged {', '.join(result.merged)} into it"
-        if result.item.pinned and not pin_asked:
-            # Never silent: a pinned region that grew (into a whole file, say) keeps its pin.
-            line += " (pinned, as what it absorbed was)"
-    elif result.deduplicated:
-        line += "; it was already there, now it is the newest"
+def _added_line(item: ContextItem, result: AddFilesResult) -> str:
+    line = f"added {item_line(item)}" + (", pinned" if item.pinned else "")
+    absorbed = [old for old, into in result.merged.items() if into == item.id]
+    if absorbed:
+        line += f"; merged {', '.join(absorbed)} into it"
+        grown = next((g for g in result.pinned_growth if g.id == item.id), None)
+        if grown is not None:
+            line += f" ({_grown_words(grown)})"
     return line
 
 
-def _summarise(invocation: Invocation, report: AddReport) -> None:
+def _pinned_growth_lines(result: AddFilesResult) -> list[str]:
+    return [f"{grown.id} ({grown.label}): {_grown_words(grown)}" for grown in result.pinned_growth]
+
+
+def _grown_words(grown: PinnedGrowth) -> str:
+    """Never silent: a pinned region that grew (into a whole file, say) takes more budget."""
+    return (
+        f"pinned, as what it absorbed was: {tokens(grown.tokens_before)} pinned before, "
+        f"{count(grown.tokens_after)} now; `contextls unpin {grown.id}` lets it go"
+    )
+
+
+def _report_left_out(invocation: Invocation, result: AddFilesResult) -> None:
     console = invocation.console
-    if report.skipped:
+    console.note(*(f"contextls: {refusal.message}" for refusal in result.refused))
+    if result.skipped:
         reasons: dict[str, int] = {}
-        for skip in report.skipped:
+        for skip in result.skipped:
             reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
         detail = ", ".join(f"{number} {reason}" for reason, number in reasons.items())
-        console.note(f"skipped {plural(len(report.skipped), 'file')} while expanding: {detail}")
-        secret = [skip for skip in report.skipped if skip.reason.startswith("may hold secrets")]
-        named = report.skipped if len(report.skipped) <= SKIPS_NAMED else secret
+        console.note(f"skipped {plural(len(result.skipped), 'file')} while expanding: {detail}")
+        secret = [skip for skip in result.skipped if skip.reason.startswith("may hold secrets")]
+        named = result.skipped if len(result.skipped) <= SKIPS_NAMED else secret
         console.note(*(f"  {skip.path} ({skip.reason})" for skip in named))
-    if report.status is not None:
-        console.out(window_line(report.status))
-    console.json(report)
+    if not result.items and not result.refused and not result.dry_run:
+        console.note("contextls: nothing was added")

@@ -11,7 +11,7 @@ import socket
 import time
 from pathlib import Path
 
-from contextls.places import socket_path
+from contextls.places import log_path, resolve_storage, socket_path
 from contextls.protocol import Requests, ServerInfo, ServerInfoParams
 from contextls_client.daemon import connect, connect_or_start, stop_daemon
 from contextls_client.human import count
@@ -35,8 +35,13 @@ async def run_daemon(invocation: Invocation) -> int:
         return 0
     connected = connect(path)
     if connected is None:
-        console.json({"running": False, "socket": str(path)})
-        console.out(f"no daemon is running for this database (it would listen on {path})")
+        database, log = resolve_storage(storage), str(log_path(storage))
+        console.json({"running": False, "socket": str(path), "storage": database, "log": log})
+        console.out(
+            f"no daemon is running for {database}",
+            f"it would listen on {path}",
+            f"and log to {log}",
+        )
         return 1 if action == "status" else 0
     info = await server_info(path, connected)
     if action == "stop":
@@ -45,7 +50,7 @@ async def run_daemon(invocation: Invocation) -> int:
         console.out(f"stopped the daemon (pid {info.pid})")
         return 0
     console.json(info)
-    console.out(*_status_lines(info, str(path)))
+    console.out(*_status_lines(info))
     return 0
 
 
@@ -58,13 +63,15 @@ async def server_info(path: Path, connected: socket.socket | None = None) -> Ser
         await client.close()
 
 
-def _status_lines(info: ServerInfo, socket: str) -> list[str]:
+def _status_lines(info: ServerInfo) -> list[str]:
     up = max(0, int(time.time() - info.started_at / 1000))
     idle = f"{info.idle_timeout:g}s without clients" if info.idle_timeout else "never"
     lines = [
         f"daemon      pid {info.pid}, contextls {info.version}, up {_duration(up)}",
-        f"socket      {socket}",
         f"database    {info.storage}",
+        f"socket      {info.socket}",
+        f"log         {info.log or 'standard error'}",
+        f"python      {info.executable}",
         f"clients     {count(info.sessions)} connected (this command is one)",
         f"exits after {idle}",
     ]

@@ -6,10 +6,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from contextls.protocol import AddTextParams, CountTokensParams, Requests
+from contextls.protocol import AddTextParams, CountTokensParams, FileTarget, Requests
+from contextls_client.commands.add import file_target
 from contextls_client.human import item_line, tokens, window_line
 from contextls_client.reports import TokenCount, TokensReport
 from contextls_client.session import Invocation, UnreadableInput, UsageError
+from contextls_client.targets import AddTarget
 
 STDIN = "-"
 
@@ -40,35 +42,56 @@ async def run_add_text(invocation: Invocation) -> int:
 
 
 async def run_tokens(invocation: Invocation) -> int:
+    """Count stdin, files (anywhere you can read them), and the workspace's folders and
+    globs (expanded as ``add`` expands them, by the server)."""
     args = invocation.args
     console = invocation.console
-    texts = [(source, _read_source(source, console.note)) for source in args.sources]
-    counts = []
+    cwd = Path.cwd()
+    texts: list[tuple[str, str]] = []
+    expanded: list[FileTarget] = []
+    for source in args.sources:
+        if source != STDIN and (_is_pattern(source, cwd) or (cwd / source).is_dir()):
+            expanded.append(file_target(AddTarget(source), cwd))
+        else:
+            texts.append((source, _read_source(source, console.note)))
+    counts: list[TokenCount] = []
+    encoding = ""
+    refused = False
     async with invocation.session() as session:
         for source, text in texts:
             result = await session.client.call(
                 Requests.COUNT_TOKENS,
                 CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding),
             )
-            counts.append((source, result))
-    if len(counts) == 1:
-        ((_, result),) = counts
+            counts.append(TokenCount(source=source, tokens=result.tokens))
+            encoding = result.encoding
+        if expanded:
+            result = await session.client.call(
+                Requests.COUNT_TOKENS,
+                CountTokensParams(
+                    workspace=session.workspace, targets=expanded, encoding=args.encoding
+                ),
+            )
+            counts.extend(TokenCount(source=f.path, tokens=f.tokens) for f in result.files)
+            encoding = result.encoding
+            console.note(*(f"contextls: {refusal.message}" for refusal in result.refused))
+            console.note(*(f"skipped {skip.path} ({skip.reason})" for skip in result.skipped))
+            refused = bool(result.refused)
+    total = sum(count.tokens for count in counts)
+    if len(counts) == 1 and not expanded:
         console.json(result)
-        console.out(f"{tokens(result.tokens)} ({result.encoding})")
+        console.out(f"{tokens(total)} ({encoding})")
         return 0
-    total = sum(result.tokens for _, result in counts)
-    encoding = counts[0][1].encoding
-    console.json(
-        TokensReport(
-            sources=[TokenCount(source=s, tokens=r.tokens) for s, r in counts],
-            total=total,
-            encoding=encoding,
-        )
-    )
-    width = max(len(source) for source, _ in counts)
-    console.out(*(f"{source:<{width}}  {tokens(r.tokens)}" for source, r in counts))
-    console.out(f"{'total':<{width}}  {tokens(total)} ({encoding})")
-    return 0
+    console.json(TokensReport(sources=counts, total=total, encoding=encoding))
+    if counts:
+        width = max(len(count.source) for count in [*counts, TokenCount(source="total", tokens=0)])
+        console.out(*(f"{c.source:<{width}}  {tokens(c.tokens)}" for c in counts))
+        console.out(f"{'total':<{width}}  {tokens(total)} ({encoding})")
+    return 1 if refused else 0
+
+
+def _is_pattern(source: str, cwd: Path) -> bool:
+    return AddTarget(source).is_glob and not (cwd / source).exists()
 
 
 def _text_argument_or_stdin(text: str | None, note: Callable[[str], None]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+from contextls.places import resolve_storage
 from contextls.protocol import (
     ClearParams,
     ListParams,
@@ -102,6 +103,11 @@ async def run_show(invocation: Invocation) -> int:
                 )
             )
         )
+    if rendered.history_omitted:
+        console.note(
+            f"left out of the relevant history, to stay within {count(rendered.budget)} tokens: "
+            + "; ".join(f"{left.id} ({left.reason})" for left in rendered.history_omitted)
+        )
     console.note(*(f"contextls: {warning}" for warning in rendered.warnings))
     return 0
 
@@ -113,7 +119,8 @@ async def run_status(invocation: Invocation) -> int:
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(status)
-    console.out(*status_report(status, ascii_only=console.ascii_only))
+    database = resolve_storage(invocation.place.storage)
+    console.out(*status_report(status, database, ascii_only=console.ascii_only))
     return 0
 
 

@@ -1,0 +1,296 @@
+"""A bulk add: many files as one change, planned as a whole.
+
+The set is added to the window first without evicting anything; then it must fit
+beside the pinned items outside it (else NO_ROOM with the figures, and nothing
+changes); then the window makes room, never evicting a member of the set. When
+that would evict more than half of what the window held (its items or its
+tokens), it is refused unless forced (NEEDS_FORCE, whose data is the planned
+result). A dry run is the same change, answered and rolled back: what it says
+is exactly what the real add does to the window as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from contextls import wire
+from contextls.changes import Change
+from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
+from contextls.core.items import Item
+from contextls.core.secrets import secret_warnings
+from contextls.core.window import AddOutcome, Candidate, Eviction, Window
+from contextls.expand import PlannedFile, expand
+from contextls.protocol import (
+    AddFilesParams,
+    AddFilesResult,
+    ErrorCode,
+    FileTarget,
+    FileTokens,
+    NoRoomData,
+    PinnedGrowth,
+    SkippedFile,
+    Status,
+    TargetRefusal,
+)
+
+if TYPE_CHECKING:
+    from contextls.workspace import Workspace
+
+SKIPPED_WHEN_EXPANDING: Final[dict[int, str]] = {
+    ErrorCode.BINARY_FILE: "binary",
+    ErrorCode.FILE_TOO_LARGE: "larger than maxFileBytes",
+    ErrorCode.ITEM_TOO_LARGE: "over the token budget on its own",
+    ErrorCode.FILE_NOT_FOUND: "gone, or not a regular file",
+    ErrorCode.OUTSIDE_WORKSPACE: "a link to outside the workspace",
+}
+"""Refusals that, for a file a folder or glob held, mean "leave it out", said so."""
+
+_UNKNOWN_STATUS: Final = Status(
+    workspace="",
+    revision=0,
+    item_count=0,
+    max_items=0,
+    tokens=0,
+    max_tokens=0,
+    percent=0,
+    pinned_count=0,
+    stale_count=0,
+    archived_count=0,
+    evicted_total=0,
+    encoding="o200k_base",
+    eviction_policy="fifo",
+)
+
+
+class _Planned(Exception):
+    """Carries a plan out of the change, which is then rolled back: a dry run's answer,
+    or an add that needs ``force``."""
+
+    def __init__(self, result: AddFilesResult, needs_force: str | None) -> None:
+        super().__init__("planned")
+        self.result = result
+        self.needs_force = needs_force
+
+
+@dataclass(slots=True)
+class _Plan:
+    candidates: list[tuple[PlannedFile, Candidate]] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    refused: list[TargetRefusal] = field(default_factory=list)
+
+    def leave_out(self, planned: PlannedFile, rel: str, error: ContextError) -> None:
+        if not planned.named and error.code in SKIPPED_WHEN_EXPANDING:
+            self.skipped.append(SkippedFile(path=rel, reason=SKIPPED_WHEN_EXPANDING[error.code]))
+        else:
+            target = planned.origin if planned.named else rel
+            self.refused.append(
+                TargetRefusal(target=target, code=int(error.code), message=error.message)
+            )
+
+
+def add_files(workspace: Workspace, params: AddFilesParams) -> AddFilesResult:
+    plan = _read(workspace, params)  # outside the write lock
+    if not plan.candidates:
+        return AddFilesResult(
+            items=[],
+            evicted=[],
+            tokens=0,
+            status=workspace.status(),
+            skipped=plan.skipped,
+            refused=plan.refused,
+            dry_run=params.dry_run,
+        )
+    try:
+        result = workspace.change(lambda change: _apply(workspace.window, change, plan, params))
+    except _Planned as planned:  # rolled back: the status is the window's as it is
+        result = msgspec.structs.replace(planned.result, status=workspace.status(), dry_run=True)
+        if planned.needs_force is not None:
+            raise NeedsForce(planned.needs_force, data=result) from None
+        return result
+    return msgspec.structs.replace(result, status=workspace.status())
+
+
+def count_files(
+    workspace: Workspace, targets: list[FileTarget], count: Callable[[str], int]
+) -> tuple[list[FileTokens], list[SkippedFile], list[TargetRefusal]]:
+    """What each file of ``targets`` takes, expanded and read as a bulk add would."""
+    plan = _read(workspace, AddFilesParams(targets=targets))
+    files = [
+        FileTokens(path=str(candidate.metadata.get("path", "")), tokens=count(candidate.content))
+        for _, candidate in plan.candidates
+    ]
+    return files, plan.skipped, plan.refused
+
+
+def _read(workspace: Workspace, params: AddFilesParams) -> _Plan:
+    root = workspace.sources.root
+    expansion = expand(params.targets, root)
+    plan = _Plan(
+        skipped=[SkippedFile(path=path, reason=why) for path, why in expansion.skipped],
+        refused=list(expansion.refused),
+    )
+    for planned in expansion.files:
+        try:
+            plan.candidates.append((planned, _candidate(workspace, planned, params)))
+        except ContextError as error:
+            plan.leave_out(planned, _relative(planned, root), error)
+    return plan
+
+
+def _candidate(workspace: Workspace, planned: PlannedFile, params: AddFilesParams) -> Candidate:
+    uri = planned.path.as_uri()
+    if planned.range is None:
+        return workspace.file_candidate(uri, params.language, params.metadata, params.pin)
+    start, end = planned.range.start, planned.range.end
+    return workspace.region_candidate(
+        uri,
+        (start.line, start.character),
+        (end.line, end.character),
+        language=params.language,
+        metadata=params.metadata,
+        pin=params.pin,
+    )
+
+
+def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) -> AddFilesResult:
+    held_items, held_tokens = len(window), window.tokens
+    members: dict[str, None] = {}
+    """The set's items, in the order added (an item refreshed again moves to the end)."""
+    created: set[str] = set()
+    outcomes: list[tuple[Candidate, AddOutcome]] = []
+    for planned, candidate in plan.candidates:
+        try:
+            outcome = window.add(candidate, bulk=True)
+        except ItemTooLarge as error:  # refused before the window changed
+            plan.leave_out(planned, str(candidate.metadata.get("path", planned.origin)), error)
+            continue
+        change.record(outcome)
+        for absorbed in outcome.absorbed:
+            members.pop(absorbed.id, None)
+        members.pop(outcome.item.id, None)
+        members[outcome.item.id] = None
+        if outcome.created:
+            created.add(outcome.item.id)
+        outcomes.append((candidate, outcome))
+    _check_room(window, [window.get(item_id) for item_id in members])
+    evictions = window.evict_to_fit(protect=members)
+    change.record_evictions(evictions)
+    result = AddFilesResult(
+        items=[wire.context_item(window.get(item_id)) for item_id in members],
+        evicted=[wire.context_item(eviction.item) for eviction in evictions],
+        tokens=sum(window.get(item_id).tokens for item_id in members),
+        status=_UNKNOWN_STATUS,  # the caller gives the status once the change is done
+        merged={
+            item.id: outcome.item.id
+            for _, outcome in outcomes
+            for item in outcome.absorbed
+            if item.id not in created and item.id != outcome.item.id
+        },
+        pinned_growth=_pinned_growth(outcomes),
+        skipped=plan.skipped,
+        refused=plan.refused,
+        warnings=[
+            warning
+            for candidate, outcome in outcomes
+            for warning in secret_warnings(candidate.content, outcome.item.path or outcome.item.id)
+        ],
+        dry_run=params.dry_run,
+    )
+    if not params.force and _evicts_most(evictions, held_items, held_tokens):
+        raise _Planned(result, _needs_force_message(result, held_items))
+    if params.dry_run:
+        raise _Planned(result, None)
+    return result
+
+
+def _check_room(window: Window, members: list[Item]) -> None:
+    """The set fits beside the pinned items outside it, or nothing changes (NO_ROOM)."""
+    limits = window.limits
+    pinned_members = [item for item in members if item.pinned]
+    pinned_tokens = window.pinned_tokens - sum(item.tokens for item in pinned_members)
+    pinned_count = window.pinned_count - len(pinned_members)
+    tokens = sum(item.tokens for item in members)
+    available_tokens = limits.max_tokens - pinned_tokens
+    available_items = limits.max_items - pinned_count
+    short_tokens = max(0, tokens - available_tokens)
+    short_items = max(0, len(members) - available_items)
+    if not short_tokens and not short_items:
+        return
+    files = f"{len(members)} file{'s' if len(members) != 1 else ''}"
+    beside = (
+        f"beside the {thousands(pinned_tokens)} tokens of pinned items"
+        if pinned_tokens
+        else "with nothing pinned"
+    )
+    if short_tokens:
+        message = (
+            f"the {files} take {thousands(tokens)} tokens, but the budget of "
+            f"{thousands(limits.max_tokens)} leaves {thousands(available_tokens)} {beside}: "
+            f"{thousands(short_tokens)} too many; nothing was added (add fewer files, "
+            "unpin something or raise maxTokens)"
+        )
+    else:
+        message = (
+            f"the {files} need {len(members)} places, but maxItems {limits.max_items} leaves "
+            f"{available_items} beside the {pinned_count} pinned items; nothing was added "
+            "(add fewer files, unpin something or raise maxItems)"
+        )
+    raise NoRoom(
+        message,
+        data=NoRoomData(
+            tokens=tokens,
+            items=len(members),
+            available_tokens=available_tokens,
+            available_items=available_items,
+            short_tokens=short_tokens,
+            short_items=short_items,
+        ),
+    )
+
+
+def _evicts_most(evictions: list[Eviction], held_items: int, held_tokens: int) -> bool:
+    """Making room takes more than half of what the window held (its items or its tokens)."""
+    if not evictions:
+        return False
+    tokens = sum(eviction.item.tokens for eviction in evictions)
+    return len(evictions) * 2 > held_items or tokens * 2 > held_tokens
+
+
+def _needs_force_message(result: AddFilesResult, held_items: int) -> str:
+    gone = result.evicted
+    tokens = sum(item.tokens for item in gone)
+    return (
+        f"adding {len(result.items)} file{'s' if len(result.items) != 1 else ''} "
+        f"({thousands(result.tokens)} tokens) would evict {len(gone)} of the window's "
+        f"{held_items} items ({thousands(tokens)} tokens), more than half of it; nothing "
+        "was added (add it anyway with force)"
+    )
+
+
+def _pinned_growth(outcomes: list[tuple[Candidate, AddOutcome]]) -> list[PinnedGrowth]:
+    grown: list[PinnedGrowth] = []
+    for candidate, outcome in outcomes:
+        pinned = [item for item in outcome.absorbed if item.pinned]
+        if pinned and not candidate.pin:
+            grown.append(
+                PinnedGrowth(
+                    id=outcome.item.id,
+                    label=outcome.item.label,
+                    absorbed=[item.id for item in pinned],
+                    tokens_before=sum(item.tokens for item in pinned),
+                    tokens_after=outcome.item.tokens,
+                )
+            )
+    return grown
+
+
+def _relative(planned: PlannedFile, root: Path) -> str:
+    try:
+        return planned.path.relative_to(root).as_posix()
+    except ValueError:
+        return str(planned.path)

@@ -1,0 +1,315 @@
+"""The files a bulk add means: folders and globs expanded, what to leave out left out.
+
+One expansion for every client (the CLI, the editors, MCP), so the rules are the same
+wherever a person asks:
+
+* A file named by ``uri`` is always tried; whatever refuses it (binary, too large,
+  outside the workspace) is a refusal the person hears of.
+* A folder or a glob expands to files. Inside a git work tree they are what
+  ``git ls-files -co --exclude-standard`` lists (tracked, plus untracked and not
+  ignored), globs included (``:(glob)`` pathspecs, so git never walks an ignored
+  ``node_modules``); elsewhere a walk that never enters :data:`SKIPPED_DIRECTORIES`.
+* Expansion leaves out tool folders (``.git``, ``node_modules``, ``.venv``…) unless
+  the folder named is one, hidden files and folders unless the folder or pattern
+  names a hidden part itself (as a shell's ``*`` does), and files that usually hold
+  credentials (``.env``, ``.netrc``, keys…), said so. Binary and oversize files are
+  found when they are read and left out then, said so too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from contextls.core.errors import ContextError, InvalidParams
+from contextls.core.secrets import is_secret_path
+from contextls.files import resolve, uri_to_path
+from contextls.protocol import ErrorCode, FileTarget, Range, TargetRefusal
+
+SKIPPED_DIRECTORIES: Final = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".eggs",
+    }
+)
+GIT_TIMEOUT_SECONDS: Final = 30
+SECRET_REASON: Final = "may hold secrets; name it to add it"
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    """One file (or a region of one) to add, and the target it came from."""
+
+    path: Path
+    range: Range | None
+    origin: str
+    """The target as it was sent (the URI or the glob)."""
+    named: bool
+    """Named by the target itself: what refuses it is a refusal, not a skip."""
+
+
+@dataclass(slots=True)
+class Expansion:
+    files: list[PlannedFile] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(path relative to the root, why)."""
+    refused: list[TargetRefusal] = field(default_factory=list)
+
+
+def expand(targets: Sequence[FileTarget], root: Path) -> Expansion:
+    """Every target's files, in order, each (path, range) once; a file added whole takes
+    the place of the regions of it the same request names."""
+    expansion = Expansion()
+    seen: set[tuple[Path, tuple[int, int, int, int] | None]] = set()
+    for index, target in enumerate(targets):
+        for planned in _expand_target(index, target, root, expansion):
+            key = (planned.path, _range_key(planned.range))
+            if key not in seen:
+                seen.add(key)
+                expansion.files.append(planned)
+    whole = {planned.path for planned in expansion.files if planned.range is None}
+    expansion.files = [
+        planned for planned in expansion.files if planned.range is None or planned.path not in whole
+    ]
+    return expansion
+
+
+def _range_key(span: Range | None) -> tuple[int, int, int, int] | None:
+    if span is None:
+        return None
+    return (span.start.line, span.start.character, span.end.line, span.end.character)
+
+
+def _expand_target(
+    index: int, target: FileTarget, root: Path, expansion: Expansion
+) -> list[PlannedFile]:
+    where = f"$.targets[{index}]"
+    if (target.uri is None) == (target.glob is None):
+        raise InvalidParams(where, "give a target either a uri or a glob")
+    if target.glob is not None:
+        if target.range is not None:
+            raise InvalidParams(f"{where}.range", "a range needs one file, not a pattern")
+        return _expand_glob(target.glob, root, expansion)
+    assert target.uri is not None
+    path = uri_to_path(target.uri, f"{where}.uri")
+    if not path.is_dir():
+        return [PlannedFile(path, target.range, target.uri, named=True)]
+    if target.range is not None:
+        raise InvalidParams(f"{where}.range", f"{path} is a folder; a range needs a file")
+    try:
+        folder = resolve(path)
+    except ContextError as error:
+        expansion.refused.append(
+            TargetRefusal(target=target.uri, code=error.code, message=error.message)
+        )
+        return []
+    if not folder.is_relative_to(root):
+        expansion.refused.append(_outside(target.uri, folder, root))
+        return []
+    found = _folder_files(folder, root)
+    named_hidden = any(part.startswith(".") for part in folder.relative_to(root).parts)
+    planned = _keep(found, folder, root, target.uri, named_hidden, expansion)
+    if not found:
+        expansion.refused.append(
+            TargetRefusal(
+                target=target.uri,
+                code=ErrorCode.FILE_NOT_FOUND,
+                message=f"{_shown(folder, root)} holds no file to add",
+            )
+        )
+    return planned
+
+
+def _expand_glob(pattern: str, root: Path, expansion: Expansion) -> list[PlannedFile]:
+    relative = _relative_pattern(pattern, root)
+    if relative is None:
+        expansion.refused.append(
+            TargetRefusal(
+                target=pattern,
+                code=ErrorCode.OUTSIDE_WORKSPACE,
+                message=f"{pattern} is outside the workspace folder {root}",
+            )
+        )
+        return []
+    base = root / _literal_prefix(relative)
+    matcher = glob_regex(relative)
+    listed = _git_files(root, [f":(glob){relative}"])
+    if listed is None:
+        found = [path for path in _walk(base) if matcher.fullmatch(_posix(path, root))]
+    else:
+        found = [path for path in listed if matcher.fullmatch(_posix(path, root))]
+    named_hidden = any(part.startswith(".") for part in PurePosixPath(relative).parts)
+    planned = _keep(sorted(found), base, root, pattern, named_hidden, expansion)
+    if not found:
+        expansion.refused.append(
+            TargetRefusal(
+                target=pattern, code=ErrorCode.FILE_NOT_FOUND, message=f"no file matches {pattern}"
+            )
+        )
+    return planned
+
+
+def _keep(
+    found: list[Path],
+    base: Path,
+    root: Path,
+    origin: str,
+    named_hidden: bool,
+    expansion: Expansion,
+) -> list[PlannedFile]:
+    """What expansion adds of ``found``: hidden and tool folders out, credentials said so."""
+    planned: list[PlannedFile] = []
+    for path in found:
+        relative = path.relative_to(base).parts if path.is_relative_to(base) else ()
+        if any(part in SKIPPED_DIRECTORIES for part in relative[:-1]):
+            continue
+        if not named_hidden and any(part.startswith(".") for part in relative):
+            continue
+        if is_secret_path(path) or ".git" in path.relative_to(root).parts:
+            expansion.skipped.append((_shown(path, root), SECRET_REASON))
+            continue
+        planned.append(PlannedFile(path, None, origin, named=False))
+    return planned
+
+
+def _relative_pattern(pattern: str, root: Path) -> str | None:
+    """The pattern relative to the root, or None when its fixed part lies outside."""
+    posix = pattern.replace(os.sep, "/")
+    if not posix.startswith("/"):
+        posix = f"{root.as_posix()}/{posix}"
+    prefix = _literal_prefix(posix)
+    try:
+        where = resolve(Path(prefix))
+    except ContextError:
+        return None
+    if not where.is_relative_to(root):
+        return None
+    rest = PurePosixPath(posix).relative_to(prefix) if posix != prefix else PurePosixPath()
+    anchored = where.relative_to(root).as_posix()
+    joined = (PurePosixPath(anchored) / rest).as_posix()
+    return joined.removeprefix("./") or "."
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The folders before the first wildcard: ``src/**/*.py`` -> ``src``."""
+    parts: list[str] = []
+    for part in PurePosixPath(pattern).parts:
+        if any(character in part for character in "*?["):
+            break
+        parts.append(part)
+    return PurePosixPath(*parts).as_posix() if parts else "."
+
+
+@lru_cache(maxsize=64)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob as a regular expression over ``/``-separated paths: ``**`` crosses folders,
+    ``*`` and ``?`` do not, ``[...]`` is a class (``[!...]`` negated)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and (close := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : close]
+            negate = body.startswith("!")
+            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
+            out.append(f"[{'^' if negate else ''}{body}]")
+            i = close + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out))
+
+
+def _folder_files(folder: Path, root: Path) -> list[Path]:
+    listed = _git_files(folder, ["."])
+    found = listed if listed is not None else _walk(folder)
+    return sorted(path for path in found if path.is_file())
+
+
+def _walk(base: Path) -> list[Path]:
+    files: list[Path] = []
+    for where, folders, names in os.walk(base):
+        folders[:] = [name for name in folders if name not in SKIPPED_DIRECTORIES]
+        files.extend(Path(where) / name for name in names)
+    return files
+
+
+def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
+    """Tracked and untracked-but-not-ignored files matching ``pathspecs`` (relative to
+    ``directory``), or None outside a git work tree (or without git)."""
+    executable = shutil.which("git")
+    if executable is None or not directory.is_dir():
+        return None
+    try:
+        completed = subprocess.run(
+            [
+                executable,
+                "-C",
+                str(directory),
+                "ls-files",
+                "-z",
+                "-co",
+                "--exclude-standard",
+                "--",
+                *pathspecs,
+            ],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if completed.returncode != 0:
+        return None
+    names = completed.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return [directory / name for name in names if name]
+
+
+def _posix(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _outside(target: str, path: Path, root: Path) -> TargetRefusal:
+    return TargetRefusal(
+        target=target,
+        code=ErrorCode.OUTSIDE_WORKSPACE,
+        message=f"{path} is outside the workspace folder {root}",
+    )
