@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { enclosingBlock, type BlockKind } from './blocks';
 import type { ContextClient } from './client';
-import { askModal, folderOrThrow, note, UserError, workspaceUri } from './commandKit';
+import { askModal, consentTo, folderOrThrow, note, UserError, workspaceUri } from './commandKit';
 import type { ContextItem, Range } from './generated/protocol';
 import * as ext from './lsp_ext';
 import { addAsAWhole, addReport } from './planned';
@@ -97,7 +97,11 @@ export class AddCommands {
     const what = targets.length === 1 && only ? `${vscode.workspace.asRelativePath(only, false)}/` : `${targets.length} files and folders`;
     const result = await addAsAWhole(
       (params) => this.client.request(ext.addFiles, params),
-      (question) => askModal(question, 'Keep the Window'),
+      async (question, plan) => {
+        const yes = await askModal(question, 'Keep the Window');
+        if (yes) consentTo(plan.evicted.map((i) => i.id));
+        return yes;
+      },
       { workspace: workspaceUri(), targets: nonEmptyTargets(targets.map((t) => ({ uri: t.toString() }))), pin },
       what,
     );

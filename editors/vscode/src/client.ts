@@ -16,7 +16,7 @@ import {
   type RequestType,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import type { DidEvictParams, Status } from './generated/protocol';
+import type { DidEvictParams, ServerInfo, Status } from './generated/protocol';
 import { errorName, expandHome, splitCommand } from './format';
 import { locateProgram, searchedPlaces } from './locate';
 import * as ext from './lsp_ext';
@@ -155,6 +155,7 @@ export class ContextClient implements vscode.Disposable {
   private async describeServer(client: LanguageClient, line: string): Promise<void> {
     try {
       const info = await client.sendRequest(ext.serverInfo, {});
+      this.info = info;
       const daemon = info.daemon ? `the shared daemon (pid ${info.pid})` : `a server of this window (pid ${info.pid})`;
       this.output.info(`${line}: contextls ${info.version}, ${daemon}, database ${info.storage}`);
       this.logTail?.dispose();
@@ -173,6 +174,8 @@ export class ContextClient implements vscode.Disposable {
 
   private readonly crashes: number[] = [];
   private logTail: LogTail | undefined;
+  /** What the running server said of itself (version, daemon, its log, semantic search). */
+  info: ServerInfo | undefined;
   /** The program the server was started with, found on PATH or in an install dir, and its words. */
   located: { program: string; words: string[] } | undefined;
 
@@ -202,6 +205,7 @@ export class ContextClient implements vscode.Disposable {
     this.client = undefined;
     this.logTail?.dispose();
     this.logTail = undefined;
+    this.info = undefined;
     if (client) {
       await client.stop(5000).catch((e: unknown) => {
         this.output.warn(`stopping: ${String(e)}`);

@@ -81,3 +81,24 @@ export function clickedItems(node: unknown, nodes: unknown): ContextItem[] {
   const one = itemOf(node);
   return one ? [one] : [];
 }
+
+/**
+ * Evictions the person agreed to in a question a moment ago: their notification would only
+ * repeat what they just read. Forgotten after a while, so a later eviction is announced.
+ */
+const consented = new Map<string, number>();
+const CONSENT_MS = 30_000;
+
+export function consentTo(ids: readonly string[]): void {
+  const now = Date.now();
+  for (const id of ids) consented.set(id, now);
+}
+
+/** The items of an eviction the person was not asked about. */
+export function unasked<T extends { id: string }>(items: readonly T[]): T[] {
+  const now = Date.now();
+  return items.filter((i) => {
+    const at = consented.get(i.id);
+    return at === undefined || now - at > CONSENT_MS;
+  });
+}

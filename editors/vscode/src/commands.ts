@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { AddCommands } from './addCommands';
 import type { ContextClient } from './client';
-import { messageOf, note, showError, workspaceUri } from './commandKit';
+import { messageOf, note, showError, unasked, workspaceUri } from './commandKit';
 import type { ContextDocuments } from './contextDocs';
 import type { ContextItem } from './generated/protocol';
 import { evictionMessage } from './format';
@@ -73,7 +73,7 @@ async function search(parts: CommandParts, given: unknown): Promise<void> {
     query = await vscode.window.showInputBox({
       title: 'contextls: Search the Archive',
       prompt: 'Evicted, removed and cleared items; the hits show in Archive Search, where Restore brings one back.',
-      placeHolder: searchPlaceholder(mode, parts.model.status?.semantic?.available ?? false),
+      placeHolder: searchPlaceholder(mode, parts.client.info?.semantic?.available ?? false),
       value: parts.searchView.lastQuery,
       valueSelection: [0, parts.searchView.lastQuery.length],
     });
@@ -85,7 +85,8 @@ async function search(parts: CommandParts, given: unknown): Promise<void> {
 }
 
 /** The eviction notification: names the items and offers to restore them (asking if that evicts others). */
-export async function announceEviction(client: ContextClient, workspace: string, items: readonly ContextItem[], reason: string): Promise<void> {
+export async function announceEviction(client: ContextClient, workspace: string, evicted: readonly ContextItem[], reason: string): Promise<void> {
+  const items = unasked(evicted);
   if (items.length === 0) return;
   const restore = 'Restore';
   const answer = await vscode.window.showInformationMessage(evictionMessage(items, reason), restore);

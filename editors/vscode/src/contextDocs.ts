@@ -15,9 +15,9 @@ type Target =
   | { readonly kind: 'item'; readonly workspace: string; readonly id: string }
   | { readonly kind: 'archived'; readonly workspace: string; readonly id: string };
 
-/** A file name part that is safe in a URI path and readable in a tab. */
+/** A name that is one segment of a URI path (no separators) and reads well in a tab. */
 function tabName(text: string): string {
-  return text.replace(/[/\\?#%:*"<>|]+/g, '_').slice(0, 80);
+  return text.replace(/[/\\]+/g, '∕').slice(0, 80);
 }
 
 export function contextUri(folder: vscode.WorkspaceFolder): vscode.Uri {

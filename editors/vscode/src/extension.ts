@@ -56,7 +56,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void c.restart();
     }),
   );
-  registerChat(client, context);
+  registerChat(client, context, output);
   await client.start();
 }
 

@@ -2,7 +2,7 @@
 // the items view pass themselves; the palette asks which item.
 import * as vscode from 'vscode';
 import type { ContextClient } from './client';
-import { askModal, chooseModal, clickedItems, itemOf, nonEmpty, note, UserError, workspaceUri } from './commandKit';
+import { askModal, chooseModal, clickedItems, consentTo, itemOf, nonEmpty, note, UserError, workspaceUri } from './commandKit';
 import { contextUri, itemUri, type ContextDocuments } from './contextDocs';
 import type { ContextItem, SearchHit } from './generated/protocol';
 import * as ext from './lsp_ext';
@@ -106,6 +106,7 @@ export class ItemCommands {
     note(`contextls: cleared ${String(result.cleared)} items to the archive`);
   }
 
+  /** Opens an item from its row: its lines, or its text; the keyboard stays in the view. */
   async openItem(node: unknown): Promise<void> {
     const item = itemOf(node) ?? (typeof node === 'string' ? this.model.items.find((i) => i.id === node) : undefined);
     if (!item) return;
@@ -116,7 +117,7 @@ export class ItemCommands {
       const doc = await vscode.workspace.openTextDocument(uri);
       const last = Math.min(end ?? 0, doc.lineCount - 1);
       const selection = start === undefined ? undefined : new vscode.Range(start, 0, last, doc.lineAt(last).text.length);
-      await vscode.window.showTextDocument(doc, { selection, preview: true });
+      await vscode.window.showTextDocument(doc, { selection, preview: true, preserveFocus: true });
       return;
     }
     const folder = currentFolder();
@@ -136,7 +137,7 @@ export class ItemCommands {
     const doc = await vscode.workspace.openTextDocument(uri);
     const language = typeof item.metadata.language === 'string' ? item.metadata.language : item.kind === 'text' ? 'markdown' : undefined;
     const typed = language && doc.languageId !== language ? await vscode.languages.setTextDocumentLanguage(doc, language).then(undefined, () => doc) : doc;
-    await vscode.window.showTextDocument(typed, { preview: true });
+    await vscode.window.showTextDocument(typed, { preview: true, preserveFocus: true });
   }
 
   async showContext(): Promise<void> {
@@ -199,7 +200,11 @@ export class ItemCommands {
 export async function restoreItems(client: ContextClient, workspace: string, ids: readonly string[], searchView?: SearchView): Promise<ContextItem[]> {
   const result = await restoreAsked(
     (params) => client.request(ext.restore, { workspace, ...params }),
-    (question) => askModal(question, 'Keep the Window'),
+    async (question, plan) => {
+      const yes = await askModal(question, 'Keep the Window');
+      if (yes) consentTo(plan.evicted.map((i) => i.id));
+      return yes;
+    },
     nonEmpty(ids),
   );
   if (!result) return [];

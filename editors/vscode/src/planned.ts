@@ -85,7 +85,8 @@ function plannedResult(e: FailedRequest): AddFilesResult | undefined {
 export class Refusal extends Error {}
 
 export type SendAddFiles = (params: AddFilesParams) => Promise<AddFilesResult>;
-export type Ask = (question: Question) => Promise<boolean>;
+/** Asks the person; `plan` is what the server planned (its `evicted` goes on yes). */
+export type Ask<Plan = AddFilesResult> = (question: Question, plan: Plan) => Promise<boolean>;
 
 /**
  * Adds a set as a whole: a dry run first; if it would evict anything (or grow a pinned item),
@@ -112,7 +113,7 @@ export async function addAsAWhole(send: SendAddFiles, ask: Ask, params: AddFiles
   // Two rounds: the window may change between the question and the add (another client).
   for (let round = 0; round < 2; round++) {
     const question = addQuestion(plan, what);
-    if (question && !(await ask(question))) return undefined;
+    if (question && !(await ask(question, plan))) return undefined;
     const done = await attempt({ dryRun: false, force: question !== undefined });
     if (!('needsForce' in done)) return done;
     plan = done.needsForce;
@@ -150,10 +151,10 @@ export type SendRestore = (params: { ids: [string, ...string[]]; dryRun: boolean
  * Restores archived items, asking first when that would evict others (a dry run says). An
  * older server that does not know `dryRun` restores at once: its answer says so, and is the result.
  */
-export async function restoreAsked(send: SendRestore, ask: Ask, ids: [string, ...string[]]): Promise<RestoreResult | undefined> {
+export async function restoreAsked(send: SendRestore, ask: Ask<RestoreResult>, ids: [string, ...string[]]): Promise<RestoreResult | undefined> {
   const plan = await send({ ids, dryRun: true });
   if (!plan.dryRun) return plan;
   const question = restoreQuestion(plan);
-  if (question && !(await ask(question))) return undefined;
+  if (question && !(await ask(question, plan))) return undefined;
   return send({ ids, dryRun: false });
 }

@@ -5,11 +5,13 @@ import * as vscode from 'vscode';
 import type { SearchHit, SearchResult } from './generated/protocol';
 import { archiveReason, grouped, timeAgo } from './format';
 import { foundBy } from './settings';
-import { flatSnippet } from './snippets';
+import { flatSnippet, fromFirstHighlight } from './snippets';
 import { iconOf } from './treeModel';
 
+/** A hit (its item and why it left), and under it its snippet with the highlights. */
 export interface HitNode {
   readonly hit: SearchHit;
+  readonly snippet?: true;
 }
 
 export class SearchView implements vscode.TreeDataProvider<HitNode>, vscode.Disposable {
@@ -53,26 +55,36 @@ export class SearchView implements vscode.TreeDataProvider<HitNode>, vscode.Disp
   }
 
   getChildren(node?: HitNode): HitNode[] {
-    return node ? [] : this.hits.map((hit) => ({ hit }));
+    if (!node) return this.hits.map((hit) => ({ hit }));
+    return node.snippet || !node.hit.snippet.trim() ? [] : [{ hit: node.hit, snippet: true }];
   }
 
-  getTreeItem({ hit }: HitNode): vscode.TreeItem {
-    const { text, highlights } = flatSnippet(hit.snippet, hit.highlights);
-    const row = new vscode.TreeItem({ label: text || hit.item.label, highlights: text ? highlights : [] });
+  getTreeItem(node: HitNode): vscode.TreeItem {
+    const { hit } = node;
+    const why = `${archiveReason(hit.reason)} ${timeAgo(hit.archivedAt, Date.now())}`;
+    const flat = flatSnippet(hit.snippet, hit.highlights);
+    const open = { command: 'contextls.openArchived', title: 'Open Archived Item', arguments: [hit.item] };
+    if (node.snippet) {
+      // A narrow sidebar shows the start of a row: start it just before the first highlight.
+      const { text, highlights } = fromFirstHighlight(flat.text, flat.highlights);
+      const row = new vscode.TreeItem({ label: text, highlights });
+      row.id = `${hit.item.id}/snippet`;
+      row.tooltip = flat.text;
+      row.accessibilityInformation = { label: `matched text: ${flat.text}` };
+      row.command = open;
+      return row;
+    }
+    const row = new vscode.TreeItem(hit.item.label, vscode.TreeItemCollapsibleState.Expanded);
     row.id = hit.item.id;
-    row.description = `${hit.item.label} · ${archiveReason(hit.reason)}`;
+    row.description = why;
     row.iconPath = new vscode.ThemeIcon(iconOf(hit.item));
     row.contextValue = 'contextls.hit';
-    row.accessibilityInformation = {
-      label: `${hit.item.label}, ${archiveReason(hit.reason)}: ${text}`,
-    };
+    row.accessibilityInformation = { label: `${hit.item.label}, ${why}` };
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${hit.item.id} · ${hit.item.label}\n\n`);
-    tooltip.appendText(
-      `${archiveReason(hit.reason)} ${timeAgo(hit.archivedAt, Date.now())} · ${grouped(hit.item.tokens)} tokens · found by ${foundBy(hit.modes)}`,
-    );
+    tooltip.appendText(`${why} · ${grouped(hit.item.tokens)} tokens · found by ${foundBy(hit.modes)}`);
     row.tooltip = tooltip;
-    row.command = { command: 'contextls.openArchived', title: 'Open Archived Item', arguments: [hit.item] };
+    row.command = open;
     return row;
   }
 

@@ -51,3 +51,17 @@ export function flatSnippet(snippet: string, highlights: readonly Span[]): { tex
     highlights: spans.map(([s, e]) => [map(s), map(e)] as [number, number]).filter(([s, e]) => e > s),
   };
 }
+
+/**
+ * The text from a little before its first highlight (with "…" for what is cut), so a narrow row
+ * shows the match; the highlights move along.
+ */
+export function fromFirstHighlight(text: string, highlights: readonly [number, number][], before = 24): { text: string; highlights: [number, number][] } {
+  const first = Math.min(...highlights.map(([s]) => s));
+  if (!Number.isFinite(first) || first <= before) return { text, highlights: [...highlights] };
+  // cut at a space, so no word is split
+  const space = text.lastIndexOf(' ', first - before);
+  const cut = space >= 0 ? space + 1 : first - before;
+  const shift = cut - 1; // "…" takes one unit
+  return { text: `…${text.slice(cut)}`, highlights: highlights.map(([s, e]) => [s - shift, e - shift] as [number, number]) };
+}

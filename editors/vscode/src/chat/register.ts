@@ -29,7 +29,26 @@ function text(value: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
 }
 
-export function registerChat(client: ContextClient, context: vscode.ExtensionContext): void {
+/**
+ * Registers each part where this VS Code has it; a part that fails says so in the output and
+ * leaves the rest of the extension working.
+ */
+export function registerChat(client: ContextClient, context: vscode.ExtensionContext, output: vscode.LogOutputChannel): void {
+  const parts: [string, (c: ContextClient, x: vscode.ExtensionContext) => void][] = [
+    ['the language-model tools', registerTools],
+    ['the @contextls chat participant', registerParticipant],
+    ['the MCP server definitions', registerMcpServers],
+  ];
+  for (const [what, register] of parts) {
+    try {
+      register(client, context);
+    } catch (e) {
+      output.warn(`${what} are not available in this VS Code (${vscode.version}): ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+function registerTools(client: ContextClient, context: vscode.ExtensionContext): void {
   const contextTool: vscode.LanguageModelTool<ContextToolInput> = {
     prepareInvocation: (options) => ({
       invocationMessage: options.input.query ? `Reading the contextls window (and the archive on “${options.input.query}”)` : 'Reading the contextls window',
@@ -55,7 +74,9 @@ export function registerChat(client: ContextClient, context: vscode.ExtensionCon
     },
   };
   context.subscriptions.push(vscode.lm.registerTool(CONTEXT_TOOL, contextTool), vscode.lm.registerTool(SEARCH_TOOL, searchTool));
+}
 
+function registerParticipant(client: ContextClient, context: vscode.ExtensionContext): void {
   const handler = contextParticipant<vscode.Uri | vscode.Location>({
     window: async () => {
       const workspace = folderFor(undefined).uri.toString();
@@ -75,8 +96,6 @@ export function registerChat(client: ContextClient, context: vscode.ExtensionCon
   );
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
   context.subscriptions.push(participant);
-
-  registerMcpServers(client, context);
 }
 
 /** Where an item comes from, for the chat's references. */
@@ -91,7 +110,11 @@ function referenceOf(item: ContextItem): vscode.Uri | vscode.Location | undefine
   return uri;
 }
 
-/** What VS Code 1.101 added for MCP servers, which the 1.95 typings this builds against lack. */
+/**
+ * What VS Code added for MCP servers (stable in 1.101; 1.100 has it as a proposal whose
+ * contribution point is `modelContextServerCollections`, also declared), which the 1.95 typings
+ * this builds against lack.
+ */
 interface McpApi {
   registerMcpServerDefinitionProvider(id: string, provider: {
     onDidChangeMcpServerDefinitions?: vscode.Event<void>;

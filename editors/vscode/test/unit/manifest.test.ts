@@ -27,6 +27,7 @@ const manifest = JSON.parse(readFileSync(join(extensionDir, 'package.json'), 'ut
     languageModelTools: { name: string; inputSchema: object; modelDescription: string }[];
     chatParticipants: { id: string; name: string; commands: { name: string }[] }[];
     mcpServerDefinitionProviders: { id: string }[];
+    modelContextServerCollections: { id: string }[];
   };
 };
 const { contributes } = manifest;
@@ -121,6 +122,8 @@ describe('chat contributions', () => {
     assert.match(source, /createChatParticipant\('contextls\.chat'/);
     assert.deepEqual(contributes.chatParticipants.map((p) => [p.id, p.name, p.commands.map((c) => c.name)]), [['contextls.chat', 'contextls', ['show', 'search']]]);
     assert.deepEqual(contributes.mcpServerDefinitionProviders.map((p) => p.id), ['contextls.mcp']);
+    // VS Code 1.100's name for the same contribution
+    assert.deepEqual(contributes.modelContextServerCollections.map((p) => p.id), ['contextls.mcp']);
     assert.match(source, /registerMcpServerDefinitionProvider\('contextls\.mcp'/);
   });
 });

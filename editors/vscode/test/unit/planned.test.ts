@@ -12,7 +12,7 @@ function planned(overrides: Partial<AddFilesResult> = {}): AddFilesResult {
     evicted: [],
     tokens: 2000,
     status: status(),
-    merged: [],
+    merged: {},
     pinnedGrowth: [],
     skipped: [],
     refused: [],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { flatSnippet, utf16Spans } from '../../src/snippets';
+import { flatSnippet, fromFirstHighlight, utf16Spans } from '../../src/snippets';
 
 const marked = (text: string, spans: readonly (readonly [number, number])[]): string[] => spans.map(([s, e]) => text.slice(s, e));
 
@@ -38,5 +38,19 @@ describe('flatSnippet', () => {
     const flat = flatSnippet('foo   bar', [[0, 3]]);
     assert.equal(flat.text, 'foo bar');
     assert.deepEqual(flat.highlights, [[0, 3]]);
+  });
+});
+
+describe('fromFirstHighlight', () => {
+  it('starts a little before the first highlight, at a word, and moves the highlights', () => {
+    const text = 'one two three four five six seven eight nine ten budget eleven';
+    const at = text.indexOf('budget');
+    const cut = fromFirstHighlight(text, [[at, at + 6]], 10);
+    assert.equal(cut.text, '…nine ten budget eleven');
+    assert.deepEqual(marked(cut.text, cut.highlights), ['budget']);
+  });
+  it('keeps a text whose first highlight is near its start', () => {
+    assert.deepEqual(fromFirstHighlight('a budget', [[2, 8]]), { text: 'a budget', highlights: [[2, 8]] });
+    assert.deepEqual(fromFirstHighlight('no highlight at all', []), { text: 'no highlight at all', highlights: [] });
   });
 });
