@@ -106,9 +106,9 @@ export class AddCommands {
       what,
     );
     if (!result) return [];
-    const { summary, problems } = addReport(result, what);
+    const { summary, problems, warn } = addReport(result, what);
     note(summary);
-    if (problems) void vscode.window.showWarningMessage(`${summary}. Not added:\n${problems}`);
+    if (warn) void vscode.window.showWarningMessage(problems ? `${summary}. Not added:\n${problems}` : summary);
     return result.items;
   }
 

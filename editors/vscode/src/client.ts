@@ -66,6 +66,9 @@ export class ContextClient implements vscode.Disposable {
   }
 
   start(): Promise<boolean> {
+    // The client is starting its server again after a crash: wait for it, never start a second.
+    const current = this.client;
+    if (current && this.restarting) return this.untilRunning(current);
     if (!this.starting) {
       void vscode.commands.executeCommand('setContext', 'contextls.starting', true);
       this.starting = this.doStart().finally(() => {
@@ -129,7 +132,11 @@ export class ContextClient implements vscode.Disposable {
     // A restart after a crash goes through Starting -> Running again: say so, so the status
     // and the view are fetched anew; Stopped means nothing the server said holds any more.
     client.onDidChangeState(({ newState }) => {
-      if (newState === State.Running && this.client === client) this.readyEmitter.fire();
+      if (newState === State.Running && this.client === client) {
+        this.restarting = false;
+        this.setRunning(true);
+        this.readyEmitter.fire();
+      }
       if (newState === State.Stopped) {
         this.setRunning(false);
         this.stoppedEmitter.fire();
@@ -149,6 +156,23 @@ export class ContextClient implements vscode.Disposable {
     this.readyEmitter.fire();
     void this.describeServer(client, [program, ...args].join(' '));
     return true;
+  }
+
+  /** True once `client` runs again; false if it has not within 20 s. */
+  private untilRunning(client: LanguageClient): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (running: boolean): void => {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve(running);
+      };
+      const timer = setTimeout(() => {
+        done(this.running);
+      }, 20_000);
+      const subscription = client.onDidChangeState(({ newState }) => {
+        if (newState === State.Running) done(true);
+      });
+    });
   }
 
   /** Says in the output which server answered, and follows its log there. */
@@ -174,6 +198,8 @@ export class ContextClient implements vscode.Disposable {
 
   private readonly crashes: number[] = [];
   private logTail: LogTail | undefined;
+  /** The language client is starting the server again after a crash. */
+  private restarting = false;
   /** What the running server said of itself (version, daemon, its log, semantic search). */
   info: ServerInfo | undefined;
   /** The program the server was started with, found on PATH or in an install dir, and its words. */
@@ -186,8 +212,10 @@ export class ContextClient implements vscode.Disposable {
     while (this.crashes.length > 0 && (this.crashes[0] ?? now) < now - 180_000) this.crashes.shift();
     if (this.crashes.length <= 3) {
       this.output.warn('the contextls server stopped; starting it again');
+      this.restarting = true;
       return { action: CloseAction.Restart };
     }
+    this.restarting = false;
     this.output.error('the contextls server stopped 4 times in 3 minutes; not restarting it');
     return {
       action: CloseAction.DoNotRestart,
@@ -203,6 +231,7 @@ export class ContextClient implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.restarting = false;
     this.logTail?.dispose();
     this.logTail = undefined;
     this.info = undefined;

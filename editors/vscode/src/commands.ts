@@ -14,14 +14,14 @@ import * as ext from './lsp_ext';
 import type { WindowModel } from './model';
 import type { SearchView } from './searchView';
 import { searchMode, searchPlaceholder } from './settings';
-import type { WindowSettingsSync } from './windowSettings';
+import type { WindowSettingsEditor } from './windowSettings';
 
 export interface CommandParts {
   readonly client: ContextClient;
   readonly model: WindowModel;
   readonly docs: ContextDocuments;
   readonly searchView: SearchView;
-  readonly windowSettings: WindowSettingsSync;
+  readonly windowSettings: WindowSettingsEditor;
   readonly output: vscode.OutputChannel;
   readonly extensionUri: vscode.Uri;
   readonly selectedItems: () => readonly ContextItem[];

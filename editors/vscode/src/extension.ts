@@ -12,7 +12,7 @@ import { ItemsView } from './itemsView';
 import { WindowModel } from './model';
 import { SearchView } from './searchView';
 import { StatusBar } from './status';
-import { WindowSettingsSync } from './windowSettings';
+import { WindowSettingsEditor } from './windowSettings';
 
 let client: ContextClient | undefined;
 
@@ -23,7 +23,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const view = new ItemsView(model);
   const searchView = new SearchView();
   const docs = new ContextDocuments(client);
-  const windowSettings = new WindowSettingsSync(client);
+  const windowSettings = new WindowSettingsEditor(client);
   const c = client;
   context.subscriptions.push(
     output,
@@ -46,14 +46,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       selectedItems: () => view.selection,
     }),
     client.onEvict((e) => void announceEviction(c, e.workspace, e.items, e.reason)),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      // A new command or database means a new server; the window settings go to the windows.
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      // A new command or database means a new server (first: the window settings go to it).
       if (
         e.affectsConfiguration(SERVER_COMMAND_SETTING) ||
         e.affectsConfiguration('contextls.server.shared') ||
         e.affectsConfiguration('contextls.storage')
       )
-        void c.restart();
+        await c.restart();
+      await windowSettings.changed(e);
     }),
   );
   registerChat(client, context, output);

@@ -121,17 +121,31 @@ export async function addAsAWhole(send: SendAddFiles, ask: Ask, params: AddFiles
   throw new Refusal(`The window kept changing while ${what} was being added; nothing was added. Try again.`);
 }
 
-/** What a finished bulk add says: added, evicted, skipped (by reason), refused. */
-export function addReport(result: AddFilesResult, what: string): { summary: string; problems: string | undefined } {
-  const parts = [`added ${what}: ${plural(result.items.length, 'file')}, ${plural(result.tokens, 'token')}`];
-  if (result.evicted.length > 0) parts.push(`evicted ${plural(result.evicted.length, 'item')}`);
+/**
+ * What a finished bulk add says: added, evicted, skipped (by reason), refused. `warn`: the person
+ * should see it in a notification (something was refused, or nothing at all was added).
+ */
+export function addReport(result: AddFilesResult, what: string): { summary: string; problems: string | undefined; warn: boolean } {
   const reasons = new Map<string, number>();
   for (const s of result.skipped) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
-  if (reasons.size > 0) {
-    parts.push(`skipped ${[...reasons].map(([reason, n]) => `${n} ${reason}`).join(', ')}`);
-  }
+  const skipped = reasons.size > 0 ? `skipped ${[...reasons].map(([reason, n]) => `${n} ${reason}`).join(', ')}` : undefined;
   const problems = [...result.refused.map((r) => `${r.target}: ${r.message}`), ...result.warnings];
-  return { summary: `contextls: ${parts.join('; ')}`, problems: problems.length > 0 ? problems.join('\n') : undefined };
+  if (result.items.length === 0) {
+    const why = [skipped, problems.length > 0 ? `refused ${plural(result.refused.length, 'target')}` : undefined].filter(Boolean);
+    return {
+      summary: `contextls: nothing added from ${what}${why.length > 0 ? `: ${why.join('; ')}` : ': it holds no file to add'}`,
+      problems: problems.length > 0 ? problems.join('\n') : undefined,
+      warn: true,
+    };
+  }
+  const parts = [`added ${what}: ${plural(result.items.length, 'file')}, ${plural(result.tokens, 'token')}`];
+  if (result.evicted.length > 0) parts.push(`evicted ${plural(result.evicted.length, 'item')}`);
+  if (skipped) parts.push(skipped);
+  return {
+    summary: `contextls: ${parts.join('; ')}`,
+    problems: problems.length > 0 ? problems.join('\n') : undefined,
+    warn: problems.length > 0,
+  };
 }
 
 /** The question before a restore that would evict other items; undefined when none would go. */

@@ -34,29 +34,46 @@ function shown(key: WindowKey, value: unknown): string {
   return String(value);
 }
 
-export class WindowSettingsSync implements vscode.Disposable {
+export class WindowSettingsEditor implements vscode.Disposable {
+  /** Keys changed per folder while no server ran: sent when one is ready. */
+  private readonly pending = new Map<string, Set<WindowKey>>();
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly client: ContextClient) {
-    this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      void this.changed(e);
-    });
+    this.subscription = client.onReady(() => void this.sendPending());
   }
 
-  private async changed(e: vscode.ConfigurationChangeEvent): Promise<void> {
-    if (!this.client.running) return; // the next start seeds from the settings as they are then
+  /** Sends the window settings a configuration change touched to the windows they apply to. */
+  async changed(e: vscode.ConfigurationChangeEvent): Promise<void> {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       const keys = WINDOW_KEYS.filter((key) => e.affectsConfiguration(`contextls.${key}`, folder.uri));
       if (keys.length === 0) continue;
+      const pending = this.pending.get(folder.uri.toString()) ?? new Set();
+      for (const key of keys) pending.add(key);
+      this.pending.set(folder.uri.toString(), pending);
+    }
+    if (this.client.running) await this.sendPending();
+  }
+
+  private async sendPending(): Promise<void> {
+    const due = [...this.pending];
+    this.pending.clear();
+    for (const [uri, keys] of due) {
+      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === uri);
+      if (!folder) continue;
       const config = vscode.workspace.getConfiguration('contextls', folder.uri);
-      const { settings, reset } = windowChange(keys, (key) => explicitValue(config.inspect(key)));
+      const { settings, reset } = windowChange([...keys], (key) => explicitValue(config.inspect(key)));
       try {
-        await this.client.request(ext.configure, { workspace: folder.uri.toString(), settings, reset });
+        await this.client.request(ext.configure, { workspace: uri, settings, reset });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         void vscode.window.showErrorMessage(`contextls: the window of ${folder.name} keeps its settings: ${message}`);
       }
     }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
   }
 
   /** Shows the window's settings; choosing one edits it (a folder setting, sent to the window). */
@@ -105,9 +122,5 @@ export class WindowSettingsSync implements vscode.Disposable {
       validateInput: (text) => (/^\d+$/.test(text.trim()) && Number(text) >= (min ?? 0) ? undefined : `A whole number, at least ${min ?? 0}`),
     });
     return typed === undefined ? undefined : Number(typed.trim());
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
   }
 }

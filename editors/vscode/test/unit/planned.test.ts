@@ -152,7 +152,7 @@ describe('noRoomMessage', () => {
 
 describe('addReport', () => {
   it('says what was added, evicted, skipped by reason, and refused', () => {
-    const { summary, problems } = addReport(
+    const { summary, problems, warn } = addReport(
       planned({
         dryRun: false,
         evicted: gone,
@@ -167,6 +167,12 @@ describe('addReport', () => {
     );
     assert.equal(summary, 'contextls: added lib/: 2 files, 2,000 tokens; evicted 2 items; skipped 2 binary, 1 credentials');
     assert.equal(problems, '/etc/passwd: /etc/passwd is outside the workspace');
+    assert.equal(warn, true);
+  });
+  it('says plainly when nothing was added, and why', () => {
+    const report = addReport(planned({ items: [], tokens: 0, dryRun: false, skipped: [{ path: 'big/a.py', reason: 'over the token budget on its own' }] }), 'big/');
+    assert.deepEqual(report, { summary: 'contextls: nothing added from big/: skipped 1 over the token budget on its own', problems: undefined, warn: true });
+    assert.equal(addReport(planned({ dryRun: false }), 'lib/').warn, false);
   });
 });
 
