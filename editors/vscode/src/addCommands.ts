@@ -8,7 +8,7 @@ import type { ContextClient } from './client';
 import { askModal, consentTo, folderOrThrow, note, UserError, workspaceUri } from './commandKit';
 import type { ContextItem, Range } from './generated/protocol';
 import * as ext from './lsp_ext';
-import { addAsAWhole, addReport } from './planned';
+import { addAsAWhole, addReport, describeTargets } from './planned';
 import { problemLines, problemsText } from './problems';
 import { regionOf } from './ranges';
 
@@ -87,14 +87,15 @@ export class AddCommands {
       }
       targets = [doc.uri];
     }
+    const folders = await Promise.all(targets.map(isFolder));
     const [only] = targets;
-    if (targets.length === 1 && only && !(await isFolder(only))) {
+    if (targets.length === 1 && only && !folders[0]) {
       const result = await this.client.request(ext.addFile, { uri: only.toString(), pin });
       report([result.item]);
       return [result.item];
     }
     // Folders and several files are one set: the server plans it whole, we ask before it evicts.
-    const what = targets.length === 1 && only ? `${vscode.workspace.asRelativePath(only, false)}/` : `${targets.length} files and folders`;
+    const what = describeTargets(targets.map((t, i) => ({ path: vscode.workspace.asRelativePath(t, false), folder: folders[i] ?? false })));
     const result = await addAsAWhole(
       (params) => this.client.request(ext.addFiles, params),
       async (question, plan) => {

@@ -38,6 +38,9 @@ export class ServerError extends Error {
   }
 }
 
+/** No server answered: starting one failed, and that failure was already shown to the person. */
+export class NotRunning extends ServerError {}
+
 /** How a person installs contextls, which is not on PyPI: from its repository. */
 export const INSTALL_ADVICE =
   'contextls is installed from its repository: "pipx install /path/to/contextls" or ' +
@@ -58,6 +61,8 @@ export class ContextClient implements vscode.Disposable {
   readonly onReady = this.readyEmitter.event;
   /** The server stopped, or could not start: what it reported before is no longer true. */
   readonly onStopped = this.stoppedEmitter.event;
+  /** The last start failed (not found, or it did not answer): the person has been told. */
+  startFailed = false;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -71,10 +76,15 @@ export class ContextClient implements vscode.Disposable {
     if (current && this.restarting) return this.untilRunning(current);
     if (!this.starting) {
       void vscode.commands.executeCommand('setContext', 'contextls.starting', true);
-      this.starting = this.doStart().finally(() => {
-        this.starting = undefined;
-        void vscode.commands.executeCommand('setContext', 'contextls.starting', false);
-      });
+      this.starting = this.doStart()
+        .then((started) => {
+          this.startFailed = !started;
+          return started;
+        })
+        .finally(() => {
+          this.starting = undefined;
+          void vscode.commands.executeCommand('setContext', 'contextls.starting', false);
+        });
     }
     return this.starting;
   }
@@ -252,7 +262,7 @@ export class ContextClient implements vscode.Disposable {
   async request<P, R>(type: RequestType<P, R, void>, params: P): Promise<R> {
     if (!this.client || !this.running) {
       if (!(await this.start()) || !this.client) {
-        throw new ServerError(`the contextls server is not running (${SERVER_COMMAND_SETTING})`, undefined, undefined);
+        throw new NotRunning(`the contextls server is not running (${SERVER_COMMAND_SETTING})`, undefined, undefined);
       }
     }
     try {

@@ -1,7 +1,7 @@
 // What every command needs: the current folder, showing errors and questions, reporting what
 // changed, and reading the items a command was given (a clicked row, an id, the view's selection).
 import * as vscode from 'vscode';
-import { ServerError } from './client';
+import { NotRunning, ServerError } from './client';
 import type { ContextItem } from './generated/protocol';
 import type { Node } from './itemsView';
 import { currentFolder } from './model';
@@ -26,6 +26,7 @@ export function messageOf(e: unknown): string {
 
 /** One error notification with the server's message; a budget problem offers the setting. */
 export async function showError(e: unknown): Promise<void> {
+  if (e instanceof NotRunning) return; // why it did not start is on screen already
   const message = `contextls: ${messageOf(e)}`;
   const budget = e instanceof Refusal || (e instanceof ServerError && (e.codeName === 'ITEM_TOO_LARGE' || e.codeName === 'NO_ROOM'));
   if (budget) {

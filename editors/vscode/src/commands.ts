@@ -2,6 +2,7 @@
 // and here reading the window, searching the archive, the settings and the server itself. The
 // server's answers (status, evictions) reach the status bar, the views and the highlights through
 // the model, so commands only report errors and what they did.
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { AddCommands } from './addCommands';
 import type { ContextClient } from './client';
@@ -43,8 +44,7 @@ export function registerCommands(parts: CommandParts): vscode.Disposable[] {
       return Promise.resolve();
     },
     'contextls.openSettings': () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextls.contextls'),
-    'contextls.howToInstall': () =>
-      vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(parts.extensionUri, 'README.md')),
+    'contextls.howToInstall': () => vscode.commands.executeCommand('markdown.showPreview', readmeOf(parts.extensionUri)),
   };
   return Object.entries(commands).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
@@ -56,6 +56,12 @@ export function registerCommands(parts: CommandParts): vscode.Disposable[] {
       }
     }),
   );
+}
+
+/** The extension's README (its install steps come first); vsce packs it as readme.md. */
+function readmeOf(extensionUri: vscode.Uri): vscode.Uri {
+  const packed = vscode.Uri.joinPath(extensionUri, 'readme.md');
+  return fs.existsSync(packed.fsPath) ? packed : vscode.Uri.joinPath(extensionUri, 'README.md');
 }
 
 async function copyContext(client: ContextClient): Promise<void> {

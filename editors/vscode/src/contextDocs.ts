@@ -88,8 +88,9 @@ export class ContextDocuments implements vscode.TextDocumentContentProvider, vsc
     if (target.kind === 'archived') {
       return this.archived.get(target.id)?.content ?? `${target.id} is in the archive: run "contextls: Search Archive" to see it again.`;
     }
-    // A restored tab may ask before the server is up: start it rather than show an error.
-    if (!this.client.running && !(await this.client.start())) {
+    // A restored tab may ask before the server is up: start it, unless starting just failed
+    // (the person was told; Restart Server tries again).
+    if (!this.client.running && (this.client.startFailed || !(await this.client.start()))) {
       return 'The contextls server is not running. Run "contextls: Restart Server", or see "contextls: Show Output".';
     }
     try {

@@ -16,6 +16,18 @@ export function isFailedRequest(e: unknown): e is FailedRequest {
   return e instanceof Error && 'codeName' in e;
 }
 
+/** What a bulk add adds, for its question and report: "json/", "2 files", "2 files and a folder". */
+export function describeTargets(targets: readonly { path: string; folder: boolean }[]): string {
+  const [only] = targets;
+  if (targets.length === 1 && only) return only.folder ? `${only.path}/` : only.path;
+  const folders = targets.filter((t) => t.folder).length;
+  const files = targets.length - folders;
+  const part = (n: number, one: string, many: string): string => (n === 1 ? `a ${one}` : `${n} ${many}`);
+  if (folders === 0) return `${files} files`;
+  if (files === 0) return `${folders} folders`;
+  return `${part(files, 'file', 'files')} and ${part(folders, 'folder', 'folders')}`;
+}
+
 /** A modal question: the message, the detail under it, and the button that goes ahead. */
 export interface Question {
   readonly message: string;
@@ -62,7 +74,7 @@ export function noRoomMessage(data: NoRoomData, what: string): string {
   if (data.shortTokens > 0) short.push(`${plural(data.shortTokens, 'token')} too many`);
   if (data.shortItems > 0) short.push(`${plural(data.shortItems, 'item')} too many`);
   return (
-    `${what} does not fit: it needs ${plural(data.tokens, 'token')} in ${plural(data.items, 'item')}, and beside ` +
+    `${what} does not fit: it needs ${plural(data.tokens, 'token')} in ${plural(data.items, 'file')}, and beside ` +
     `the pinned items the window has room for ${plural(data.availableTokens, 'token')} and ` +
     `${plural(data.availableItems, 'item')} (${short.join(', ') || 'no room'}). Nothing was added: choose fewer ` +
     `files, unpin items, or raise contextls.maxTokens.`

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AddFilesParams, AddFilesResult, NoRoomData, RestoreResult } from '../../src/generated/protocol';
-import { addAsAWhole, addQuestion, addReport, noRoomMessage, Refusal, restoreAsked, restoreQuestion, type Question } from '../../src/planned';
+import { addAsAWhole, addQuestion, addReport, describeTargets, noRoomMessage, Refusal, restoreAsked, restoreQuestion, type Question } from '../../src/planned';
 import { item, status } from './fixtures';
 
 function planned(overrides: Partial<AddFilesResult> = {}): AddFilesResult {
@@ -111,7 +111,7 @@ describe('addAsAWhole', () => {
       assert.ok(e instanceof Refusal);
       assert.equal(
         e.message,
-        'lib/ does not fit: it needs 11,532 tokens in 12 items, and beside the pinned items the window has room for ' +
+        'lib/ does not fit: it needs 11,532 tokens in 12 files, and beside the pinned items the window has room for ' +
           '3,200 tokens and 48 items (8,332 tokens too many). Nothing was added: choose fewer files, unpin items, or raise contextls.maxTokens.',
       );
       return true;
@@ -146,7 +146,7 @@ describe('addQuestion', () => {
 describe('noRoomMessage', () => {
   it('says both shortfalls', () => {
     const text = noRoomMessage({ tokens: 100, items: 60, availableTokens: 4000, availableItems: 50, shortTokens: 0, shortItems: 10 }, '3 files and folders');
-    assert.match(text, /^3 files and folders does not fit: it needs 100 tokens in 60 items.*\(10 items too many\)/);
+    assert.match(text, /^3 files and folders does not fit: it needs 100 tokens in 60 files.*\(10 items too many\)/);
   });
 });
 
@@ -214,5 +214,19 @@ describe('restoreAsked', () => {
   });
   it('has no question when nothing goes', () => {
     assert.equal(restoreQuestion(restored()), undefined);
+  });
+});
+
+describe('describeTargets', () => {
+  it('names one target, or counts files and folders', () => {
+    assert.equal(describeTargets([{ path: 'json', folder: true }]), 'json/');
+    assert.equal(describeTargets([{ path: 'a.py', folder: false }]), 'a.py');
+    assert.equal(describeTargets([{ path: 'a.py', folder: false }, { path: 'b.py', folder: false }]), '2 files');
+    assert.equal(describeTargets([{ path: 'a', folder: true }, { path: 'b', folder: true }]), '2 folders');
+    assert.equal(describeTargets([{ path: 'a.py', folder: false }, { path: 'b', folder: true }]), 'a file and a folder');
+    assert.equal(
+      describeTargets([{ path: 'a.py', folder: false }, { path: 'c.py', folder: false }, { path: 'b', folder: true }]),
+      '2 files and a folder',
+    );
   });
 });
