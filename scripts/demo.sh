@@ -38,7 +38,7 @@ say "The first command starts your contextls daemon; the CLI and editors share i
 run config set maxTokens 6000
 run daemon status
 
-say "Mark context: a pinned file, a region, and an error we just hit."
+say "Mark context: a pinned file, a region, an error we just hit, and a file."
 run add pyproject.toml --pin
 run add server/contextls/protocol.py:1-30
 printf '%s\n' 'Traceback (most recent call last):' \
@@ -46,26 +46,23 @@ printf '%s\n' 'Traceback (most recent call last):' \
     "KeyError: 'maxTokens'" > "$STATE/traceback.txt"
 printf '\n%s$ contextls add-text --kind error < traceback.txt%s\n' "$BOLD" "$PLAIN"
 "$CONTEXTLS" add-text --kind error < "$STATE/traceback.txt"
+run add server/contextls/core/secrets.py
 run status
 
-say "A whole directory is more than the window holds. Asked plainly, contextls refuses to flush"
-say "the window; --dry-run shows what would go, --force does it: the oldest unpinned items"
-say "go to the archive, and every eviction is reported."
+say "A whole directory is more than the window holds: contextls says by how much, and adds nothing."
 run add server/contextls/core || true
-run add server/contextls/core --force
+say "Part of it fits, but only by evicting most of the window: asked plainly, contextls refuses;"
+say "--dry-run shows what would go, --force does it. The new files never evict each other, and"
+say "every eviction is reported."
+run add 'server/contextls/core/[ert]*.py' || true
+run add 'server/contextls/core/[ert]*.py' --dry-run
+run add 'server/contextls/core/[ert]*.py' --force
 run ls
 
 say "Evicted items are searchable by words, and by meaning once the daemon has embedded"
-say "them (when idle, in the background; status shows what waits)."
-for _ in $(seq 120); do
-    waiting="$("$CONTEXTLS" status --json | "$PYTHON" -c \
-        'import json, sys; s = json.load(sys.stdin).get("semantic") or {}; print(s.get("pending", 0) if s.get("available") else 0)')"
-    [[ $waiting == 0 ]] && break
-    sleep 0.5
-done
-run status
-run search KeyError maxTokens
-run search --mode semantic "spot passwords and API keys before they reach the model"
+say "them (when idle, in the background; --wait waits for it and says how much is left)."
+run search --wait KeyError maxTokens
+run search --mode semantic "which files usually hold credentials"
 restored_id="$("$CONTEXTLS" search KeyError maxTokens --json 2>/dev/null \
     | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["hits"][0]["item"]["id"])')"
 run restore "$restored_id"

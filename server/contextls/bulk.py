@@ -34,7 +34,6 @@ from contextls.protocol import (
     NoRoomData,
     PinnedGrowth,
     SkippedFile,
-    Status,
     TargetRefusal,
 )
 
@@ -49,22 +48,6 @@ SKIPPED_WHEN_EXPANDING: Final[dict[int, str]] = {
     ErrorCode.OUTSIDE_WORKSPACE: "a link to outside the workspace",
 }
 """Refusals that, for a file a folder or glob held, mean "leave it out", said so."""
-
-_UNKNOWN_STATUS: Final = Status(
-    workspace="",
-    revision=0,
-    item_count=0,
-    max_items=0,
-    tokens=0,
-    max_tokens=0,
-    percent=0,
-    pinned_count=0,
-    stale_count=0,
-    archived_count=0,
-    evicted_total=0,
-    encoding="o200k_base",
-    eviction_policy="fifo",
-)
 
 
 class _Planned(Exception):
@@ -184,7 +167,7 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
         items=[wire.context_item(window.get(item_id)) for item_id in members],
         evicted=[wire.context_item(eviction.item) for eviction in evictions],
         tokens=sum(window.get(item_id).tokens for item_id in members),
-        status=_UNKNOWN_STATUS,  # the caller gives the status once the change is done
+        status=wire.EMPTY_STATUS,  # the caller gives the status once the change is done
         merged={
             item.id: outcome.item.id
             for _, outcome in outcomes

@@ -57,7 +57,7 @@ def check_text(data: bytes, label: str) -> str:
         raise ContextError(f"{label} is binary or not UTF-8 text", ErrorCode.BINARY_FILE) from None
 
 
-def read_text_file(path: Path, label: str, max_bytes: int) -> str:
+def read_text_file(path: Path, label: str, max_bytes: int, root: Path | None = None) -> str:
     """The text of a regular file on disk, or a clear refusal.
 
     Missing files, directories, FIFOs, devices and sockets are refused
@@ -65,6 +65,10 @@ def read_text_file(path: Path, label: str, max_bytes: int) -> str:
     writer would otherwise wait forever) and checked with ``fstat`` before
     anything is read, and at most ``max_bytes + 1`` bytes are read (a device
     such as /dev/zero never ends).
+
+    With ``root``, what was opened must lie inside it: the path is opened once
+    and the kernel is asked where the open file really is (a symlink, or a folder
+    swapped for one between a check and the read, cannot lead outside).
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -77,6 +81,8 @@ def read_text_file(path: Path, label: str, max_bytes: int) -> str:
             f"{label} cannot be read: {error.strerror}", ErrorCode.FILE_NOT_FOUND
         ) from None
     try:
+        if root is not None:
+            confine(fd, root, label)
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise _directory(label)
@@ -96,6 +102,34 @@ def read_text_file(path: Path, label: str, max_bytes: int) -> str:
         os.close(fd)
     check_size(len(data), label, max_bytes)
     return check_text(data, label)
+
+
+class Outside(ContextError):
+    code = ErrorCode.OUTSIDE_WORKSPACE
+
+
+def confine(fd: int, root: Path, label: str) -> None:
+    """Refuse (OUTSIDE_WORKSPACE) unless the open file ``fd`` lies inside ``root``."""
+    where = opened_path(fd)
+    if where is None:
+        return  # no way to ask (no /proc): the caller resolved the path just before
+    if not where.is_relative_to(root):
+        raise Outside(f"{label} leads outside the workspace folder {root} (to {where})")
+
+
+def opened_path(fd: int) -> Path | None:
+    """Where an open file really is: the kernel's own answer, symlinks resolved."""
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        import fcntl
+
+        get_path = getattr(fcntl, "F_GETPATH", None)  # macOS and the BSDs
+        if get_path is None:
+            return None
+        raw = fcntl.fcntl(fd, get_path, b"\0" * 1024)
+        target = os.fsdecode(raw.split(b"\0", 1)[0])
+    return Path(target.removesuffix(" (deleted)"))
 
 
 def _directory(label: str) -> ContextError:

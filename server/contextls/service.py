@@ -294,7 +294,14 @@ class ContextService:
         workspace = self._workspaces.get(root)
         if workspace is None:
             workspace = self._workspaces[root] = Workspace(
-                root, folder, store, self.burst, self.tokenizer, self.documents, self.clock
+                root,
+                folder,
+                store,
+                self.burst,
+                self.tokenizer,
+                self.documents,
+                self.clock,
+                warn=self.warn,
             )
             self._watch()
         return workspace

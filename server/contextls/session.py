@@ -33,6 +33,8 @@ class Session:
         self.folders: dict[str, Path] = {}
         self._wish: dict[str, object] = {}
         self._seeded: set[str] = set()
+        self.client = ""
+        """The client's name (``clientInfo.name``): refusals speak its person's words."""
 
     # --------------------------------------------------------------- settings
 
@@ -105,10 +107,7 @@ class Session:
 
     def _root(self, name: str | None, uri: str | None) -> str:
         if not self.folders:
-            raise NoWorkspace(
-                "no workspace folder is open; open a folder (or a project) in the editor, "
-                "or start contextls with a workspace folder"
-            )
+            raise NoWorkspace(self._no_folder())
         if name:
             return self._named(name)
         if uri:
@@ -140,8 +139,24 @@ class Session:
                 return root
         raise NoWorkspace(f"{name} is not an open workspace folder ({self._folder_list()})")
 
+    def _no_folder(self) -> str:
+        if self.client in COMMAND_LINE_CLIENTS:
+            return (
+                "no workspace folder: pass --workspace DIR, or run contextls inside the "
+                "project (the nearest folder with a .contextls marker, else the git "
+                "repository's root, else the current directory)"
+            )
+        return (
+            "no workspace folder is open; open a folder (or a project) in the editor, "
+            "or start contextls with a workspace folder"
+        )
+
     def _folder_list(self) -> str:
         return ", ".join(str(folder) for folder in self.folders.values())
+
+
+COMMAND_LINE_CLIENTS = frozenset({"contextls-cli", "contextls-mcp"})
+"""Clients whose person picks the workspace with ``--workspace``, not an editor folder."""
 
 
 def normalize_uri(uri: str) -> str:

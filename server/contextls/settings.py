@@ -9,7 +9,7 @@ is checked on its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 import msgspec
 
@@ -93,8 +93,10 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
             checked = msgspec.convert({key: value}, _Single[key])
         except msgspec.ValidationError as error:
             default = _default_of(info)
+            choices = get_args(info.type) if get_origin(info.type) is Literal else ()
+            why = f"it takes one of: {', '.join(map(str, choices))}" if choices else str(error)
             warnings.append(
-                f"contextls setting {key} = {value!r} is invalid ({error}); using {default!r}"
+                f"contextls setting {key} = {value!r} is invalid ({why}); using {default!r}"
             )
             values[info.name] = default
             continue

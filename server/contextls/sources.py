@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from contextls.core.errors import ContextError
+from contextls.core.items import StaleReason
 from contextls.files import check_size, read_text_file, resolve, uri_to_path
 from contextls.protocol import ErrorCode
 
@@ -15,6 +17,13 @@ SNIFF_CHARS = 8192
 
 Documents = Callable[[str], str | None]
 """The text of a URI the editor has open and synced, else None."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """Why a file has no text to follow now."""
+
+    why: StaleReason
 
 
 class Sources:
@@ -35,22 +44,26 @@ class Sources:
         """What the person sees: the editor's buffer when it has one, else the disk."""
         text = self.documents(uri)
         if text is None:
-            return read_text_file(path, rel, max_bytes)
+            return read_text_file(path, rel, max_bytes, self.root)
         check_size(len(text.encode()), rel, max_bytes)
         if "\0" in text[:SNIFF_CHARS]:
             raise ContextError(f"{rel} is binary", ErrorCode.BINARY_FILE)
         return text
 
-    def on_disk(self, rel: str, max_bytes: int) -> str | None:
-        """The file's text on disk, or None when it cannot be read as text."""
+    def on_disk(self, rel: str, max_bytes: int) -> str | Gone:
+        """The file's text on disk, or why there is none to follow (deleted, unreadable,
+        or it now leads outside the workspace: a symlink put in its place)."""
         try:
-            return read_text_file(self.root / rel, rel, max_bytes)
-        except ContextError:
-            return None
+            return read_text_file(self.root / rel, rel, max_bytes, self.root)
+        except ContextError as error:
+            if error.code == ErrorCode.OUTSIDE_WORKSPACE:
+                return Gone("outside")
+            if not os.path.lexists(self.root / rel):
+                return Gone("deleted")
+            return Gone("unreadable")
 
-    def current(self, rel: str, uri: object, max_bytes: int) -> str | None:
-        """The file's text now (the editor's buffer, else the disk); None if it is gone or
-        cannot be read as text."""
+    def current(self, rel: str, uri: object, max_bytes: int) -> str | Gone:
+        """The file's text now (the editor's buffer, else the disk), or why there is none."""
         if isinstance(uri, str):
             text = self.documents(uri)
             if text is not None:

@@ -33,6 +33,7 @@ from typing import Any, Final
 import msgspec
 
 from contextls.core.items import Item
+from contextls.core.snippets import Snippet, opening, snippet
 from contextls.places import default_database
 
 log = logging.getLogger(__name__)
@@ -211,7 +212,7 @@ class Retention:
 class ArchiveHit:
     item: Item
     score: float
-    snippet: str
+    snippet: Snippet
     archived_at: int
     reason: str
 
@@ -718,7 +719,9 @@ class Store:
                 ArchiveHit(
                     item=item,
                     score=-float(row[11]),
-                    snippet=snippet(item.content, words) or snippet(item.label, words),
+                    snippet=snippet(item.content, words)
+                    or snippet(item.label, words)
+                    or opening(item.content),
                     archived_at=row[9],
                     reason=row[10],
                 )
@@ -950,32 +953,6 @@ class Store:
             (root,),
         ).fetchall()
         return [(_item(row[:8]), int(row[8]), str(row[9])) for row in rows]
-
-
-def snippet(text: str, words: Sequence[str], width: int = 24) -> str:
-    """About ``width`` words of ``text`` around the first match, matches in **bold**.
-
-    FTS5's own snippet() costs ~0.15 ms a hit on a large archive (it re-runs
-    the query's phrase matching); this one finds the words itself, case-folded
-    like the unicode61 tokenizer (diacritics aside). "" if no word occurs.
-    """
-    if not words:
-        return ""
-    pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(word) for word in words) + r")\b", re.IGNORECASE
-    )
-    first = pattern.search(text)
-    if first is None:
-        return ""
-    tokens = list(_WORD.finditer(text))
-    at = next(i for i, token in enumerate(tokens) if token.end() > first.start())
-    lo = max(0, at - width // 3)
-    hi = min(len(tokens), lo + width)
-    start = tokens[lo].start()
-    end = tokens[hi - 1].end()
-    piece = pattern.sub(lambda found: f"**{found.group(0)}**", text[start:end])
-    piece = " ".join(piece.split())
-    return ("…" if lo > 0 else "") + piece + ("…" if hi < len(tokens) else "")
 
 
 def _json(value: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ from contextls.core.items import Item
 from contextls.protocol import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
+    RANGED_KINDS,
     ErrorCode,
     ExportDocument,
     ExportItem,
@@ -75,7 +76,9 @@ def check_import(
                     f"{max_bytes:,}; nothing was imported",
                     ErrorCode.FILE_TOO_LARGE,
                 )
-            if not item.content.strip():
+            if not item.content.strip() and item.kind not in RANGED_KINDS:
+                # A file (an empty __init__.py) or a region of one may be blank; a note
+                # never was (the server refuses to add one).
                 raise InvalidParams(f"{field}.content", f"{item.id} is empty")
             _reroot(item, root, field)
     return document.window, document.archive
@@ -89,10 +92,21 @@ def _reroot(item: ExportItem, root: Path, field: str) -> None:
     if not isinstance(path, str) or not path:
         raise InvalidParams(f"{field}.metadata.path", f"{item.id} has a path that is not text")
     relative = PurePosixPath(path)
-    if relative.is_absolute() or ".." in relative.parts or "\0" in path:
+    outside = relative.is_absolute() or ".." in relative.parts or "\0" in path
+    if not outside:
+        # Lexically inside is not enough: a folder on the way may be a symlink out.
+        try:
+            outside = not (root / relative).resolve().is_relative_to(root)
+        except (OSError, RuntimeError):
+            outside = True
+    if outside:
         raise ContextError(
-            f"{item.id} in the document points outside the workspace ({path}); "
+            f"{item.id} in the document points outside the workspace ({_cut(path)}); "
             "nothing was imported",
             ErrorCode.OUTSIDE_WORKSPACE,
         )
     item.metadata["uri"] = (root / relative).as_uri()
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -7,6 +7,23 @@ from contextls.core.window import Window
 from contextls.protocol import ContextItem, Encoding, ItemSummary, Pruned, Status
 from contextls.store import ArchiveState
 
+EMPTY_STATUS = Status(
+    workspace="",
+    revision=0,
+    item_count=0,
+    max_items=0,
+    tokens=0,
+    max_tokens=0,
+    percent=0,
+    pinned_count=0,
+    stale_count=0,
+    archived_count=0,
+    evicted_total=0,
+    encoding="o200k_base",
+    eviction_policy="fifo",
+)
+"""A result's status before the change is done; the workspace puts the real one in."""
+
 
 def context_item(item: Item) -> ContextItem:
     return ContextItem(

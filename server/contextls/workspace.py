@@ -17,11 +17,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from contextls import bulk, wire
 from contextls.burst import WriteBurst
 from contextls.changes import Change
 from contextls.core import candidates
-from contextls.core.errors import ContextError, InvalidParams, NotArchived
+from contextls.core.errors import (
+    ContextError,
+    InvalidParams,
+    ItemTooLarge,
+    NoRoom,
+    NotArchived,
+    thousands,
+)
 from contextls.core.follow import Follow, follow
 from contextls.core.items import Item
 from contextls.core.render import render, select
@@ -38,6 +47,7 @@ from contextls.protocol import (
     ConfigureResult,
     ErrorCode,
     ExportDocument,
+    ExportItem,
     ForgetResult,
     ImportResult,
     ItemKind,
@@ -49,7 +59,6 @@ from contextls.protocol import (
     RenderFormat,
     RenderResult,
     RestoreResult,
-    SearchHit,
     SearchResult,
     Status,
     WindowSettings,
@@ -57,7 +66,7 @@ from contextls.protocol import (
 from contextls.semantic import hooks as semantic_hooks
 from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.sources import Documents, FileWatch, Sources
-from contextls.store import ArchiveHit, ArchiveState, Retention, StorageError, Store, WorkspaceRow
+from contextls.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
 from contextls.transfer import check_import, exported
 
 T = TypeVar("T")
@@ -77,8 +86,11 @@ class Workspace:
         tokenizers: Callable[[str], Tokenizer],
         documents: Documents,
         clock: Callable[[], int] = now_ms,
+        warn: Callable[[str], None] = lambda message: None,
     ) -> None:
         self.root_uri = root_uri
+        self.warn = warn
+        """Tell every client's person (window/showMessage): what the follow found."""
         self.store = store
         self.burst = burst
         self.tokenizers = tokenizers
@@ -251,7 +263,8 @@ class Workspace:
                 raise InvalidParams("$.text", "the text is empty")
             check_size(len(text.encode()), rel, max_bytes)
             content, lines = text, display_lines(start, end)
-            source = self.sources.current(rel, uri, max_bytes)
+            found = self.sources.current(rel, uri, max_bytes)
+            source = found if isinstance(found, str) else None
         if any(item.is_whole_file for item in self.window.items_for_path(rel)):
             # The whole file is already context: refresh it rather than add a piece of it.
             return self.file_candidate(uri, language, metadata, pin)
@@ -369,7 +382,12 @@ class Workspace:
         item = self.change(apply)
         return PinResult(item=wire.context_item(item), status=self.status(), merged=merged)
 
-    def restore(self, ids: list[str], pin: bool) -> RestoreResult:
+    def restore(self, ids: list[str], pin: bool, dry_run: bool = False) -> RestoreResult:
+        """Bring archived items back (their own ids), evicting to make room like an add.
+
+        ``dry_run``: the same change, answered and rolled back (what would come back,
+        what would go), so an editor can ask before evicting.
+        """
         resolved, merged = self.resolve(ids)
         already = [item_id for item_id in resolved if item_id in self.window]
         wanted = [item_id for item_id in resolved if item_id not in self.window]
@@ -378,7 +396,7 @@ class Workspace:
                 items=[], evicted=[], status=self.status(), already_in_window=already, merged=merged
             )
 
-        def apply(change: Change) -> tuple[list[Item], list[Item]]:
+        def apply(change: Change) -> RestoreResult:
             found = self.store.archived(self.root_uri, wanted)
             missing = [item_id for item_id in wanted if item_id not in found]
             if missing:
@@ -386,22 +404,46 @@ class Workspace:
             restored: list[Item] = []
             for item_id in wanted:
                 old = found[item_id]
-                outcome = self.window.add(
-                    Candidate(old.kind, old.content, old.metadata, pin or old.pinned, id=old.id)
-                )
+                try:
+                    outcome = self.window.add(
+                        Candidate(old.kind, old.content, old.metadata, pin or old.pinned, id=old.id)
+                    )
+                except (ItemTooLarge, NoRoom) as error:
+                    raise type(error)(_no_room_to_restore(old, self.window, wanted)) from None
                 change.restore(item_id)
                 change.record(outcome)
                 restored.append(outcome.item)
-            return restored, [eviction.item for eviction in change.evictions]
+            evicted = [eviction.item for eviction in change.evictions]
+            in_window = {item.id for item in self.window}
+            return RestoreResult(
+                items=[wire.context_item(item) for item in restored if item.id in in_window],
+                evicted=[wire.context_item(item) for item in evicted if item.id not in in_window],
+                status=wire.EMPTY_STATUS,
+                already_in_window=already,
+                merged=merged,
+                dry_run=dry_run,
+            )
 
-        restored, evicted = self.change(apply)
-        return RestoreResult(
-            items=[wire.context_item(item) for item in restored if item.id in self.window],
-            evicted=[wire.context_item(item) for item in evicted if item.id not in self.window],
-            status=self.status(),
-            already_in_window=already,
-            merged=merged,
-        )
+        result = self.rehearse(apply) if dry_run else self.change(apply)
+        return msgspec.structs.replace(result, status=self.status())
+
+    def rehearse(self, apply: Callable[[Change], T]) -> T:
+        """Run a change and answer with what it did, then roll it back: a dry run that
+        agrees with the real change because it is the real change."""
+
+        class Rehearsed(Exception):
+            def __init__(self, value: T) -> None:
+                super().__init__("rehearsed")
+                self.value = value
+
+        def rehearsal(change: Change) -> T:
+            raise Rehearsed(apply(change))
+
+        try:
+            self.change(rehearsal)
+        except Rehearsed as done:  # ``change`` reloaded the window: nothing happened
+            return done.value
+        raise AssertionError("a rehearsal always ends in its exception")
 
     # --------------------------------------------------------------- settings
 
@@ -484,12 +526,12 @@ class Workspace:
                             )
                         except ContextError:  # the file outgrew the budget: keep what it was
                             if not item.stale:
-                                self.window.set_stale(item.id, True)
+                                self.window.set_stale(item.id, True, "too large")
                             continue
                     if plan.lines is not None:
                         self.window.move(item.id, plan.lines)
-                    if item.stale != plan.stale:
-                        self.window.set_stale(item.id, plan.stale)
+                    if item.stale != plan.stale or plan.why is not None:
+                        self.window.set_stale(item.id, plan.stale, plan.why)
 
             self.change(apply)
 
@@ -498,10 +540,18 @@ class Workspace:
         for rel in sorted(paths):
             items = self.window.items_for_path(rel)
             if items:
-                text = self.sources.current(
+                found = self.sources.current(
                     rel, items[0].metadata.get("uri"), self.settings.max_file_bytes
                 )
-                plans.extend(follow(items, text))
+                if isinstance(found, str):
+                    plans.extend(follow(items, found))
+                    continue
+                if found.why == "outside" and any(not item.stale for item in items):
+                    self.warn(
+                        f"{rel} now leads outside the workspace folder (a symbolic link?); "
+                        "its items keep the text they had and are marked stale"
+                    )
+                plans.extend(follow(items, None, found.why))
         return plans
 
     def refresh(self, ids: list[str] | None) -> RefreshResult:
@@ -660,11 +710,26 @@ class Workspace:
 
     def import_(self, document: ExportDocument, dry_run: bool) -> ImportResult:
         """Merge an exported document: new ids (the mapping is returned), paths re-rooted,
-        the window's limits applied (evictions announced). Anything wrong in the document
-        refuses all of it, and nothing changes."""
+        the window's limits applied (evictions announced). A window with no settings of
+        its own takes the document's, so a window moved to a fresh folder is as it was.
+        Anything wrong in the document refuses all of it, and nothing changes."""
         window_items, archive_items = check_import(
             document, self.sources.root, self.settings.max_file_bytes
         )
+        adopted = {} if self.chosen else chosen_of(document.settings, WINDOW_KEYS)
+        adopted = {k: v for k, v in adopted.items() if chosen_of(WindowSettings(), [k])[k] != v}
+        if adopted and not dry_run:
+            self.configure(adopted)
+            try:
+                return self._import(window_items, archive_items)
+            except BaseException:
+                self.configure({}, reset=list(adopted))  # a refusal leaves the settings too
+                raise
+        return self._import(window_items, archive_items, dry_run)
+
+    def _import(
+        self, window_items: list[ExportItem], archive_items: list[ExportItem], dry_run: bool = False
+    ) -> ImportResult:
         if dry_run:
             next_id = self.window.next_id
             mapping = {
@@ -762,24 +827,6 @@ class Workspace:
         # semantic hook (issue 15): keyword, semantic or hybrid
         return self._storage(semantic_hooks.search, self, query, limit, kinds, mode)
 
-    def keyword_search(self, query: str, limit: int, kinds: Sequence[str] | None) -> SearchResult:
-        hits = self._search(query, limit, kinds)
-        return SearchResult(
-            hits=[
-                SearchHit(
-                    item=wire.context_item(hit.item),
-                    score=round(hit.score, 4),
-                    snippet=hit.snippet,
-                    archived_at=hit.archived_at,
-                    reason=hit.reason,
-                )
-                for hit in hits
-            ]
-        )
-
-    def _search(self, query: str, limit: int, kinds: Sequence[str] | None) -> list[ArchiveHit]:
-        return self._storage(self.store.search, self.root_uri, query, limit, kinds)
-
     def _storage(self, read: Callable[..., T], *args: Any) -> T:
         try:
             return read(*args)
@@ -790,6 +837,25 @@ class Workspace:
 def _where(item: Item) -> str:
     """An item named by its source, never by its text (which may be the secret itself)."""
     return item.path or f"{item.id} ({item.kind})"
+
+
+def _no_room_to_restore(item: Item, window: Window, wanted: list[str]) -> str:
+    """Why ``item`` cannot come back, and what would let it; nothing was restored."""
+    limits = window.limits
+    others = [item_id for item_id in wanted if item_id != item.id]
+    nothing = f"nothing was restored ({', '.join(others)} neither)" if others else "nothing changed"
+    if item.tokens > limits.max_tokens:
+        return (
+            f"{item.id} ({item.label}) has {thousands(item.tokens)} tokens, more than the whole "
+            f"budget of {thousands(limits.max_tokens)}; raise maxTokens to bring it back; "
+            f"{nothing}"
+        )
+    return (
+        f"{item.id} ({item.label}, {thousands(item.tokens)} tokens) does not fit beside the "
+        f"pinned items ({thousands(window.pinned_tokens)} of the "
+        f"{thousands(limits.max_tokens)}-token budget, {window.pinned_count} of "
+        f"{limits.max_items} places); unpin something or raise maxTokens; {nothing}"
+    )
 
 
 def _not_archived_message(missing: list[str], window: Window) -> str:

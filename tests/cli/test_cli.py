@@ -221,14 +221,13 @@ def test_search_mode_keyword_is_passed_and_reported(cli: Cli) -> None:
 def test_show_auto_brings_back_what_the_query_means_and_status_says_how(cli: Cli) -> None:
     cli("config", "set", "maxItems", "1")
     cli.write(
-        "upload.py",
-        "def _backoff_put(url, body):\n    for attempt in range(5):\n"
-        "        if put(url, body).ok:\n            return\n        sleep(2 ** attempt)\n",
+        "DEPLOY.md",
+        "The deploy pipeline builds the container image, pushes it, then rolls the pods.\n",
     )
-    cli("add", "upload.py")
+    cli("add", "DEPLOY.md")
     cli("add-text", "Meeting notes: we agreed to drop Python 3.9 support.")
-    shown = cli("show", "--query", "where do we retry failed uploads?", "--auto")
-    assert "_backoff_put" in shown.stdout and "Meeting notes" in shown.stdout
+    shown = cli("show", "--query", "how are containers deployed", "--auto")
+    assert "deploy pipeline" in shown.stdout and "Meeting notes" in shown.stdout
     assert re.search(r"from the archive: ctx-1 \(0\.[0-9]{2}\)", shown.stderr), shown.stderr
     status = cli("status").stdout
     assert re.search(r"search +by words and meaning: 1 archived item embedded", status), status
@@ -396,7 +395,6 @@ def test_usage_errors_exit_2(cli: Cli) -> None:
         ("add",),
         ("add", "a.py:3-1"),
         ("add", "a.py:0"),
-        ("rm", "not-an-id"),
         ("show", "--format", "html"),
         ("show", "--max-tokens", "0"),
         ("show", "--auto"),
@@ -409,7 +407,21 @@ def test_usage_errors_exit_2(cli: Cli) -> None:
         run = cli(*args, code=2)
         assert run.stdout == "", args
         assert run.stderr, args
+        if args:  # --json: one JSON object on stdout, whatever the outcome
+            document = cli(*args, "--json", code=2).decode(ErrorDocument)
+            assert document.error.code == ErrorCode.INVALID_PARAMS and document.error.message
     assert listed(cli).items == []
+
+
+def test_refusals_exit_1_and_say_so_in_json(cli: Cli) -> None:
+    cli.write("a.py", "x = 1\n")
+    assert_refused(cli, ErrorCode.UNKNOWN_ITEM, "rm", "not-in-window.py")
+    assert_refused(cli, ErrorCode.UNKNOWN_ITEM, "refresh", "ctx-9")
+    refused = cli("add", "nothing/*.py", code=1)
+    assert "no file matches" in refused.stderr
+    assert "encoding takes one of: o200k_base, cl100k_base" in (
+        cli("config", "set", "encoding", "utf8", code=2).stderr
+    )
 
 
 def test_help_and_serve_help(cli: Cli) -> None:
@@ -469,7 +481,7 @@ def test_forget_asks_first_and_then_leaves_no_trace(cli: Cli) -> None:
     assert "would forget 1 item" in listed and "ctx-1" in listed
     done = cli("forget", "--query", secret, "--yes")
     assert "forgot ctx-1" in done.stdout
-    assert cli("search", secret).stdout.startswith("nothing in the archive matches")
+    assert cli("search", secret, code=1).stderr.startswith("nothing in the archive matches")
     database = Path(cli.env["CONTEXTLS_STORAGE"])
     stored = b"".join(p.read_bytes() for p in database.parent.glob(database.name + "*"))
     assert secret.encode() not in stored and b"an ordinary note" in stored
@@ -579,7 +591,7 @@ def test_rm_and_pin_take_paths_and_globs(cli: Cli) -> None:
     removed = cli("rm", "src/*.py")
     assert "removed ctx-1, ctx-2" in removed.stdout
     assert ids(listed(cli)) == ["ctx-3"]
-    nothing = cli("rm", "src/missing.py", code=2)
+    nothing = cli("rm", "src/missing.py", code=1)
     assert "no item in the window comes from src/missing.py" in nothing.stderr
     from_inside = cli("unpin", "../notes.txt", cwd=cli.workspace / "src")
     assert "unpinned ctx-3" in from_inside.stdout

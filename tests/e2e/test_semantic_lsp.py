@@ -11,6 +11,7 @@ import pytest
 from .conftest import Session, Starter, stop
 
 NOTES = [
+    "The deploy pipeline builds the container image, pushes it, then rolls the pods.",
     "def _backoff_put(url, body):\n    for attempt in range(5):\n        if put(url, body).ok:\n"
     "            return\n        sleep(2 ** attempt)",
     "def render_table(rows):\n    return '\\n'.join(' | '.join(map(str, row)) for row in rows)",
@@ -18,10 +19,12 @@ NOTES = [
     "def hash_password(password, salt):\n    return scrypt(password.encode(), salt=salt, n=2**14)",
     "def send_email(to, subject, body):\n    smtp.sendmail(FROM, [to], compose(subject, body))",
     "def resize_image(img, w):\n    return img.resize((w, img.height * w // img.width))",
-    "The deploy pipeline builds the container image, pushes it, then rolls the pods.",
     "Meeting notes: we agreed to drop Python 3.9 support in the next minor release.",
 ]
-PARAPHRASE = "where do we retry failed uploads?"
+PARAPHRASE = "how are containers deployed"
+"""Shares no word with the deploy note (no stemming: "containers" is not "container"),
+and is close to it in meaning (cosine ~0.59, above the off-topic floor of 0.44)."""
+EXPECTED = "The deploy pipeline"
 ARCHIVED = len(NOTES) - 2  # maxItems 2: the last two stay in the window
 
 
@@ -67,14 +70,13 @@ async def test_archive_search_by_paraphrase_then_restore(start: Starter) -> None
         found = await session.call("contextls/search", query=PARAPHRASE, mode=mode, limit=3)
         assert found["mode"] == mode
         top = found["hits"][0]
-        assert "_backoff_put" in top["item"]["content"], (mode, found)
+        assert EXPECTED in top["item"]["content"], (mode, found)
         assert "semantic" in top["modes"]
-    # A note that clears the absolute floor (0.18) but is far below the best hit (0.63)
-    # is not offered as an answer.
+    # Only the close one is offered as an answer, not the rest of the archive.
     found = await session.call("contextls/search", query="hash a password", mode="semantic")
     assert [hit["item"]["content"][:17] for hit in found["hits"]] == ["def hash_password"], found
     keyword = await session.call("contextls/search", query=PARAPHRASE, mode="keyword")
-    assert all("_backoff_put" not in hit["item"]["content"] for hit in keyword["hits"][:3])
+    assert all(EXPECTED not in hit["item"]["content"] for hit in keyword["hits"][:3])
     restored = await session.call("contextls/restore", ids=[top["item"]["id"]])
     assert restored
     listed = await session.call("contextls/list")
@@ -93,7 +95,7 @@ async def test_render_auto_retrieve_reports_history_and_scores(start: Starter) -
     # Only the relevant archived item comes back; the unrelated archived ones stay out.
     assert rendered["historyIds"] == ["ctx-1"], rendered
     assert len(rendered["historyScores"]) == 1
-    assert "_backoff_put" in rendered["text"]
+    assert EXPECTED in rendered["text"]
     assert "hash_password" not in rendered["text"]
 
 
@@ -107,7 +109,7 @@ async def test_vectors_survive_restart_without_recomputing(start: Starter, stora
     state = (await second.call("contextls/status"))["semantic"]
     assert state["pending"] == 0 and state["indexed"] == ARCHIVED
     found = await second.call("contextls/search", query=PARAPHRASE, mode="semantic", limit=1)
-    assert "_backoff_put" in found["hits"][0]["item"]["content"]
+    assert EXPECTED in found["hits"][0]["item"]["content"]
     assert _vector_rows(storage) == before, "no vector was written again"
 
 

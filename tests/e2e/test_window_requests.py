@@ -195,7 +195,9 @@ async def test_remove_clear_search_restore(start: Starter) -> None:
     await session.call("contextls/addText", content="ordinary words")  # evicts ctx-1
     hits = decode(await session.call("contextls/search", query="fox"), SearchResult)
     assert [hit.item.id for hit in hits.hits] == ["ctx-1"]
-    assert hits.hits[0].reason == "maxItems" and "**fox**" in hits.hits[0].snippet
+    hit = hits.hits[0]
+    assert hit.reason == "maxItems" and hit.snippet == "the quick brown fox"
+    assert [hit.snippet[start:end] for start, end in hit.highlights] == ["fox"]
     restored = decode(await session.call("contextls/restore", ids=["ctx-1"]), RestoreResult)
     assert [item.id for item in restored.items] == ["ctx-1"]
     assert [item.id for item in restored.evicted] == ["ctx-2"]

@@ -21,6 +21,9 @@ from contextls.framing import MAX_BODY_BYTES, MAX_HEADER_LINE, frame
 from contextls.lsp.framing import FrameReader, Outbox
 from contextls.protocol import CountTokensResult, ErrorCode
 
+COUNTED = {"tokens": 3, "encoding": "o200k_base", "files": [], "skipped": [], "refused": []}
+"""A ``CountTokensResult(tokens=3, encoding="o200k_base")`` as the wire carries it."""
+
 
 class Sink:
     """Where the outbox writes: records each call."""
@@ -84,7 +87,7 @@ async def test_everything_sent_in_one_turn_leaves_in_one_write_in_order() -> Non
     assert sink.messages == [
         {"jsonrpc": "2.0", "id": 1, "result": None},
         {"jsonrpc": "2.0", "method": "contextls/didChangeStatus", "params": {"revision": 1}},
-        {"jsonrpc": "2.0", "id": 2, "result": {"tokens": 3, "encoding": "o200k_base"}},
+        {"jsonrpc": "2.0", "id": 2, "result": COUNTED},
         {
             "jsonrpc": "2.0",
             "id": 3,
@@ -103,9 +106,7 @@ def test_a_response_carries_its_id_as_sent(msg_id: int | str) -> None:
     outbox = Outbox()
     outbox.attach(sink)
     outbox.respond(msg_id, CountTokensResult(tokens=3, encoding="o200k_base"))
-    assert sink.messages == [
-        {"jsonrpc": "2.0", "id": msg_id, "result": {"tokens": 3, "encoding": "o200k_base"}}
-    ]
+    assert sink.messages == [{"jsonrpc": "2.0", "id": msg_id, "result": COUNTED}]
 
 
 async def test_each_turn_gets_its_own_write() -> None:

@@ -1,29 +1,54 @@
-"""The archive search's snippets: the words around the first match, matches in bold."""
+"""Search snippets: plain text around the first match, and where the matches are."""
 
 from __future__ import annotations
 
-from contextls.store import snippet
+from contextls.core.snippets import Snippet, snippet, telling_words
 
 
-def test_matches_are_bold_whatever_their_case() -> None:
-    text = "The quick brown fox jumps over the lazy dog; the Fox sleeps"
-    assert snippet(text, ["fox"]) == (
-        "The quick brown **fox** jumps over the lazy dog; the **Fox** sleeps"
-    )
+def marked(found: Snippet | None) -> str:
+    """The snippet with its highlights in brackets, to read the spans at a glance."""
+    assert found is not None
+    text, out, at = found.text, [], 0
+    for start, end in found.highlights:
+        out += [text[at:start], "[", text[start:end], "]"]
+        at = end
+    return "".join([*out, text[at:]])
+
+
+def test_matches_are_spans_whatever_their_case() -> None:
+    found = snippet("The quick brown fox jumps over the lazy dog; the Fox sleeps", ["fox"])
+    assert found is not None
+    assert "*" not in found.text
+    assert marked(found) == "The quick brown [fox] jumps over the lazy dog; the [Fox] sleeps"
 
 
 def test_a_long_text_is_cut_around_the_first_match() -> None:
     text = " ".join(f"w{i}" for i in range(100)) + " target here"
-    assert snippet(text, ["target"]) == "…w92 w93 w94 w95 w96 w97 w98 w99 **target** here"
+    assert marked(snippet(text, ["target"])) == "…w92 w93 w94 w95 w96 w97 w98 w99 [target] here"
     middle = snippet(" ".join(f"w{i}" for i in range(100)), ["w50"], width=6)
-    assert middle == "…w48 w49 **w50** w51 w52 w53…"
+    assert marked(middle) == "…w48 w49 [w50] w51 w52 w53…"
 
 
 def test_whole_words_only_and_no_match_gives_nothing() -> None:
-    assert snippet("foxes and firefox", ["fox"]) == ""
-    assert snippet("anything", []) == ""
+    assert snippet("foxes and firefox", ["fox"]) is None
+    assert snippet("anything", []) is None
 
 
 def test_whitespace_is_folded_and_regex_characters_are_literal() -> None:
-    assert snippet("a\n  b   FOX\n\tc", ["fox"]) == "a b **FOX** c"
-    assert snippet("call a.b(c) now", ["c"]) == "call a.b(**c**) now"
+    assert marked(snippet("a\n  b   FOX\n\tc", ["fox"])) == "a b [FOX] c"
+    assert marked(snippet("call a.b(c) now", ["c"])) == "call a.b([c]) now"
+
+
+def test_offsets_count_code_points_not_bytes() -> None:
+    found = snippet("naïve café ☕ unicode here", ["unicode"])
+    assert found is not None
+    ((start, end),) = found.highlights
+    assert found.text[start:end] == "unicode"
+
+
+def test_stop_words_are_never_highlighted() -> None:
+    assert telling_words("where is the token budget?") == ["token", "budget"]
+    assert marked(snippet("the budget of the window", ["the", "budget"])) == (
+        "the [budget] of the window"
+    )
+    assert snippet("the window", ["the"]) is None

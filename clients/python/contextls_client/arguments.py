@@ -53,7 +53,9 @@ def _global_options(inside_subcommand: bool) -> argparse.ArgumentParser:
         "--workspace",
         metavar="DIR",
         default=unset,
-        help="the workspace folder (default: the current directory)",
+        help="the workspace folder (default: the nearest folder above the current directory "
+        "holding a .contextls marker, else the git repository's root, else the current "
+        "directory; the search stops below your home directory)",
     )
     group.add_argument(
         "--storage",
@@ -192,12 +194,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     unpin = command("unpin", "unpin items: ids, or paths and globs")
     unpin.add_argument("ids", nargs="+", metavar="ID|PATH")
 
+    refresh = command(
+        "refresh", "read items again from their files: ids, paths or globs (default: every stale)"
+    )
+    refresh.add_argument("ids", nargs="*", metavar="ID|PATH")
+
     clear = command("clear", "move every item to the archive")
     clear.add_argument("--keep-pinned", action="store_true", help="leave pinned items in place")
 
     search = command("search", "search the archive of evicted and cleared items")
     search.add_argument("query", nargs="+", metavar="QUERY")
     search.add_argument("--limit", type=positive_int, default=20, metavar="N")
+    search.add_argument(
+        "--wait",
+        action="store_true",
+        help="first wait until everything archived is embedded (search by meaning), "
+        "showing how many items are left",
+    )
     search.add_argument(
         "--mode",
         choices=get_args(SearchMode),

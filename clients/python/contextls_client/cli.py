@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from contextls.places import log_path
+from contextls.protocol import ErrorCode
 from contextls_client.arguments import PROGRAM, build_parser, command_in
 from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
@@ -34,6 +35,8 @@ EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 130
 LOCAL_FAILURE_CODE: Final = 0
 """``code`` of a ``--json`` error that never reached the server (unreadable file, bad config)."""
+USAGE_CODE: Final = int(ErrorCode.INVALID_PARAMS)
+"""``code`` of a ``--json`` usage error (the command line asks for something impossible)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +58,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
-        return int(exit_request.code or 0)
+        code = int(exit_request.code or 0)
+        if code == EXIT_USAGE and "--json" in arguments:
+            problem = "the command line is not valid (the usage above says what it takes)"
+            Console(json_mode=True).json(
+                ErrorDocument(error=ErrorReport(code=USAGE_CODE, message=problem))
+            )
+        return code
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -68,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, TargetError) as error:
         parser.print_usage(sys.stderr)
         console.note(f"{PROGRAM}: error: {error}")
+        console.json(ErrorDocument(error=ErrorReport(code=USAGE_CODE, message=str(error))))
         return EXIT_USAGE
     except ContextlsError as error:
         return _refused(console, error.code, error.message)

@@ -16,26 +16,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args, get_origin
 
 import msgspec
 
-from contextls.protocol import Settings
+from contextls.protocol import Settings, WindowSettingName, WindowSettings
 
 CONFIG_DIR_ENV: Final = "CONTEXTLS_CONFIG_DIR"
 CONFIG_FILE_NAME: Final = "settings.json"
 FILE_VERSION: Final = 1
 
-WINDOW_SETTINGS: Final[tuple[str, ...]] = (
-    "maxItems",
-    "maxTokens",
-    "encoding",
-    "evictionPolicy",
-    "maxFileBytes",
-)
-"""The settings ``contextls config`` manages (wire names)."""
-
-_INTEGER_SETTINGS: Final = frozenset({"maxItems", "maxTokens", "maxFileBytes"})
+WINDOW_SETTINGS: Final[tuple[str, ...]] = get_args(WindowSettingName)
+"""The settings ``contextls config`` manages (wire names): every setting of the window."""
 
 
 class ConfigError(Exception):
@@ -62,19 +54,41 @@ def canonical_setting_name(name: str) -> str:
 
 
 def parse_setting(name: str, text: str) -> tuple[str, Any]:
-    """Validate ``name = text`` against the protocol's Settings; return (wire name, value)."""
+    """Validate ``name = text`` against the protocol's Settings; return (wire name, value).
+
+    Numbers may carry thousands separators (``16,000``); a setting with a few allowed
+    values says which when given another.
+    """
     setting = canonical_setting_name(name)
-    value: Any = text
-    if setting in _INTEGER_SETTINGS:
-        try:
-            value = int(text.replace(",", ""))
-        except ValueError as error:
-            raise ConfigError(f"{setting} takes a whole number, not {text!r}") from error
+    choices = allowed_values(setting)
+    if choices and text not in choices:
+        raise ConfigError(f"{setting} takes one of: {', '.join(choices)} (not {text!r})")
+    value = text.replace(",", "").replace("_", "") if not choices else text
     try:
-        msgspec.convert({setting: value}, Settings)
+        converted = msgspec.convert({setting: value}, WindowSettings, strict=False)
     except msgspec.ValidationError as error:
-        raise ConfigError(f"invalid {setting} {text!r}: {error}") from error
-    return setting, value
+        raise ConfigError(f"invalid {setting} {text!r}: {_problem(error)}") from error
+    return setting, msgspec.to_builtins(converted)[setting]
+
+
+def allowed_values(setting: str) -> tuple[str, ...]:
+    """The values a setting takes when they are a few names (``encoding``), else ()."""
+    field = next(f for f in msgspec.structs.fields(WindowSettings) if f.encode_name == setting)
+    kind = field.type
+    return tuple(get_args(kind)) if get_origin(kind) is Literal else ()
+
+
+def _problem(error: msgspec.ValidationError) -> str:
+    """msgspec's words (``Expected `int` >= 1``) in a person's."""
+    said = str(error).split(" - at ", 1)[0]
+    kind = "a whole number" if "`int`" in said else "a number"
+    if ", got " in said:
+        return f"it takes {kind}"
+    for mark, words in ((">=", "at least"), ("<=", "at most"), (">", "more than")):
+        if f" {mark} " in said:
+            bound = said.rsplit(" ", 1)[-1]
+            return f"it takes {kind} {words} {bound}"
+    return said
 
 
 class ConfigStore:

@@ -57,3 +57,10 @@ class Console:
     @property
     def is_terminal(self) -> bool:
         return self.stdout.isatty()
+
+    @property
+    def styled(self) -> bool:
+        """Whether stdout may carry ANSI styles: a terminal, and ``$NO_COLOR`` unset."""
+        import os
+
+        return self.is_terminal and not os.environ.get("NO_COLOR")

@@ -105,8 +105,9 @@ def semantic_line(semantic: SemanticStatus) -> str:
     """How the archive is searched, and the embedding backlog."""
     if not semantic.available:
         return f"by words only: search by meaning is unavailable ({semantic.reason})"
-    waiting = f", {count(semantic.pending)} waiting" if semantic.pending else ""
-    return f"by words and meaning: {plural(semantic.indexed, 'archived item')} embedded{waiting}"
+    waiting = semantic.pending + semantic.window_pending
+    left = f", {count(waiting)} waiting to be embedded" if waiting else ""
+    return f"by words and meaning: {plural(semantic.indexed, 'archived item')} embedded{left}"
 
 
 def table(

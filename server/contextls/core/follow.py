@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from contextls.core.items import Item
+from contextls.core.items import STALE_REASON, Item, StaleReason
 
 MAX_OCCURRENCES: Final = 1000
 """How many places of a region's text are weighed before the nearest is taken."""
@@ -30,15 +30,18 @@ class Follow:
     """A region's new 1-based span (it moved)."""
     content: str | None = None
     """A whole file's new text."""
+    why: StaleReason | None = None
+    """Why it went stale (``stale``)."""
 
 
-def follow(items: Iterable[Item], text: str | None) -> list[Follow]:
-    """The changes ``text`` (None: the file is gone or unreadable) makes to these items."""
+def follow(items: Iterable[Item], text: str | None, gone: StaleReason = "deleted") -> list[Follow]:
+    """The changes ``text`` makes to these items; None: the file is ``gone`` (deleted,
+    unreadable, or it now leads outside the workspace)."""
     changes: list[Follow] = []
     for item in items:
         if text is None:
-            if not item.stale:
-                changes.append(Follow(item.id, stale=True))
+            if not item.stale or item.metadata.get(STALE_REASON) != gone:
+                changes.append(Follow(item.id, stale=True, why=gone))
         elif item.is_whole_file:
             if item.content != text:
                 changes.append(Follow(item.id, stale=False, content=text))
@@ -47,8 +50,8 @@ def follow(items: Iterable[Item], text: str | None) -> list[Follow]:
         elif (span := item.lines) is not None:
             start = locate(text, item.content, span[0])
             if start is None:
-                if not item.stale:
-                    changes.append(Follow(item.id, stale=True))
+                if not item.stale or item.metadata.get(STALE_REASON) != "changed":
+                    changes.append(Follow(item.id, stale=True, why="changed"))
             elif start != span[0]:
                 changes.append(
                     Follow(item.id, stale=False, lines=(start, start + span[1] - span[0]))

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from contextls.protocol import RANGED_KINDS, ItemKind
+
+StaleReason = Literal["changed", "deleted", "unreadable", "outside", "too large"]
+STALE_REASON: Final = "staleReason"
+"""The metadata key that says why an item is stale (its text is kept as it was)."""
+STALE_NOTES: Final[dict[str, str]] = {
+    "changed": "the file changed here since this was added",
+    "deleted": "the file was deleted; this is the text it had",
+    "unreadable": "the file cannot be read now; this is the text it had",
+    "outside": "the file now leads outside the workspace; this is the text it had",
+    "too large": "the file outgrew the budget; this is the text it had",
+}
 
 KIND_TITLES: Final[dict[str, str]] = {
     "code": "Code",

@@ -16,13 +16,11 @@ from xml.sax.saxutils import escape, quoteattr
 
 import msgspec
 
-from contextls.core.items import KIND_TITLES, Item, source_label
+from contextls.core.items import KIND_TITLES, STALE_NOTES, STALE_REASON, Item, source_label
 from contextls.core.languages import guess_language
 from contextls.protocol import RenderFormat
 
 _BACKTICK_RUN = re.compile(r"`{3,}")
-STALE_NOTE = "[stale: the file changed here since this was added]"
-"""Said of a stale item, so the LLM does not take old text for the file's."""
 # XML 1.0 forbids most control characters even as references (ANSI colours in
 # REPL output are the usual ones); they are shown as U+FFFD instead.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -197,7 +195,14 @@ def heading(item: Item) -> str:
     heading = f"### {title} (from {source})" if source else f"### {title}"
     # The id and the pin let an agent act on what it reads (pin, remove, refresh).
     heading += f" · {item.id}" + (" · pinned" if item.pinned else "")
-    return f"{heading} {STALE_NOTE}" if item.stale else heading
+    return f"{heading} {stale_note(item)}" if item.stale else heading
+
+
+def stale_note(item: Item) -> str:
+    """Said of a stale item, so the LLM does not take old text for the file's."""
+    why = item.metadata.get(STALE_REASON)
+    note = STALE_NOTES.get(why, "") if isinstance(why, str) else ""
+    return f"[stale: {note or STALE_NOTES['changed']}]"
 
 
 def _source(item: Item) -> str | None:

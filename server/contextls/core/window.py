@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from contextls.core.errors import ItemTooLarge, NoRoom, UnknownItem, thousands
-from contextls.core.items import Item, lines_of, make_label, split_lines
+from contextls.core.items import STALE_REASON, Item, StaleReason, lines_of, make_label, split_lines
 from contextls.core.relevance import relevance
 from contextls.protocol import (
     RANGED_KINDS,
@@ -240,10 +240,15 @@ class Window:
             self._detach(item)
         return gone
 
-    def set_stale(self, item_id: str, stale: bool) -> None:
+    def set_stale(self, item_id: str, stale: bool, why: StaleReason | None = None) -> None:
+        """Mark an item stale (and why, in ``metadata.staleReason``) or fresh again."""
         item = self._items[item_id]
         self.stale_count += int(stale) - int(item.stale)
         item.stale = stale
+        if stale and why is not None:
+            item.metadata = {**item.metadata, STALE_REASON: why}
+        elif not stale and STALE_REASON in item.metadata:
+            item.metadata = {k: v for k, v in item.metadata.items() if k != STALE_REASON}
 
     def move(self, item_id: str, lines: tuple[int, int]) -> Item:
         """A region's text is now at ``lines`` (1-based): lines came or went above it."""

@@ -45,6 +45,7 @@ def _register_lifecycle(server: ContextServer) -> None:
             folders = [params.root_uri]
         elif not folders and params.root_path:
             folders = [params.root_path]
+        ls.session.client = params.client_info.name if params.client_info else ""
         ls.session.set_folders(folders)
         ls.session.configure(params.initialization_options, initial=True)
 
@@ -224,7 +225,7 @@ def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
 
 
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
-    return ls.session.route(params.workspace).restore(params.ids, params.pin)
+    return ls.session.route(params.workspace).restore(params.ids, params.pin, params.dry_run)
 
 
 def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:

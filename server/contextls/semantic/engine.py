@@ -180,6 +180,7 @@ class Engine:
             "available": True,
             "indexed": indexed,
             "pending": max(archived - indexed, 0),
+            "windowPending": vectors.window_pending_count(self._read, root),
             "model": embedder.model_id,
             "reason": "",
         }

@@ -43,10 +43,11 @@ def search(
             SearchHit(
                 item=wire.context_item(hit.item),
                 score=round(hit.score, 4),
-                snippet=hit.snippet,
+                snippet=hit.snippet.text,
                 archived_at=hit.archived_at,
                 reason=hit.reason,
                 modes=list(hit.modes),  # type: ignore[arg-type]
+                highlights=[list(span) for span in hit.snippet.highlights],
             )
             for hit in found.hits
         ],

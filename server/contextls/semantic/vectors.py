@@ -447,6 +447,14 @@ def sweep(db: sqlite3.Connection, after: int, batch: int = SWEEP_BATCH) -> tuple
     return last, len(gone)
 
 
+def window_pending_count(db: sqlite3.Connection, root: str) -> int:
+    """Window items of ``root`` waiting to be embedded (a window holds at most 1,000)."""
+    row = db.execute(
+        "SELECT count(*) FROM semantic_window_queue WHERE root = ?", (root,)
+    ).fetchone()
+    return int(row[0])
+
+
 def indexed_count(db: sqlite3.Connection, root: str) -> int:
     """Archived items of ``root`` with vectors (of the file's one model), without counting."""
     row = db.execute("SELECT indexed FROM semantic_counts WHERE root = ?", (root,)).fetchone()

@@ -27,6 +27,7 @@ _WHERE: Final[dict[str, tuple[str, str]]] = {
     "clear": ("window", "run_clear"),
     "search": ("archive", "run_search"),
     "restore": ("archive", "run_restore"),
+    "refresh": ("window", "run_refresh"),
     "tokens": ("text", "run_tokens"),
     "config": ("config", "run_config"),
     "daemon": ("daemon", "run_daemon"),

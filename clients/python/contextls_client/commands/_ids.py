@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 from typing import Final
 
-from contextls.protocol import ListParams, Requests
+from contextls.protocol import ErrorCode, ListParams, Requests
+from contextls_client.messages import ContextlsError
 from contextls_client.session import Session, UsageError
 
 _ITEM_ID: Final = re.compile(r"^(?:ctx-)?([0-9]+)$")
@@ -55,7 +56,11 @@ async def targets(session: Session, texts: list[str]) -> list[str]:
             and (fnmatch.fnmatchcase(path, pattern) or path.startswith(pattern.rstrip("/") + "/"))
         ]
         if not matched:
-            raise UsageError(f"no item in the window comes from {text} (`contextls ls` lists them)")
+            raise ContextlsError(
+                ErrorCode.UNKNOWN_ITEM,
+                f"no item in the window comes from {text}; nothing changed "
+                "(`contextls ls` lists what is there)",
+            )
         ids.extend(matched)
     return list(dict.fromkeys(ids))
 
@@ -74,4 +79,6 @@ def _relative_to_root(text: str, root: Path) -> str:
     try:
         return normal.relative_to(root).as_posix()
     except ValueError:
-        raise UsageError(f"{text} is outside the workspace {root}") from None
+        raise ContextlsError(
+            ErrorCode.OUTSIDE_WORKSPACE, f"{text} is outside the workspace {root}"
+        ) from None

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import time
+from typing import Final
 
-from contextls.protocol import Requests, RestoreParams, SearchParams
+from contextls.protocol import (
+    Requests,
+    RestoreParams,
+    SearchHit,
+    SearchParams,
+    SemanticStatus,
+    StatusParams,
+)
 from contextls_client.commands._ids import item_ids
-from contextls_client.human import item_line, window_line
-from contextls_client.session import Invocation, UsageError
+from contextls_client.human import count, item_line, window_line
+from contextls_client.session import Invocation, Session, UsageError
 
-SNIPPET_WIDTH = 160
+SNIPPET_WIDTH: Final = 160
+WAIT_POLL_SECONDS: Final = 0.5
+"""How often ``search --wait`` asks how much is left (the daemon embeds between requests)."""
+BOLD: Final = ("\x1b[1m", "\x1b[0m")
 
 
 async def run_search(invocation: Invocation) -> int:
@@ -19,6 +30,8 @@ async def run_search(invocation: Invocation) -> int:
     if not query:
         raise UsageError("give words to search for: contextls search WORDS")
     async with invocation.session() as session:
+        if args.wait:
+            await _wait_for_embeddings(invocation, session)
         result = await session.client.call(
             Requests.SEARCH,
             SearchParams(
@@ -33,8 +46,8 @@ async def run_search(invocation: Invocation) -> int:
     if result.warning:
         console.note(f"warning: {result.warning}")
     if not result.hits:
-        console.out(f"nothing in the archive matches {query!r}")
-        return 0
+        console.note(f"nothing in the archive matches {query!r}")
+        return 1  # as grep: found nothing
     now_ms = time.time() * 1000
     for hit in result.hits:
         when = _ago(now_ms - hit.archived_at) if hit.archived_at else ""
@@ -42,13 +55,56 @@ async def run_search(invocation: Invocation) -> int:
         found_by = "+".join(hit.modes)
         details = ", ".join(part for part in (hit.reason, when, score, found_by) if part)
         console.out(f"{item_line(hit.item)}  [{details}]")
-        snippet = " ".join(hit.snippet.split())
+        snippet = _snippet(hit, console.styled)
         if snippet:
-            if len(snippet) > SNIPPET_WIDTH:
-                snippet = snippet[: SNIPPET_WIDTH - 1] + "…"
             console.out(f"    {snippet}")
     console.out("", "`contextls restore ID` puts an item back in the window")
     return 0
+
+
+def _snippet(hit: SearchHit, styled: bool) -> str:
+    """The hit's snippet, cut to a line, its matches in bold on a terminal."""
+    text = hit.snippet[:SNIPPET_WIDTH]
+    cut = len(hit.snippet) > SNIPPET_WIDTH
+    if cut:
+        text = text[:-1]
+    if styled:
+        on, off = BOLD
+        for start, end in sorted(hit.highlights, reverse=True):
+            if end <= len(text):
+                text = text[:start] + on + text[start:end] + off + text[end:]
+    return text + ("…" if cut else "")
+
+
+async def _wait_for_embeddings(invocation: Invocation, session: Session) -> None:
+    """Until every item of the workspace has its vectors (or search by meaning is off),
+    saying on stderr how many are left."""
+    console = invocation.console
+    shown = False
+    while True:
+        status = await session.client.call(
+            Requests.STATUS, StatusParams(workspace=session.workspace)
+        )
+        semantic = status.semantic
+        left = _left_to_embed(semantic)
+        if not left:
+            break
+        if console.stderr.isatty():
+            console.stderr.write(f"\rembedding: {count(left)} items left to embed ")
+            console.stderr.flush()
+            shown = True
+        elif not shown:
+            console.note(f"embedding {count(left)} items before searching…")
+            shown = True
+        time.sleep(WAIT_POLL_SECONDS)  # the daemon embeds while nobody asks
+    if shown and console.stderr.isatty():
+        console.stderr.write("\r" + " " * 40 + "\r")
+
+
+def _left_to_embed(semantic: SemanticStatus | None) -> int:
+    if semantic is None or not semantic.available:
+        return 0
+    return semantic.pending + semantic.window_pending
 
 
 async def run_restore(invocation: Invocation) -> int:

@@ -83,13 +83,14 @@ def _builtins(settings: Any) -> dict[str, Any]:
 
 def _show_lines(report: ConfigReport) -> list[str]:
     lines = [
-        f"workspace       {uri_to_path(report.workspace)}",
-        f"storage         {report.storage or 'the server default (user state dir)'}",
+        f"workspace          {uri_to_path(report.workspace)}",
+        f"storage            {report.storage or 'the server default (user state dir)'}",
         "",
     ]
+    width = max(len(name) for name in WINDOW_SETTINGS)
     for name in WINDOW_SETTINGS:
         source = "set" if name in report.chosen else "default"
-        lines.append(f"{name:<15} {_shown(report.effective[name]):<12} {source}")
+        lines.append(f"{name:<{width}}  {_shown(report.effective[name]):<12} {source}")
     lines += [
         "",
         window_line(report.status),

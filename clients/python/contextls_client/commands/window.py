@@ -9,6 +9,7 @@ from contextls.protocol import (
     ClearParams,
     ListParams,
     PinParams,
+    RefreshParams,
     RemoveParams,
     RenderParams,
     Requests,
@@ -134,6 +135,23 @@ async def run_rm(invocation: Invocation) -> int:
     console.json(result)
     console.out(*merged_lines(result.merged))
     console.out(f"removed {', '.join(result.removed)}", window_line(result.status))
+    return 0
+
+
+async def run_refresh(invocation: Invocation) -> int:
+    """Read stale items (or the ones named) again from their files."""
+    console = invocation.console
+    async with invocation.session() as session:
+        ids = await targets(session, invocation.args.ids) if invocation.args.ids else None
+        result = await session.client.call(
+            Requests.REFRESH, RefreshParams(workspace=session.workspace, ids=ids)
+        )
+        session.evicted(result.evicted)
+    console.json(result)
+    if not result.refreshed:
+        console.out("nothing is stale: every item holds its file's text as it is now")
+    console.out(*(f"read {item_line(item)} again" for item in result.refreshed))
+    console.out(window_line(result.status))
     return 0
 
 
