@@ -76,7 +76,10 @@ export class ContextClient implements vscode.Disposable {
     if (current && this.restarting) return this.untilRunning(current);
     if (!this.starting) {
       void vscode.commands.executeCommand('setContext', 'contextls.starting', true);
-      this.starting = this.doStart()
+      // doStart runs once `starting` is set: it fires events whose listeners may call start()
+      // again (a contextls: document asks for its text), which must join this start.
+      this.starting = Promise.resolve()
+        .then(() => this.doStart())
         .then((started) => {
           this.startFailed = !started;
           return started;

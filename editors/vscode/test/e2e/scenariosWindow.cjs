@@ -97,7 +97,16 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       }
       await page.mouse.move(700, 400);
       await toast.locator('.monaco-button', { hasText: 'Restore' }).click();
-      await serverWindow((it) => it.some((i) => i.id === first.id), 'after Restore');
+      // Bringing it back needs room: the restore asks first, naming what would go.
+      const { dialog, focused } = await dialogFocus(page);
+      const asked = (await dialog.innerText()).replace(/\s+/g, ' ');
+      if (!asked.includes(`Restoring ${first.label} evicts 1 item of the window.`) || !asked.includes(second.label)) {
+        throw new Error(`the restore's question: ${asked}`);
+      }
+      assertEqual(focused, 'Keep the Window', 'the focused button of the restore\'s question');
+      await page.screenshot({ path: path.join(ARTIFACTS, '2b-restore-question.png') });
+      await dialog.locator('.monaco-button', { hasText: 'Restore and Evict 1' }).click();
+      await serverWindow((it) => it.some((i) => i.id === first.id) && !it.some((i) => i.id === second.id), 'after Restore');
       await viewRows(page).filter({ hasText: first.label }).first().waitFor({ timeout: STEP_MS });
     },
   },
