@@ -102,6 +102,7 @@ const ORDER = [
   '14-explorer-folder-within-the-budget',
   '14b-folder-over-the-budget',
   '14d-reset-in-the-settings-ui',
+  '14e-set-task-and-window-settings',
   '15-terminal-selection',
   '15b-server-crash-restarts',
   '15c-language-model-tools',

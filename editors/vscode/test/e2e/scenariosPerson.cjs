@@ -284,6 +284,27 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
       },
     },
     {
+      name: '14e-set-task-and-window-settings',
+      async run(page) {
+        await runCommand(page, 'contextls: Set Task');
+        const choice = page.locator('.quick-input-list .monaco-list-row', { hasText: /^debugging/ }).first();
+        await choice.waitFor({ timeout: STEP_MS });
+        await choice.click();
+        // A folder setting, sent to the folder's window: the command line sees it.
+        await until(() => cli('config').effective.task, (t) => t === 'debugging', 'the window\'s task');
+        await runCommand(page, 'contextls: Window Settings');
+        const task = page.locator('.quick-input-list .monaco-list-row', { hasText: /^task/ }).first();
+        await task.waitFor({ timeout: STEP_MS });
+        const row = ((await task.innerText()) ?? '').replace(/\s+/g, ' ');
+        if (!/^task ?debugging/.test(row)) throw new Error(`Window Settings' task row: ${row}`);
+        await shot(page, '14e-window-settings');
+        await page.keyboard.press('Escape');
+        // Gone from the folder's settings: the window goes back to the default.
+        writeFolderSettings({});
+        await until(() => cli('config').effective.task, (t) => t === 'general', 'the window\'s task after the setting went');
+      },
+    },
+    {
       name: '15c-language-model-tools',
       async run(page) {
         const archived = cli('search', 'Grüß dich').hits;
