@@ -70,8 +70,10 @@ describe('menus', () => {
   it('hide commands from the palette where they do not apply', () => {
     const palette = new Map((contributes.menus.commandPalette ?? []).map((e) => [e.command, e.when]));
     assert.equal(palette.get('contextls.openItem'), 'false');
-    assert.equal(palette.get('contextls.reread'), 'contextls.hasStale');
-    assert.equal(palette.get('contextls.restore'), 'contextls.hasArchived');
+    assert.equal(palette.get('contextls.reread'), '!contextls.running || contextls.hasStale');
+    assert.equal(palette.get('contextls.restore'), '!contextls.running || contextls.hasArchived');
+    // before the extension runs, its context keys are unset: the command must show, to start it
+    assert.equal(palette.get('contextls.search'), '!contextls.running || contextls.hasArchived');
     assert.equal(palette.get('contextls.addSelection'), 'editorIsOpen');
   });
   it('bind Delete on a row to Remove', () => {
