@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-python test-emacs lint typecheck schema bench clean test-vscode vsix
+.PHONY: setup run test test-python test-emacs lint typecheck schema bench clean test-vscode vsix mcp-test-clients
 
 setup: $(STAMP)
 
@@ -33,9 +33,13 @@ schema: setup
 # Everything CI runs: the Python checks and suite, then each editor's stage.
 test: test-python test-vscode test-emacs
 
-test-python: setup lint typecheck
+test-python: setup lint typecheck mcp-test-clients
 	$(BIN)/python -m contextls.schema --check
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# The MCP tests' outside clients (the TypeScript SDK, the reference filesystem server), from npm.
+mcp-test-clients:
+	bash scripts/install-mcp-test-clients.sh
 
 # The VS Code extension: lint, typecheck, unit tests, .vsix, and the end-to-end test in a real
 # VS Code (code-server + headless Chromium) against the real server. Installs what it needs.

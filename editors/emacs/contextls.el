@@ -3,10 +3,9 @@
 ;; Copyright (C) 2026 the contextls developers
 
 ;; Author: the contextls developers
-;; Version: 0.1.0
+;; Version: 0.2.0
 ;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
 ;; Keywords: tools, convenience
-;; URL: https://example.invalid/contextls
 ;; SPDX-License-Identifier: MIT
 
 ;;; Commentary:
@@ -19,23 +18,23 @@
 ;;
 ;; Mark with `contextls-add-region', `contextls-add-buffer',
 ;; `contextls-add-defun', `contextls-add-error',
-;; `contextls-add-repl-history' and `contextls-add-text' (a prefix argument
-;; pins what is added).  Turn on `contextls-mode' to see the budget in the
-;; mode line, and open `contextls-list' to inspect the window.  Use it with
-;; `contextls-show', `contextls-copy' and `contextls-send-to-gptel'.
+;; `contextls-add-repl-history', `contextls-add-files' and
+;; `contextls-add-text' (a prefix argument pins what is added).  Turn on
+;; `contextls-mode' to see the budget in the mode line, and open
+;; `contextls-list' to inspect the window.  Use it with `contextls-show',
+;; `contextls-copy', `contextls-send-to-gptel', or `contextls-gptel-mode',
+;; which puts it into every gptel request.
 ;;
 ;; One server runs per project root (`project-current', else
 ;; `default-directory'), started on the first command.
 
 ;;; Code:
 
-(require 'jsonrpc)
-(require 'project)
-(require 'tabulated-list)
-(require 'subr-x)
-(require 'cl-lib)
-(require 'seq)
-(require 'url-util)
+(require 'contextls-client)
+(require 'contextls-sync)
+(require 'contextls-highlight)
+(require 'contextls-mode-line)
+(require 'contextls-list)
 
 (declare-function flymake-diagnostics "flymake" (&optional beg end))
 (declare-function flymake-diagnostic-text "flymake" (diag))
@@ -44,53 +43,20 @@
 (declare-function comint-previous-prompt "comint" (n))
 (declare-function eshell-previous-prompt "em-prompt" (n))
 (declare-function which-function "which-func" ())
+(declare-function dired-get-marked-files "dired" (&optional localp arg filter distinguish-one-marked error))
 (declare-function gptel "ext:gptel" (name &optional api-key initial interactivep))
 (defvar gptel-mode)
 
+(autoload 'contextls-gptel-mode "contextls-gptel"
+  "Attach the contextls window to every gptel request." t)
+
 ;;; Customization
-
-(defgroup contextls nil
-  "Keep the LLM context of a project with the contextls server."
-  :group 'tools
-  :prefix "contextls-")
-
-(defcustom contextls-use-daemon t
-  "Whether to use your shared contextls daemon, not a server of Emacs's own.
-The daemon serves the command line and every editor that uses it: all of them
-see the same windows and settings, and each sees the others' changes at once.
-When nil, Emacs starts `contextls serve' per project (it still shares the
-database, and notices other processes' changes within a second).
-`contextls-server-command', when set, wins over this."
-  :type 'boolean)
-
-(defcustom contextls-server-command nil
-  "Command that starts the contextls server, as a list of strings, or nil.
-Nil means (\"contextls\" \"connect\") (the shared daemon) or
-\(\"contextls\" \"serve\"), as `contextls-use-daemon' says.  Set it when
-`contextls' is not on the variable `exec-path', e.g.
-\(\"/path/to/.venv/bin/contextls\" \"connect\")."
-  :type '(choice (const :tag "From `contextls-use-daemon'" nil) (repeat string)))
-
-(defcustom contextls-settings nil
-  "Settings sent to the server, as a plist of its camelCase keys.
-For example (:maxTokens 16000 :maxItems 50 :encoding \"o200k_base\")."
-  :type 'plist)
-
-(defun contextls--server-command ()
-  "Return the command to start (or reach) the server.
-The daemon serves one database: with a :storage in `contextls-settings',
-`contextls connect' asks for the daemon of that one."
-  (let ((command (or contextls-server-command
-                     (list "contextls" (if contextls-use-daemon "connect" "serve"))))
-        (storage (plist-get contextls-settings :storage)))
-    (if (and storage (equal (car (last command)) "connect"))
-        (append command (list "--storage" (expand-file-name storage)))
-      command)))
 
 (defcustom contextls-repl-inputs 3
   "How many of the last REPL inputs `contextls-add-repl-history' adds.
 Each comes with its output."
-  :type 'natnum)
+  :type 'natnum
+  :group 'contextls)
 
 (defcustom contextls-search-mode nil
   "How `contextls-search' finds archived items.
@@ -100,300 +66,52 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
   :type '(choice (const :tag "The server's default" nil)
                  (const :tag "Words and meaning" hybrid)
                  (const :tag "Meaning" semantic)
-                 (const :tag "Words" keyword)))
+                 (const :tag "Words" keyword))
+  :group 'contextls)
 
-(defcustom contextls-change-delay 0.3
-  "Seconds to wait after an edit before telling the server of it."
-  :type 'number)
-
-(defface contextls-region
-  '((t :inherit secondary-selection :extend t))
-  "Face of regions that are in the context window.")
-
-(defface contextls-stale-region
-  '((t :inherit contextls-region :underline (:style wave :color "orange")))
-  "Face of regions in the window whose text has changed since they were added.")
+(defface contextls-match
+  '((t :inherit match))
+  "Face of what a search hit matched, in its snippet."
+  :group 'contextls)
 
 (defconst contextls--methods
   '(contextls/addRegion contextls/addFile contextls/addSymbol contextls/addText
-    contextls/remove contextls/pin contextls/clear contextls/list contextls/render
-    contextls/status contextls/search contextls/restore contextls/refresh
-    contextls/forget)
+    contextls/addFiles contextls/remove contextls/pin contextls/clear contextls/list
+    contextls/render contextls/status contextls/search contextls/restore
+    contextls/refresh contextls/forget contextls/configure)
   "The server requests this client sends (checked against the schema).")
 
-;;; Connections
+(defconst contextls--error-codes '((needs-force . -31013))
+  "The server's error codes this client acts on (checked against the schema).")
 
-(defvar contextls--connections (make-hash-table :test #'equal)
-  "Live connections by project root.")
-
-(defvar contextls--statuses (make-hash-table :test #'equal)
-  "The last status pushed for each project root, or the symbol `crashed'.")
-
-(defvar contextls--evicted-at (make-hash-table :test #'equal)
-  "When each root last evicted something (a float time), for the mode line.")
-
-(defvar contextls--items (make-hash-table :test #'equal)
-  "The last item list of each root, as read after a status push.")
-
-(defvar contextls--stopping nil
-  "Roots whose server is being shut down on purpose.")
-
-(defun contextls--root ()
-  "The project root of the current buffer, without a trailing slash."
-  (let ((project (project-current nil)))
-    (directory-file-name
-     (expand-file-name (if project (project-root project) default-directory)))))
-
-(defun contextls--uri (file)
-  "The file:// URI of FILE."
-  (concat "file://" (url-hexify-string (expand-file-name file) url-path-allowed-chars)))
-
-(defun contextls--uri-path (uri)
-  "The file name of a file:// URI."
-  (decode-coding-string (url-unhex-string (string-remove-prefix "file://" uri)) 'utf-8))
-
-(defun contextls--connection (&optional root)
-  "The live connection for ROOT (the current project), started if needed."
-  (let* ((root (or root (contextls--root)))
-         (conn (gethash root contextls--connections)))
-    (if (and conn (jsonrpc-running-p conn))
-        conn
-      (contextls--start root))))
-
-(defun contextls--start (root)
-  "Start a server for ROOT and initialize it."
-  (let ((program (car (contextls--server-command))))
-    (unless (and program (or (file-executable-p program) (executable-find program)))
-      (user-error "Cannot find the contextls server `%s': install it with `pip install \
-contextls' (or `make setup' in its repository), or set `contextls-server-command'"
-                  program)))
-  (let* ((name (format "contextls %s" (file-name-nondirectory root)))
-         (default-directory (file-name-as-directory root))
-         (conn
-          (make-instance
-           'jsonrpc-process-connection
-           :name name
-           :events-buffer-scrollback-size 0
-           :process (lambda ()
-                      (make-process
-                       :name name :command (contextls--server-command)
-                       :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
-                       :stderr (get-buffer-create (format " *%s stderr*" name))))
-           :notification-dispatcher (lambda (_conn method params)
-                                      (contextls--notification root method params))
-           :request-dispatcher (lambda (_conn _method _params)
-                                 (jsonrpc-error :code -32601 :message "not supported"))
-           :on-shutdown (lambda (_conn) (contextls--on-shutdown root))))
-         (uri (contextls--uri root)))
-    (puthash root conn contextls--connections)
-    (jsonrpc-request
-     conn :initialize
-     (list :processId (emacs-pid)
-           :rootUri uri
-           :workspaceFolders (vector (list :uri uri :name (file-name-nondirectory root)))
-           :capabilities '(:workspace (:workspaceFolders t))
-           :initializationOptions (or contextls-settings (make-hash-table))))
-    (jsonrpc-notify conn :initialized (make-hash-table))
-    conn))
-
-(defun contextls--on-shutdown (root)
-  "The server of ROOT went away: show it, unless it was asked to."
-  (remhash root contextls--connections)
-  (if (member root contextls--stopping)
-      (progn (setq contextls--stopping (delete root contextls--stopping))
-             (remhash root contextls--statuses))
-    (puthash root 'crashed contextls--statuses))
-  (contextls--redisplay))
-
-;;;###autoload
-(defun contextls-shutdown (&optional root)
-  "Stop the contextls server of this project (ROOT)."
-  (interactive)
-  (let* ((root (or root (contextls--root)))
-         (conn (gethash root contextls--connections)))
-    (when conn
-      (push root contextls--stopping)
-      (ignore-errors (jsonrpc-request conn :shutdown nil :timeout 5))
-      (ignore-errors (jsonrpc-notify conn :exit nil))
-      (with-timeout (3) (while (jsonrpc-running-p conn) (accept-process-output nil 0.05)))
-      (jsonrpc-shutdown conn t)
-      (remhash root contextls--connections))))
-
-;;;###autoload
-(defun contextls-restart ()
-  "Restart the contextls server of this project."
-  (interactive)
-  (let ((root (contextls--root)))
-    (contextls-shutdown root)
-    (contextls--connection root)
-    (message "contextls: restarted the server for %s" root)))
-
-(defun contextls--request (method params &optional root)
-  "Send METHOD with PARAMS to the server of ROOT and return the result.
-A refusal becomes a `user-error' with the server's message."
-  (let ((conn (contextls--connection root)))
-    (condition-case err
-        (jsonrpc-request conn method params)
-      (jsonrpc-error
-       (user-error "Contextls: %s"
-                   (or (alist-get 'jsonrpc-error-message (cdr err)) (cadr err)))))))
-
-(defun contextls--workspace-params (root &rest params)
-  "PARAMS with the workspace of ROOT."
-  (append (list :workspace (contextls--uri root)) params))
-
-;;; Notifications
-
-(defun contextls--notification (root method params)
-  "Handle METHOD with PARAMS pushed by the server of ROOT."
-  (pcase method
-    ('contextls/didChangeStatus
-     (puthash root params contextls--statuses)
-     (contextls--refresh root)
-     (contextls--redisplay))
-    ('contextls/didEvict
-     (puthash root (float-time) contextls--evicted-at)
-     (let ((items (append (plist-get params :items) nil)))
-       (dolist (item items) (contextls--delete-overlays (plist-get item :id)))
-       (message "%s" (contextls--evictions-message items))))
-    ('window/showMessage
-     (message "%s" (plist-get params :message)))))
-
-(defun contextls--refresh (root)
-  "Read the window of ROOT again, asynchronously.
-Then update the overlays and the inspector."
-  (let ((conn (gethash root contextls--connections)))
-    (when (and conn (jsonrpc-running-p conn))
-      (jsonrpc-async-request
-       conn :contextls/list (contextls--workspace-params root)
-       :success-fn (lambda (result)
-                     (puthash root (append (plist-get result :items) nil) contextls--items)
-                     (contextls--update-overlays root)
-                     (contextls--update-inspector root))
-       :error-fn #'ignore
-       :timeout-fn #'ignore))))
+(defconst contextls--window-settings
+  '(("maxItems" . integer) ("maxTokens" . integer)
+    ("encoding" "o200k_base" "cl100k_base") ("evictionPolicy" "fifo" "relevance")
+    ("maxFileBytes" . integer) ("archiveMaxItems" . integer) ("archiveMaxBytes" . integer)
+    ("archiveMaxAgeDays" . number) ("budgetPolicy" "fixed" "adaptive")
+    ("task" "general" "coding" "debugging" "research" "complex_analysis")
+    ("budgetCeiling" . integer))
+  "The window's settings: name, then its type or the values it takes.")
 
 ;;; Reporting
 
-(defun contextls--kilo (n)
-  "N tokens, short: 950, 3.2k, 8k."
-  (cond ((< n 1000) (number-to-string n))
-        (t (let ((s (format "%.1f" (/ n 1000.0))))
-             (concat (string-remove-suffix ".0" s) "k")))))
-
-(defun contextls--describe (item)
-  "ITEM as `ctx-3 (src/a.py:1-20, 312 tokens)'."
-  (format "%s (%s, %s tokens)" (plist-get item :id) (plist-get item :label)
-          (plist-get item :tokens)))
-
-(defun contextls--evictions-message (items)
-  "What to say about evicted ITEMS."
-  (format "contextls: evicted %s to the archive; M-x contextls-restore brings %s back"
-          (mapconcat #'contextls--describe items ", ")
-          (if (cdr items) "them" "it")))
-
 (defun contextls--report (result)
-  "Say what an add RESULT added and evicted; return its item."
+  "Say what an add RESULT added and evicted, on one line; return its item."
   (let ((item (plist-get result :item))
-        (evicted (append (plist-get result :evicted) nil)))
-    (message "%s" (concat (format "contextls: added %s" (contextls--describe item))
-                          (if evicted
-                              (concat "; " (string-remove-prefix
-                                            "contextls: " (contextls--evictions-message evicted)))
-                            "")))
-    (when-let ((status (plist-get result :status)))
-      (puthash (contextls--root) status contextls--statuses))
-    (contextls--refresh (contextls--root))
-    (contextls--redisplay)
+        (evicted (contextls--list (plist-get result :evicted))))
+    (message "contextls: %s%s"
+             (if (eq (plist-get result :deduplicated) t)
+                 (format "%s was already in the window; it is the newest now"
+                         (contextls--describe item))
+               (format "added %s" (contextls--describe item)))
+             (if evicted (concat "; " (contextls--evictions-message evicted)) ""))
     item))
-
-;;; Positions
-
-(defun contextls--utf16-length (string)
-  "How many UTF-16 code units STRING takes."
-  (let ((n (length string)))
-    (dotimes (i (length string))
-      (when (> (aref string i) #xFFFF) (setq n (1+ n))))
-    n))
-
-(defun contextls--lsp-position (pos)
-  "POS as an LSP position plist: 0-based line and UTF-16 character."
-  (save-excursion
-    (save-restriction
-      (widen)
-      (goto-char pos)
-      (list :line (1- (line-number-at-pos pos t))
-            :character (contextls--utf16-length
-                        (buffer-substring-no-properties (line-beginning-position) pos))))))
-
-(defun contextls--range (beg end)
-  "The LSP range from BEG to END."
-  (list :start (contextls--lsp-position beg) :end (contextls--lsp-position end)))
-
-(defun contextls--language ()
-  "The current buffer's language, from its major mode."
-  (string-remove-suffix "-ts" (string-remove-suffix "-mode" (symbol-name major-mode))))
-
-;;; Document sync
-
-(defvar-local contextls--synced nil
-  "Non-nil when the server has this buffer open (the root it was opened with).")
-(defvar-local contextls--version 0
-  "Version of this buffer's text as last sent.")
-(defvar-local contextls--change-timer nil
-  "Pending timer that sends this buffer's text.")
-
-(defun contextls--sync (&optional root)
-  "Tell the server of ROOT that the current file buffer is open, with its text."
-  (let ((root (or root (contextls--root))))
-    (when (and buffer-file-name (not contextls--synced))
-      (setq contextls--synced root contextls--version 1)
-      (jsonrpc-notify (contextls--connection root) :textDocument/didOpen
-                      (list :textDocument
-                            (list :uri (contextls--uri buffer-file-name)
-                                  :languageId (contextls--language)
-                                  :version 1
-                                  :text (contextls--buffer-text))))
-      (add-hook 'after-change-functions #'contextls--after-change nil t)
-      (add-hook 'kill-buffer-hook #'contextls--did-close nil t))))
-
-(defun contextls--buffer-text ()
-  "The whole text of the current buffer."
-  (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
-
-(defun contextls--after-change (&rest _)
-  "Send this buffer's text a moment after the edits stop."
-  (when contextls--change-timer (cancel-timer contextls--change-timer))
-  (let ((buffer (current-buffer)))
-    (setq contextls--change-timer
-          (run-with-idle-timer contextls-change-delay nil #'contextls--send-change buffer))))
-
-(defun contextls--send-change (buffer)
-  "Send the text of BUFFER as a full-document change."
-  (when (buffer-live-p buffer)
-    (with-current-buffer buffer
-      (setq contextls--change-timer nil)
-      (let ((conn (and contextls--synced (gethash contextls--synced contextls--connections))))
-        (when (and conn (jsonrpc-running-p conn))
-          (setq contextls--version (1+ contextls--version))
-          (jsonrpc-notify conn :textDocument/didChange
-                          (list :textDocument (list :uri (contextls--uri buffer-file-name)
-                                                    :version contextls--version)
-                                :contentChanges (vector (list :text (contextls--buffer-text))))))))))
-
-(defun contextls--did-close ()
-  "Tell the server this buffer is closed."
-  (let ((conn (and contextls--synced (gethash contextls--synced contextls--connections))))
-    (when (and conn (jsonrpc-running-p conn) buffer-file-name)
-      (jsonrpc-notify conn :textDocument/didClose
-                      (list :textDocument (list :uri (contextls--uri buffer-file-name))))))
-  (setq contextls--synced nil))
 
 ;;; Adding
 
-(defun contextls--add (method params)
-  "Send the add METHOD with PARAMS, report it, and return the added item."
-  (contextls--report (contextls--request method params)))
+(defun contextls--add (method params &optional root)
+  "Send the add METHOD with PARAMS to ROOT's server, report it, return the item."
+  (contextls--report (contextls--request method params root)))
 
 ;;;###autoload
 (defun contextls-add-region (beg end &optional pin)
@@ -406,14 +124,16 @@ The buffer's text is what is added, unsaved edits included."
     (user-error "This buffer visits no file; use `contextls-add-buffer' or `contextls-add-text'"))
   (let ((root (contextls--root)))
     (contextls--sync root)
-    (contextls--add :contextls/addRegion
-                    (contextls--workspace-params
-                     root
-                     :uri (contextls--uri buffer-file-name)
-                     :range (contextls--range beg end)
-                     :text (buffer-substring-no-properties beg end)
-                     :language (contextls--language)
-                     :pin (if pin t :json-false)))))
+    (prog1 (contextls--add :contextls/addRegion
+                           (contextls--workspace-params
+                            root
+                            :uri (contextls--uri buffer-file-name)
+                            :range (contextls--range beg end)
+                            :text (buffer-substring-no-properties beg end)
+                            :language (contextls--language)
+                            :pin (if pin t :json-false))
+                           root)
+      (deactivate-mark))))
 
 ;;;###autoload
 (defun contextls-add-buffer (&optional pin)
@@ -428,13 +148,15 @@ included); another buffer as code in its language."
           (contextls--add :contextls/addFile
                           (contextls--workspace-params
                            root :uri (contextls--uri buffer-file-name)
-                           :language (contextls--language) :pin (if pin t :json-false))))
+                           :language (contextls--language) :pin (if pin t :json-false))
+                          root))
       (contextls--add :contextls/addText
                       (contextls--workspace-params
                        root :kind "code" :content (contextls--buffer-text)
                        :language (contextls--language)
                        :metadata (list :title (buffer-name))
-                       :pin (if pin t :json-false))))))
+                       :pin (if pin t :json-false))
+                      root))))
 
 (defun contextls--defun-name ()
   "The name of the definition at point, from `which-function'."
@@ -466,7 +188,8 @@ included); another buffer as code in its language."
                      :range (contextls--range (car bounds) (cdr bounds))
                      :text (buffer-substring-no-properties (car bounds) (cdr bounds))
                      :language (contextls--language)
-                     :pin (if pin t :json-false)))))
+                     :pin (if pin t :json-false))
+                    root)))
 
 (defun contextls--flymake-text (beg end)
   "The Flymake diagnostics between BEG and END.
@@ -493,10 +216,11 @@ Flymake's diagnostics, or in a compilation buffer the message at point."
                  (contextls--flymake-text beg end))))
     (when (or (null text) (string-empty-p text))
       (user-error "No error here: no Flymake diagnostic at point, and not a compilation buffer"))
-    (contextls--add :contextls/addText
-                    (contextls--workspace-params
-                     (contextls--root) :kind "error" :content text
-                     :pin (if pin t :json-false)))))
+    (prog1 (contextls--add :contextls/addText
+                           (contextls--workspace-params
+                            (contextls--root) :kind "error" :content text
+                            :pin (if pin t :json-false)))
+      (deactivate-mark))))
 
 (defun contextls--repl-start ()
   "Where the last `contextls-repl-inputs' inputs of this REPL buffer begin."
@@ -519,11 +243,12 @@ inputs is `contextls-repl-inputs'."
          (end (if (use-region-p) (region-end) (point-max)))
          (text (string-trim-right (buffer-substring-no-properties beg end))))
     (when (string-empty-p (string-trim text)) (user-error "Nothing to add"))
-    (contextls--add :contextls/addText
-                    (contextls--workspace-params
-                     (contextls--root) :kind "repl-history" :content text
-                     :metadata (list :source (buffer-name))
-                     :pin (if pin t :json-false)))))
+    (prog1 (contextls--add :contextls/addText
+                           (contextls--workspace-params
+                            (contextls--root) :kind "repl-history" :content text
+                            :metadata (list :source (buffer-name))
+                            :pin (if pin t :json-false)))
+      (deactivate-mark))))
 
 ;;;###autoload
 (defun contextls-add-text (text &optional pin)
@@ -534,28 +259,152 @@ inputs is `contextls-repl-inputs'."
                   (contextls--workspace-params
                    (contextls--root) :kind "text" :content text :pin (if pin t :json-false))))
 
-;;; Using the context
+;;; Adding many files at once
 
-(defun contextls--render (&optional root)
-  "The rendered markdown of the window of ROOT."
+(defun contextls--file-target (name)
+  "The addFiles target for NAME: a file or folder, or a glob when it has wildcards."
+  (if (and (string-match-p "[*?[]" name) (not (file-exists-p name)))
+      (list :glob (if (file-name-absolute-p name) (expand-file-name name) name))
+    (list :uri (contextls--uri (directory-file-name (expand-file-name name))))))
+
+(defun contextls--read-file-targets ()
+  "The files and folders to add: Dired's marked ones, or one read.
+A glob may be typed."
+  (if (derived-mode-p 'dired-mode)
+      (dired-get-marked-files)
+    ;; RET on the directory offered means that directory, not this buffer's file.
+    (list (read-file-name "Add file, folder or glob: " nil default-directory nil))))
+
+(defun contextls--files-report (result)
+  "Say what an addFiles RESULT added, evicted, skipped and refused, on one line."
+  (let ((items (contextls--list (plist-get result :items)))
+        (evicted (contextls--list (plist-get result :evicted)))
+        (skipped (contextls--list (plist-get result :skipped)))
+        (refused (contextls--list (plist-get result :refused))))
+    (message "contextls: %s"
+             (string-join
+              (delq nil
+                    (list (format "added %s (%s)%s" (contextls--plural (length items) "item")
+                                  (contextls--plural (plist-get result :tokens) "token")
+                                  (if (<= 1 (length items) 4)
+                                      (concat ": " (mapconcat (lambda (item) (plist-get item :label))
+                                                              items ", "))
+                                    ""))
+                          (let ((merged (contextls--merged (plist-get result :merged))))
+                            (and merged
+                                 (mapconcat (lambda (merge)
+                                              (format "%s merged into %s" (car merge) (cdr merge)))
+                                            merged ", ")))
+                          (and evicted (contextls--evictions-message evicted))
+                          (and skipped
+                               (format "skipped %s" (mapconcat
+                                                     (lambda (s) (format "%s (%s)"
+                                                                         (plist-get s :path)
+                                                                         (plist-get s :reason)))
+                                                     skipped ", ")))
+                          (and refused
+                               (format "refused %s" (mapconcat
+                                                     (lambda (r) (format "%s: %s"
+                                                                         (plist-get r :target)
+                                                                         (plist-get r :message)))
+                                                     refused ", ")))))
+              "; "))
+    result))
+
+;;;###autoload
+(defun contextls-add-files (names &optional pin)
+  "Add the files, folders or globs NAMES as one set; a prefix argument PINs them.
+In Dired, the marked files and folders (or the one at point); elsewhere one
+read from the minibuffer.  The server expands folders (git's files, without
+hidden files, binaries or credentials).  When making room would evict more
+than half of the window, it asks first, showing what would go."
+  (interactive (list (contextls--read-file-targets) current-prefix-arg))
+  (let* ((root (contextls--root))
+         (params (contextls--workspace-params
+                  root :targets (vconcat (mapcar #'contextls--file-target names))
+                  :pin (if pin t :json-false))))
+    (condition-case err
+        (contextls--files-report (contextls--send :contextls/addFiles params root))
+      (jsonrpc-error
+       (let ((code (contextls--error-code err))
+             (data (contextls--error-data err)))
+         (cond
+          ((eql code (alist-get 'needs-force contextls--error-codes))
+           (if (yes-or-no-p
+                (format "Adding %s (%s) evicts %s; add them? "
+                        (contextls--plural (length (plist-get data :items)) "item")
+                        (contextls--plural (plist-get data :tokens) "token")
+                        (mapconcat #'contextls--describe (plist-get data :evicted) ", ")))
+               (contextls--files-report
+                (contextls--request :contextls/addFiles (append params '(:force t)) root))
+             (message "contextls: nothing was added")
+             nil))
+          (t (user-error "Contextls: %s" (contextls--error-message err)))))))))
+
+;;; The rendered context
+
+(defun contextls--render (&optional root max-tokens)
+  "The render result (markdown) of the window of ROOT, within MAX-TOKENS if given."
   (let ((root (or root (contextls--root))))
-    (plist-get (contextls--request :contextls/render
-                                   (contextls--workspace-params root :format "markdown")
-                                   root)
-               :text)))
+    (contextls--request :contextls/render
+                        (apply #'contextls--workspace-params root :format "markdown"
+                               (and max-tokens (list :maxTokens max-tokens)))
+                        root)))
+
+(defvar contextls-context-mode-font-lock-keywords
+  '(("^##+ .*$" . 'font-lock-function-name-face)
+    ("^```.*$" . 'font-lock-comment-face))
+  "What `contextls-context-mode' highlights: headings and fences.")
+
+(defvar-local contextls--context-root nil
+  "The root whose window this buffer shows.")
+
+(define-derived-mode contextls-context-mode special-mode "contextls-context"
+  "The rendered context window of a project, as a model is given it.
+It follows the window as it changes; \\<contextls-context-mode-map>\\[quit-window] quits."
+  (setq font-lock-defaults '(contextls-context-mode-font-lock-keywords t))
+  (setq-local revert-buffer-function
+              (lambda (&rest _) (contextls--show-text (plist-get (contextls--render
+                                                                  contextls--context-root)
+                                                                 :text)))))
+
+(defun contextls--show-text (text)
+  "Put TEXT in the current context buffer, keeping point's line."
+  (let ((inhibit-read-only t) (line (line-number-at-pos)))
+    (erase-buffer)
+    (insert text)
+    (goto-char (point-min))
+    (forward-line (1- line))))
+
+(defun contextls--update-context-buffer (root)
+  "Render ROOT's window again into its context buffer, asynchronously."
+  (let ((buffer (get-buffer "*contextls-context*"))
+        (conn (gethash root contextls--connections)))
+    (when (and (buffer-live-p buffer) conn (jsonrpc-running-p conn)
+               (equal (buffer-local-value 'contextls--context-root buffer) root))
+      (jsonrpc-async-request
+       conn :contextls/render (contextls--workspace-params root :format "markdown")
+       :success-fn (lambda (result)
+                     (when (buffer-live-p buffer)
+                       (with-current-buffer buffer
+                         (contextls--show-text (plist-get result :text)))))
+       :error-fn #'ignore :timeout-fn #'ignore))))
+
+(add-hook 'contextls-window-change-functions #'contextls--update-context-buffer)
 
 ;;;###autoload
 (defun contextls-show ()
-  "Show the rendered context in a buffer."
+  "Show the rendered context in a buffer that follows the window."
   (interactive)
-  (let ((text (contextls--render))
-        (buffer (get-buffer-create "*contextls-context*")))
+  (let* ((root (contextls--root))
+         (text (plist-get (contextls--render root) :text))
+         (buffer (get-buffer-create "*contextls-context*")))
     (with-current-buffer buffer
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert text)
-        (if (fboundp 'markdown-mode) (markdown-mode) (text-mode))
-        (goto-char (point-min))))
+      (contextls-context-mode)
+      (setq contextls--context-root root)
+      (setq default-directory (file-name-as-directory root))
+      (contextls--show-text text)
+      (goto-char (point-min)))
     (display-buffer buffer)
     buffer))
 
@@ -563,10 +412,34 @@ inputs is `contextls-repl-inputs'."
 (defun contextls-copy ()
   "Put the rendered context on the kill ring."
   (interactive)
-  (let ((text (contextls--render)))
+  (let ((text (plist-get (contextls--render) :text)))
     (kill-new text)
-    (message "contextls: copied the context (%s characters)" (length text))
+    (message "contextls: copied the context (%s)" (contextls--plural (length text) "character"))
     text))
+
+;;;###autoload
+(defun contextls-send-to-gptel ()
+  "Insert the rendered context into a gptel chat buffer (gptel is optional).
+To put it into every request instead, see `contextls-gptel-mode'."
+  (interactive)
+  (unless (require 'gptel nil t)
+    (user-error "The gptel package is not installed; use `contextls-copy' instead"))
+  (let ((text (plist-get (contextls--render) :text))
+        (buffer (or (seq-find (lambda (b) (buffer-local-value 'gptel-mode b)) (buffer-list))
+                    (gptel "*contextls-chat*"))))
+    (with-current-buffer buffer
+      (goto-char (point-max))
+      (insert text "\n"))
+    (pop-to-buffer buffer)))
+
+;;; Items by id
+
+(defun contextls--ordered-table (candidates)
+  "A completion table of CANDIDATES, in their own order."
+  (lambda (string predicate action)
+    (if (eq action 'metadata)
+        '(metadata (display-sort-function . identity) (cycle-sort-function . identity))
+      (complete-with-action action candidates string predicate))))
 
 (defun contextls--item-candidates (items)
   "Completion candidates `ctx-3  label' for ITEMS, mapped to their ids."
@@ -577,7 +450,7 @@ inputs is `contextls-repl-inputs'."
 (defun contextls--read-item (prompt items)
   "Read an item id with PROMPT, completing over ITEMS (any id may be typed)."
   (let* ((candidates (contextls--item-candidates items))
-         (choice (completing-read prompt candidates nil nil)))
+         (choice (completing-read prompt (contextls--ordered-table candidates) nil nil)))
     (or (cdr (assoc choice candidates))
         (car (split-string choice))
         (user-error "No item chosen"))))
@@ -585,16 +458,44 @@ inputs is `contextls-repl-inputs'."
 (defun contextls--window-items (&optional root)
   "The items in the window of ROOT, read now."
   (let ((root (or root (contextls--root))))
-    (append (plist-get (contextls--request :contextls/list (contextls--workspace-params root)
-                                           root)
-                       :items)
-            nil)))
+    (contextls--list (plist-get (contextls--request :contextls/list
+                                                    (contextls--workspace-params root) root)
+                                :items))))
+
+(defun contextls--item-here-or-read (prompt)
+  "The item highlighted at point as (ID ROOT), or an id read with PROMPT."
+  (let ((here (contextls--item-at)))
+    (if here
+        (list (cdr here) (car here))
+      (list (contextls--read-item prompt (contextls--window-items)) (contextls--root)))))
+
+;;; Search and restore
+
+(defun contextls--found-by (modes)
+  "Return how a hit was found, from MODES (the server's names for its ways)."
+  (mapconcat (lambda (mode) (pcase mode ("semantic" "meaning") ("keyword" "words") (_ mode)))
+             modes "+"))
+
+(defun contextls--search-candidate (hit)
+  "A completion candidate for the search HIT: id, label, how it was found, snippet.
+What the hit matched is in the face `contextls-match'."
+  (let* ((item (plist-get hit :item))
+         (head (format "%s  %s  [%s]  " (plist-get item :id) (plist-get item :label)
+                       (contextls--found-by (contextls--list (plist-get hit :modes)))))
+         (snippet (replace-regexp-in-string "\n" " " (plist-get hit :snippet) t t))
+         (text (concat head snippet)))
+    (seq-doseq (span (plist-get hit :highlights))
+      (let ((start (+ (length head) (elt span 0)))
+            (end (+ (length head) (elt span 1))))
+        (when (and (<= 0 start end (length text)))
+          (add-face-text-property start end 'contextls-match nil text))))
+    (cons text (plist-get item :id))))
 
 ;;;###autoload
 (defun contextls-search (query &optional mode)
   "Search the archive for QUERY and restore the hit you choose.
-MODE is how to search (see `contextls-search-mode', the default); with a
-prefix argument, you are asked."
+Hits come in the server's order, best first.  MODE is how to search (see
+`contextls-search-mode', the default); with a prefix argument, you are asked."
   (interactive
    (list (read-string "Search the archive: ")
          (if current-prefix-arg
@@ -606,109 +507,136 @@ prefix argument, you are asked."
                   (apply #'contextls--workspace-params root :query query
                          (and mode (list :mode (symbol-name mode))))
                   root))
-         (hits (append (plist-get result :hits) nil)))
+         (hits (contextls--list (plist-get result :hits))))
     (when (plist-get result :warning)
       (message "contextls: %s" (plist-get result :warning)))
     (unless hits (user-error "Nothing in the contextls archive matches %s" query))
     (let* ((candidates (mapcar #'contextls--search-candidate hits))
-           (choice (completing-read "Restore: " candidates nil t)))
-      (contextls-restore (cdr (assoc choice candidates))))))
-
-(defun contextls--search-candidate (hit)
-  "A completion candidate for the search HIT: id, label, how it was found, snippet."
-  (let ((item (plist-get hit :item)))
-    (cons (format "%s  %s  [%s]  %s" (plist-get item :id) (plist-get item :label)
-                  (contextls--found-by (append (plist-get hit :modes) nil))
-                  (replace-regexp-in-string "\n" " " (plist-get hit :snippet)))
-          (plist-get item :id))))
-
-(defun contextls--found-by (modes)
-  "Return how a hit was found, from MODES (the server's names for its ways)."
-  (mapconcat (lambda (mode) (pcase mode ("semantic" "meaning") ("keyword" "words") (_ mode)))
-             modes "+"))
+           (choice (completing-read "Restore: " (contextls--ordered-table candidates) nil t)))
+      (contextls-restore (cdr (assoc choice candidates)) root))))
 
 ;;;###autoload
-(defun contextls-restore (id)
-  "Bring the archived item ID back into the window."
+(defun contextls-restore (id &optional root)
+  "Bring the archived item ID back into the window of ROOT.
+When that would evict other items, it asks first, naming them."
   (interactive
-   (let ((status (gethash (contextls--root) contextls--statuses)))
+   (let ((status (contextls--status (contextls--root))))
      (list (contextls--read-item "Restore item: "
-                                 (and (listp status)
-                                      (append (plist-get status :lastEvicted) nil))))))
-  (let ((result (contextls--request :contextls/restore
-                                    (contextls--workspace-params (contextls--root)
-                                                                 :ids (vector id)))))
-    (message "contextls: %s"
-             (if (seq-empty-p (plist-get result :items))
-                 (format "%s is already in the window" id)
-               (format "restored %s" (mapconcat #'contextls--describe
-                                               (plist-get result :items) ", "))))
-    (let ((evicted (append (plist-get result :evicted) nil)))
-      (when evicted (message "%s" (contextls--evictions-message evicted))))
-    (contextls--refresh (contextls--root))
+                                 (and (consp status)
+                                      (contextls--list (plist-get status :lastEvicted)))))))
+  (let* ((root (or root (contextls--root)))
+         (params (contextls--workspace-params root :ids (vector id)))
+         (plan (contextls--request :contextls/restore (append params '(:dryRun t)) root))
+         (evicted (contextls--list (plist-get plan :evicted)))
+         (result
+          (cond ((not (eq (plist-get plan :dryRun) t)) plan) ; a server that restores at once
+                ((and evicted
+                      (not (yes-or-no-p (format "Restoring %s evicts %s; restore it? " id
+                                                (mapconcat #'contextls--describe evicted ", ")))))
+                 nil)
+                (t (contextls--request :contextls/restore params root)))))
+    (if result
+        (message "contextls: %s" (contextls--restore-message id result))
+      (message "contextls: nothing was restored"))
+    result))
+
+(defun contextls--restore-message (id result)
+  "What the restore RESULT of ID did: restored, merged, already there, evicted."
+  (let* ((merged (contextls--merged (plist-get result :merged)))
+         (already (contextls--list (plist-get result :alreadyInWindow)))
+         (restored (seq-remove (lambda (item) (member (plist-get item :id) already))
+                               (contextls--list (plist-get result :items))))
+         (evicted (contextls--list (plist-get result :evicted))))
+    (string-join
+     (delq nil
+           (list (and restored
+                      (concat "restored "
+                              (mapconcat
+                               (lambda (item)
+                                 (let ((from (car (rassoc (plist-get item :id) merged))))
+                                   (if from
+                                       (format "%s into %s" from (contextls--describe item))
+                                     (contextls--describe item))))
+                               restored ", ")))
+                 (and (or already (not restored))
+                      (format "%s is already in the window%s" id
+                              (let ((holder (cdr (assoc id merged))))
+                                (if holder (format " (in %s)" holder) ""))))
+                 (and evicted (contextls--evictions-message evicted))))
+     "; ")))
+
+;;; Items: remove, pin, read again, forget
+
+;;;###autoload
+(defun contextls-remove (id &optional root)
+  "Remove the item ID from the window of ROOT, to the archive.
+On a highlighted region, the item there; else one you choose."
+  (interactive (contextls--item-here-or-read "Remove item: "))
+  (let* ((root (or root (contextls--root)))
+         (result (contextls--request :contextls/remove
+                                     (contextls--workspace-params root :ids (vector id))
+                                     root)))
+    (message "contextls: removed %s to the archive"
+             (string-join (contextls--list (plist-get result :removed)) ", "))
     result))
 
 ;;;###autoload
-(defun contextls-remove (id)
-  "Remove the item ID from the window, to the archive."
-  (interactive (list (contextls--read-item "Remove item: " (contextls--window-items))))
-  (contextls--request :contextls/remove
-                      (contextls--workspace-params (contextls--root) :ids (vector id)))
-  (contextls--delete-overlays id)
-  (message "contextls: removed %s to the archive" id))
+(defun contextls-pin (id &optional unpin root)
+  "Pin the item ID of ROOT so it is never evicted; a prefix argument UNPINs it.
+On a highlighted region, the item there; else one you choose."
+  (interactive (let ((item (contextls--item-here-or-read "Pin item: ")))
+                 (list (car item) current-prefix-arg (cadr item))))
+  (let ((root (or root (contextls--root))))
+    (prog1 (contextls--request :contextls/pin
+                               (contextls--workspace-params root :id id
+                                                            :pinned (if unpin :json-false t))
+                               root)
+      (message "contextls: %s %s" (if unpin "unpinned" "pinned") id))))
 
 ;;;###autoload
-(defun contextls-pin (id &optional unpin)
-  "Pin the item ID so it is never evicted; with a prefix argument, UNPIN it."
-  (interactive (list (contextls--read-item "Pin item: " (contextls--window-items))
-                     current-prefix-arg))
-  (contextls--request :contextls/pin
-                      (contextls--workspace-params (contextls--root)
-                                                   :id id :pinned (if unpin :json-false t)))
-  (message "contextls: %s %s" (if unpin "unpinned" "pinned") id))
-
-;;;###autoload
-(defun contextls-reread (&optional ids)
-  "Read stale items again from their files: IDS, or every stale item.
-An item is stale when the text it was made of changed in its file (or the
-file went); it keeps the old text until it is read again."
-  (interactive)
-  (let* ((root (contextls--root))
+(defun contextls-reread (&optional ids root)
+  "Read stale items again from their files: IDS of ROOT, or every stale item.
+On a highlighted region, the item there.  An item is stale when the text
+it was made of changed in its file (or the file went); it keeps the old
+text until it is read again."
+  (interactive (let ((here (contextls--item-at)))
+                 (and here (list (list (cdr here)) (car here)))))
+  (let* ((root (or root (contextls--root)))
          (result (contextls--request :contextls/refresh
                                      (apply #'contextls--workspace-params root
-                                            (and ids (list :ids (vconcat ids))))))
-         (items (append (plist-get result :refreshed) nil)))
+                                            (and ids (list :ids (vconcat ids))))
+                                     root))
+         (items (contextls--list (plist-get result :refreshed))))
     (message "contextls: %s" (if items
                                  (format "read %s again" (mapconcat #'contextls--describe
                                                                     items ", "))
                                "no stale item"))
-    (contextls--refresh root)
     result))
 
 ;;;###autoload
-(defun contextls-forget (id &optional query)
-  "Remove the item ID for good: from the window, the archive and the database file.
+(defun contextls-forget (id &optional query root)
+  "Remove the item ID of ROOT for good: from the window, the archive and the file.
 With a prefix argument, forget every item whose text holds all the words of
 QUERY instead.  It asks first: this cannot be undone."
   (interactive
    (if current-prefix-arg
        (list nil (read-string "Forget every item holding: "))
      (list (contextls--read-item "Forget item: " (contextls--window-items)))))
-  (let* ((root (contextls--root))
+  (let* ((root (or root (contextls--root)))
          (what (if query (list :query query) (list :ids (vector id))))
-         (planned (append (plist-get (contextls--request
-                                      :contextls/forget
-                                      (apply #'contextls--workspace-params root :dryRun t what))
-                                     :forgotten)
-                          nil)))
+         (planned (contextls--list
+                   (plist-get (contextls--request
+                               :contextls/forget
+                               (apply #'contextls--workspace-params root :dryRun t what)
+                               root)
+                              :forgotten))))
     (cond
      ((null planned) (message "contextls: nothing matches; nothing was forgotten") nil)
      ((yes-or-no-p (format "Forget %s for good? " (mapconcat #'contextls--describe planned ", ")))
       (let ((result (contextls--request :contextls/forget
-                                        (apply #'contextls--workspace-params root what))))
-        (dolist (item planned) (contextls--delete-overlays (plist-get item :id)))
-        (message "contextls: forgot %d item%s" (length planned) (if (cdr planned) "s" ""))
-        (contextls--refresh root)
+                                        (apply #'contextls--workspace-params root what)
+                                        root)))
+        (message "contextls: forgot %s" (contextls--plural (length planned) "item"))
         result)))))
 
 ;;;###autoload
@@ -722,307 +650,75 @@ With a prefix argument, KEEP-PINNED items."
                                       (contextls--workspace-params
                                        (contextls--root)
                                        :keepPinned (if keep-pinned t :json-false)))))
-      (message "contextls: cleared %s items to the archive" (plist-get result :cleared))
+      (message "contextls: cleared %s to the archive"
+               (contextls--plural (plist-get result :cleared) "item"))
       result)))
 
-;;;###autoload
-(defun contextls-send-to-gptel ()
-  "Insert the rendered context into a gptel chat buffer (gptel is optional)."
-  (interactive)
-  (unless (require 'gptel nil t)
-    (user-error "The gptel package is not installed; use `contextls-copy' instead"))
-  (let ((text (contextls--render))
-        (buffer (or (seq-find (lambda (b) (buffer-local-value 'gptel-mode b)) (buffer-list))
-                    (gptel "*contextls-chat*"))))
-    (with-current-buffer buffer
-      (goto-char (point-max))
-      (insert text "\n"))
-    (pop-to-buffer buffer)))
+;;; The window's settings
 
-;;; Highlights
+(defun contextls--read-setting-value (name)
+  "Read a value for the window setting NAME, as its type wants."
+  (let ((kind (cdr (assoc name contextls--window-settings))))
+    (pcase kind
+      ('integer (read-number (format "%s: " name)))
+      ('number (read-number (format "%s: " name)))
+      (_ (completing-read (format "%s: " name) kind nil t)))))
 
-(defvar contextls--overlays (make-hash-table :test #'equal)
-  "Overlays by item id.")
-
-(defun contextls--delete-overlays (id)
-  "Delete the overlays of item ID."
-  (mapc #'delete-overlay (gethash id contextls--overlays))
-  (remhash id contextls--overlays))
-
-(defun contextls--update-overlays (root)
-  "Make the overlays of ROOT's window match its items."
-  (let ((items (gethash root contextls--items))
-        (wanted (make-hash-table :test #'equal)))
-    (dolist (item items)
-      (let* ((meta (plist-get item :metadata))
-             (path (plist-get meta :path)))
-        (when (and path (equal (plist-get item :kind) "code") (plist-get meta :startLine))
-          (puthash (plist-get item :id) item wanted))))
-    (maphash (lambda (id overlays)
-               (when (and overlays (equal (overlay-get (car overlays) 'contextls-root) root)
-                          (not (gethash id wanted)))
-                 (contextls--delete-overlays id)))
-             (copy-hash-table contextls--overlays))
-    (maphash (lambda (id item)
-               (contextls--delete-overlays id)
-               (let* ((meta (plist-get item :metadata))
-                      (file (expand-file-name (plist-get meta :path) root)))
-                 (dolist (buffer (buffer-list))
-                   (when (and (buffer-file-name buffer)
-                              (file-equal-p (buffer-file-name buffer) file))
-                     (with-current-buffer buffer
-                       (contextls--sync root)
-                       (push (contextls--make-overlay item root (plist-get meta :startLine)
-                                                      (plist-get meta :endLine))
-                             (gethash id contextls--overlays)))))))
-             wanted)))
-
-(defun contextls--make-overlay (item root start-line end-line)
-  "An overlay for ITEM of ROOT over lines START-LINE..END-LINE of this buffer."
-  (save-excursion
-    (save-restriction
-      (widen)
-      (goto-char (point-min))
-      (forward-line (1- start-line))
-      (let ((beg (point)))
-        (forward-line (1+ (- end-line start-line)))
-        (let ((overlay (make-overlay beg (point) nil t nil))
-              (stale (eq (plist-get item :stale) t)))
-          (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
-          (overlay-put overlay 'contextls-id (plist-get item :id))
-          (overlay-put overlay 'contextls-root root)
-          (overlay-put overlay 'help-echo
-                       (format "contextls: %s%s" (contextls--describe item)
-                               (if stale ", changed since it was added" "")))
-          (overlay-put overlay 'before-string
-                       (propertize " " 'display '(left-fringe right-triangle)))
-          overlay)))))
-
-;;; Mode line
-
-(defun contextls--mode-line-string (&optional root)
-  "The mode line text for ROOT: ` ctx 3.2k/8k·12/50', with its faces."
-  (let ((status (gethash (or root (contextls--root)) contextls--statuses)))
-    (cond
-     ((eq status 'crashed)
-      (propertize " ctx ✗" 'face 'error
-                  'help-echo "contextls: the server stopped; the next command starts it again"))
-     ((null status) "")
-     (t
-      (let* ((tokens (plist-get status :tokens))
-             (max-tokens (plist-get status :maxTokens))
-             (evicted-at (gethash (or root (contextls--root)) contextls--evicted-at))
-             (face (cond ((and evicted-at (< (- (float-time) evicted-at) 10)) 'error)
-                         ((>= (plist-get status :percent) 90) 'warning))))
-        (propertize (format " ctx %s/%s·%d/%d%s" (contextls--kilo tokens)
-                            (contextls--kilo max-tokens)
-                            (plist-get status :itemCount) (plist-get status :maxItems)
-                            (let ((stale (or (plist-get status :staleCount) 0)))
-                              (if (> stale 0) (format "·%d stale" stale) "")))
-                    'face face
-                    'help-echo (contextls--mode-line-help status)
-                    'mouse-face 'mode-line-highlight
-                    'local-map (make-mode-line-mouse-map 'mouse-1 #'contextls-list)))))))
-
-(defun contextls--mode-line-help (status)
-  "The help text of the mode line for STATUS."
-  (let ((next (plist-get status :nextEviction))
-        (last (append (plist-get status :lastEvicted) nil)))
-    (concat (format "contextls: %s of %s tokens, %d of %d items"
-                    (plist-get status :tokens) (plist-get status :maxTokens)
-                    (plist-get status :itemCount) (plist-get status :maxItems))
-            (if next (format "\nNext to be evicted: %s" (contextls--describe next)) "")
-            (if last (format "\nLast evicted: %s" (mapconcat #'contextls--describe last ", "))
-              "")
-            "\nmouse-1: inspect the window")))
-
-(defvar contextls--mode-line '(:eval (contextls--mode-line-string))
-  "The mode line construct of `contextls-mode'.")
-(put 'contextls--mode-line 'risky-local-variable t)
+(defun contextls--configure-message (result)
+  "Say what the configure RESULT changed, and the budget after it."
+  (let* ((status (plist-get result :status))
+         (changed (contextls--list (plist-get result :changed)))
+         (evicted (contextls--list (plist-get result :evicted)))
+         (reason (contextls--budget-reason status)))
+    (message "contextls: %s; budget %s tokens%s%s"
+             (if changed
+                 (mapconcat (lambda (name)
+                              (format "%s is %s" name
+                                      (plist-get (plist-get result :settings)
+                                                 (intern (concat ":" name)))))
+                            changed ", ")
+               "nothing changed")
+             (contextls--kilo (contextls--budget status))
+             (if reason (format " (%s)" reason) "")
+             (if evicted (concat "; " (contextls--evictions-message evicted)) ""))))
 
 ;;;###autoload
-(define-minor-mode contextls-mode
-  "Show the contextls budget of the current project in the mode line."
-  :global t
-  (setq mode-line-misc-info (delete 'contextls--mode-line mode-line-misc-info))
-  (when contextls-mode
-    (push 'contextls--mode-line mode-line-misc-info)))
-
-(defun contextls--redisplay ()
-  "Update mode lines and the inspector's header."
-  (force-mode-line-update t))
-
-;;; The inspector
-
-(defvar-local contextls--list-root nil
-  "The project root this inspector shows.")
-
-(defvar contextls-list-mode-map
-  (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "RET") #'contextls-list-visit)
-    (define-key map "p" #'contextls-list-toggle-pin)
-    (define-key map "d" #'contextls-list-mark-delete)
-    (define-key map "u" #'contextls-list-unmark)
-    (define-key map "x" #'contextls-list-execute)
-    (define-key map "g" #'contextls-list-refresh)
-    (define-key map "f" #'contextls-list-reread)
-    (define-key map "F" #'contextls-list-forget)
-    (define-key map "s" #'contextls-search)
-    (define-key map "c" #'contextls-copy)
-    map)
-  "Keys of the contextls inspector.")
-
-(define-derived-mode contextls-list-mode tabulated-list-mode "contextls"
-  "The items in the context window, newest first.
-\\<contextls-list-mode-map>
-\\[contextls-list-visit] visits an item, \\[contextls-list-toggle-pin] pins or unpins it,
-\\[contextls-list-mark-delete] marks it for removal, \\[contextls-list-execute] removes the marked ones,
-\\[contextls-list-refresh] refreshes, \\[contextls-list-reread] reads a stale item again from its
-file, \\[contextls-list-forget] forgets an item for good, \\[contextls-search] searches the
-archive and \\[contextls-copy] copies the rendered context."
-  (setq tabulated-list-format [("Id" 8 t) ("Kind" 12 t) ("Label" 50 t)
-                               ("Tokens" 8 t :right-align t) ("Flags" 6 t)])
-  (setq tabulated-list-padding 2)
-  (tabulated-list-init-header))
+(defun contextls-configure (name value &optional reset)
+  "Set the window setting NAME to VALUE; with a prefix argument, RESET it.
+The window keeps its settings; every client and the command line see them."
+  (interactive
+   (let ((name (completing-read (if current-prefix-arg "Reset setting: " "Setting: ")
+                                (mapcar #'car contextls--window-settings) nil t)))
+     (list name (unless current-prefix-arg (contextls--read-setting-value name))
+           current-prefix-arg)))
+  (let* ((root (contextls--root))
+         (result (contextls--request
+                  :contextls/configure
+                  (contextls--workspace-params
+                   root
+                   :settings (if reset (make-hash-table)
+                               (list (intern (concat ":" name)) value))
+                   :reset (if reset (vector name) []))
+                  root)))
+    (contextls--configure-message result)
+    result))
 
 ;;;###autoload
-(defun contextls-list ()
-  "Inspect the items in the context window of this project."
-  (interactive)
-  (let ((root (contextls--root)))
-    (puthash root (contextls--window-items root) contextls--items)
-    (let ((buffer (get-buffer-create "*contextls*")))
-      (with-current-buffer buffer
-        (contextls-list-mode)
-        (setq contextls--list-root root)
-        (setq default-directory (file-name-as-directory root))
-        (contextls--fill-inspector))
-      (pop-to-buffer buffer)
-      buffer)))
+(defun contextls-set-task (task)
+  "Tell the window the TASK at hand; an adaptive budget grows or shrinks with it."
+  (interactive (list (completing-read "Task: " (cdr (assoc "task" contextls--window-settings))
+                                      nil t)))
+  (contextls-configure "task" task))
 
-(defun contextls--budget-bar (status)
-  "A text bar of STATUS's token budget."
-  (let* ((width 20)
-         (full (min width (round (* width (/ (plist-get status :percent) 100.0))))))
-    (concat "[" (make-string full ?█) (make-string (- width full) ?░) "]")))
-
-(defun contextls--fill-inspector ()
-  "Fill the inspector from the last items and status of its root."
-  (let* ((root contextls--list-root)
-         (status (gethash root contextls--statuses))
-         (items (reverse (gethash root contextls--items))))
-    (setq tabulated-list-entries
-          (mapcar (lambda (item)
-                    (list (plist-get item :id)
-                          (vector (plist-get item :id)
-                                  (plist-get item :kind)
-                                  (plist-get item :label)
-                                  (number-to-string (plist-get item :tokens))
-                                  (concat (if (eq (plist-get item :pinned) t) "P" "")
-                                          (if (eq (plist-get item :stale) t) "S" "")))))
-                  items))
-    (setq header-line-format
-          (if (listp status)
-              (let ((next (plist-get status :nextEviction)))
-                (format " %s %s/%s tokens · %d/%d items%s"
-                        (contextls--budget-bar status)
-                        (contextls--kilo (plist-get status :tokens))
-                        (contextls--kilo (plist-get status :maxTokens))
-                        (plist-get status :itemCount) (plist-get status :maxItems)
-                        (if next (format " · next out: %s" (contextls--describe next)) "")))
-            " contextls: no status yet"))
-    (tabulated-list-print t)))
-
-(defun contextls--update-inspector (root)
-  "Refill the inspector when it is the one of ROOT."
-  (let ((buffer (get-buffer "*contextls*")))
-    (when (buffer-live-p buffer)
-      (with-current-buffer buffer
-        (when (equal contextls--list-root root)
-          (contextls--fill-inspector))))))
-
-(defun contextls--list-item ()
-  "The item at point in the inspector."
-  (let ((id (tabulated-list-get-id)))
-    (or (seq-find (lambda (item) (equal (plist-get item :id) id))
-                  (gethash contextls--list-root contextls--items))
-        (user-error "No item here"))))
-
-(defun contextls-list-visit ()
-  "Visit the file and lines of the item at point."
-  (interactive)
-  (let* ((item (contextls--list-item))
-         (meta (plist-get item :metadata))
-         (path (plist-get meta :path)))
-    (unless path (user-error "%s is not from a file" (plist-get item :id)))
-    (find-file (expand-file-name path contextls--list-root))
-    (goto-char (point-min))
-    (when-let ((line (plist-get meta :startLine))) (forward-line (1- line)))))
-
-(defun contextls-list-toggle-pin ()
-  "Pin the item at point, or unpin it."
-  (interactive)
-  (let* ((item (contextls--list-item))
-         (root contextls--list-root)
-         (pinned (eq (plist-get item :pinned) t)))
-    (contextls--request :contextls/pin
-                        (contextls--workspace-params root :id (plist-get item :id)
-                                                     :pinned (if pinned :json-false t))
-                        root)
-    (contextls-list-refresh)))
-
-(defun contextls-list-mark-delete ()
-  "Mark the item at point for removal by \\[contextls-list-execute]."
-  (interactive)
-  (tabulated-list-put-tag "D" t))
-
-(defun contextls-list-unmark ()
-  "Unmark the item at point."
-  (interactive)
-  (tabulated-list-put-tag " " t))
-
-(defun contextls-list-execute ()
-  "Remove the items marked for removal."
-  (interactive)
-  (let (ids)
-    (save-excursion
-      (goto-char (point-min))
-      (while (not (eobp))
-        (when (eq (char-after) ?D) (push (tabulated-list-get-id) ids))
-        (forward-line 1)))
-    (if (null ids)
-        (message "Nothing is marked")
-      (contextls--request :contextls/remove
-                          (contextls--workspace-params contextls--list-root
-                                                       :ids (vconcat (nreverse ids)))
-                          contextls--list-root)
-      (mapc #'contextls--delete-overlays ids)
-      (message "contextls: removed %s to the archive" (string-join ids ", "))
-      (contextls-list-refresh))))
-
-(defun contextls-list-reread ()
-  "Read the item at point again from its file (it is stale)."
-  (interactive)
-  (let ((root contextls--list-root) (id (plist-get (contextls--list-item) :id)))
-    (let ((default-directory (file-name-as-directory root)))
-      (contextls-reread (list id)))
-    (contextls-list-refresh)))
-
-(defun contextls-list-forget ()
-  "Forget the item at point for good, after asking."
-  (interactive)
-  (let ((default-directory (file-name-as-directory contextls--list-root)))
-    (contextls-forget (plist-get (contextls--list-item) :id)))
-  (contextls-list-refresh))
-
-(defun contextls-list-refresh ()
-  "Read the window again."
-  (interactive)
-  (let ((root contextls--list-root))
-    (puthash root (contextls--window-items root) contextls--items)
-    (puthash root (contextls--request :contextls/status (contextls--workspace-params root) root)
-             contextls--statuses)
-    (contextls--fill-inspector)))
+;;;###autoload
+(defun contextls-set-budget-policy (policy)
+  "Set the budget POLICY: `fixed' (maxTokens) or `adaptive'.
+An adaptive budget follows the task (`contextls-set-task') and how complex
+the window's content is, up to budgetCeiling."
+  (interactive (list (completing-read "Budget policy: "
+                                      (cdr (assoc "budgetPolicy" contextls--window-settings))
+                                      nil t)))
+  (contextls-configure "budgetPolicy" policy))
 
 ;;; Keys
 
@@ -1035,6 +731,7 @@ archive and \\[contextls-copy] copies the rendered context."
     (define-key map "e" #'contextls-add-error)
     (define-key map "h" #'contextls-add-repl-history)
     (define-key map "t" #'contextls-add-text)
+    (define-key map "d" #'contextls-add-files)
     (define-key map "l" #'contextls-list)
     (define-key map "s" #'contextls-show)
     (define-key map "w" #'contextls-copy)
@@ -1045,9 +742,12 @@ archive and \\[contextls-copy] copies the rendered context."
     (define-key map "C" #'contextls-clear)
     (define-key map "u" #'contextls-reread)
     (define-key map "F" #'contextls-forget)
+    (define-key map "c" #'contextls-configure)
+    (define-key map "T" #'contextls-set-task)
+    (define-key map "g" #'contextls-gptel-mode)
     map)
   "Keys for the contextls commands; bind it to a prefix key.
-For example: (global-set-key (kbd \"C-c ,\") 'contextls-command-map).")
+For example: (global-set-key (kbd \"C-c x\") \\='contextls-command-map).")
 ;;;###autoload
 (fset 'contextls-command-map contextls-command-map)
 

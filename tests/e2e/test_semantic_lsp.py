@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from .conftest import Session, Starter, stop
+from contextls.framing import MessageReader
+
+from .conftest import SERVER, Session, Starter, stop
+from .rawio import frame, read_message, request
 
 NOTES = [
     "The deploy pipeline builds the container image, pushes it, then rolls the pods.",
@@ -173,3 +177,44 @@ async def test_window_items_are_embedded_before_eviction_and_forget_takes_vector
     assert _count(storage, "SELECT count(*) FROM semantic_vectors WHERE id = 'ctx-1'") == 0
     found = await session.call("contextls/search", query=PARAPHRASE, mode="semantic", limit=3)
     assert "ctx-1" not in [hit["item"]["id"] for hit in found["hits"]]
+
+
+def test_a_window_seeded_at_initialize_does_not_switch_search_by_meaning_off(
+    workspace: Path, storage: Path
+) -> None:
+    """``initializationOptions`` seed the window in a write transaction; the engine making
+    its tables meanwhile found the database locked and gave up for the process's life.
+    initialize and status go in one write, as the probe sent them."""
+    server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        initialize = request(
+            1,
+            "initialize",
+            {
+                "processId": None,
+                "capabilities": {},
+                "workspaceFolders": [{"uri": workspace.as_uri(), "name": "ws"}],
+                "initializationOptions": {"storage": str(storage), "maxItems": 20},
+            },
+        )
+        asked = [request(n, "contextls/status") for n in range(2, 40)]
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(b"".join(frame(message) for message in [initialize, asked[0]]))
+        server.stdin.flush()
+        reader = MessageReader()
+        replies: dict[int, dict] = {}
+        for later in asked[1:]:
+            while later["id"] - 1 not in replies:
+                reply = read_message(reader, server.stdout)
+                if isinstance(reply, dict) and "id" in reply:
+                    replies[reply["id"]] = reply
+            semantic = replies[later["id"] - 1]["result"]["semantic"]
+            if semantic["available"]:
+                break
+            assert semantic["reason"].startswith("starting"), semantic["reason"]
+            server.stdin.write(frame(later))
+            server.stdin.flush()
+        assert semantic["available"], semantic
+    finally:
+        server.kill()
+        server.wait()

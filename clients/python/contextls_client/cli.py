@@ -127,7 +127,7 @@ def _mcp(workspace: str | None, storage: str | None) -> int:
         return EXIT_REFUSED
     try:
         place = Place.from_options(workspace, storage)
-        return serve_mcp(place)
+        return serve_mcp(place, workspace_given=workspace is not None)
     except (DaemonError, UsageError) as error:
         print(f"{PROGRAM} mcp: {error}", file=sys.stderr)
         return EXIT_REFUSED

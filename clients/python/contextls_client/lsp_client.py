@@ -60,8 +60,8 @@ P = TypeVar("P", bound=Wire)
 R = TypeVar("R", bound=Wire)
 
 DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-P", "-m", "contextls", "serve")
-"""``-P``: the current directory, which may hold a ``types.py``, is never on ``sys.path``."""
-"""The server this client spawns unless told otherwise: the same interpreter's package."""
+"""The server this client spawns unless told otherwise: the same interpreter's package.
+``-P``: the current directory, which may hold a ``types.py``, is never on ``sys.path``."""
 
 METHOD_NOT_FOUND: Final = -32601
 """JSON-RPC's code (lsprotocol's ErrorCodes.MethodNotFound; not imported: it is slow to load)."""
@@ -90,7 +90,11 @@ class ContextlsClient:
         cwd: str | os.PathLike[str] | None = None,
         request_timeout: float = 120.0,
         socket: Path | None = None,
+        on_gone: Callable[[ServerGoneError], object] | None = None,
     ) -> None:
+        """``on_gone`` is told at once when the server goes away (a request waiting on it
+        is told too; a long-lived client also needs to know between requests)."""
+        self.on_gone = on_gone
         self.command: tuple[str, ...] = tuple(command) if command else DEFAULT_SERVER_COMMAND
         self.socket = socket
         self._reader: asyncio.StreamReader | None = None
@@ -378,6 +382,8 @@ class ContextlsClient:
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(self._gone)
+            if self.on_gone is not None:
+                self.on_gone(self._gone)
         return self._gone
 
     async def _wait_for_exit(self, timeout: float) -> int | None:

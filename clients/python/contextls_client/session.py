@@ -149,7 +149,7 @@ async def open_session(
     """Reach the daemon (or spawn a server), initialise for ``place``, and end the session."""
     if client is None:
         if wanted(place.storage):
-            client = await _current_daemon(place, console)
+            client = await current_daemon(place, console)
         else:
             from contextls_client.lsp_client import ContextlsClient
 
@@ -164,7 +164,7 @@ async def open_session(
         session.flush_evictions()
 
 
-async def _current_daemon(place: Place, console: Console) -> DaemonClient:
+async def current_daemon(place: Place, console: Console) -> DaemonClient:
     """A session on the daemon of this database, which runs this contextls's code.
 
     A daemon started before contextls was installed again (upgraded, or the same

@@ -1,115 +1,82 @@
-;;; contextls-test.el --- ERT tests of contextls.el against the real server  -*- lexical-binding: t -*-
+;;; contextls-test.el --- ERT tests of contextls against the real server  -*- lexical-binding: t -*-
 
 ;;; Commentary:
 
-;; Run by scripts/test-emacs.sh: emacs --batch, the real `contextls serve'
-;; from the project's venv ($CONTEXTLS_TEST_SERVER), a temporary workspace
-;; and database for each test.  What the server holds is read back over the
-;; client's own connection with `contextls/list', so every range and text
-;; is checked where it ends up.
+;; Run by scripts/test-emacs.sh in `emacs --batch'.  What needs a real
+;; terminal frame (the mode line as drawn, redisplay cost, the screen while
+;; the command line changes the window) is in contextls-terminal-test.el.
 
 ;;; Code:
 
-(require 'ert)
 (require 'json)
 (require 'comint)
 (require 'flymake)
 (require 'compile)
-(require 'contextls)
-
-(defconst contextls-test--dir (file-name-directory (or load-file-name buffer-file-name)))
+(require 'dired)
+(require 'contextls-test-helpers)
 
 (defconst contextls-test--schema
   (expand-file-name "../../../clients/protocol/contextls.schema.json" contextls-test--dir))
 
-(defvar contextls-test--server (or (getenv "CONTEXTLS_TEST_SERVER") "contextls"))
-
-(defun contextls-test--wait (predicate &optional seconds)
-  "Wait until PREDICATE holds (at most SECONDS), serving process output meanwhile."
-  (let ((deadline (+ (float-time) (or seconds 10))))
-    (while (and (not (funcall predicate)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (should (funcall predicate))))
-
-(defmacro contextls-test--with-workspace (files &rest body)
-  "Run BODY in a fresh workspace holding FILES ((NAME . CONTENT) ...), then clean up."
-  (declare (indent 1))
-  `(let* ((root (make-temp-file "contextls-ws" t))
-          (state (make-temp-file "contextls-state" t))
-          (process-environment (cons (concat "CONTEXTLS_STORAGE=" state "/db.sqlite3")
-                                     process-environment))
-          (contextls-server-command (list contextls-test--server "serve"))
-          (contextls-settings nil)
-          (default-directory (file-name-as-directory root))
-          (transient-mark-mode t)
-          (inhibit-message t))
-     (unwind-protect
-         (progn
-           (dolist (file ,files)
-             (let ((coding-system-for-write 'no-conversion))
-               (with-temp-file (expand-file-name (car file) root)
-                 (set-buffer-multibyte nil)
-                 (insert (encode-coding-string (cdr file) 'utf-8)))))
-           ,@body)
-       (ignore-errors (contextls-shutdown (directory-file-name root)))
-       (dolist (buffer (buffer-list))
-         (when (and (buffer-file-name buffer)
-                    (string-prefix-p root (buffer-file-name buffer)))
-           (with-current-buffer buffer (set-buffer-modified-p nil))
-           (kill-buffer buffer)))
-       (clrhash contextls--overlays)
-       (delete-directory root t)
-       (delete-directory state t))))
-
-(defun contextls-test--items ()
-  "The server's window, newest last."
-  (append (plist-get (contextls--request :contextls/list (list :workspace
-                                                               (contextls--uri default-directory)))
-                     :items)
-          nil))
-
-(defun contextls-test--meta (item key)
-  "KEY of ITEM's metadata."
-  (plist-get (plist-get item :metadata) key))
-
-(defun contextls-test--select-line (line &optional from-text)
-  "Select line LINE (1-based); from the end of FROM-TEXT on it, if given."
-  (goto-char (point-min))
-  (forward-line (1- line))
-  (when from-text (search-forward from-text (line-end-position)))
-  (push-mark (point) t t)
-  (end-of-line))
-
 ;;; The protocol
 
+(defun contextls-test--schema ()
+  "The generated JSON Schema of the protocol, as hash tables."
+  (json-parse-string (with-temp-buffer
+                       (insert-file-contents contextls-test--schema)
+                       (buffer-string))
+                     :object-type 'hash-table))
+
 (ert-deftest contextls-test-methods-and-fields-match-the-schema ()
-  (let* ((schema (json-parse-string (with-temp-buffer
-                                      (insert-file-contents contextls-test--schema)
-                                      (buffer-string))
-                                    :object-type 'hash-table))
+  (let* ((schema (contextls-test--schema))
          (methods (gethash "x-methods" schema))
          (defs (gethash "$defs" schema)))
     (dolist (method contextls--methods)
       (should (gethash (symbol-name method) methods)))
     (dolist (notification '("contextls/didChangeStatus" "contextls/didEvict"))
       (should (gethash notification (gethash "x-notifications" schema))))
+    (dolist (code contextls--error-codes)
+      (should (equal (gethash (upcase (replace-regexp-in-string "-" "_" (symbol-name (car code))))
+                              (gethash "x-errorCodes" schema))
+                     (cdr code))))
     (let ((fields '(("AddRegionParams" "uri" "range" "text" "language" "pin" "workspace")
                     ("AddFileParams" "uri" "language" "pin")
                     ("AddSymbolParams" "uri" "name" "symbolKind" "range" "text")
                     ("AddTextParams" "kind" "content" "metadata" "pin")
-                    ("RemoveParams" "ids") ("PinParams" "id" "pinned")
-                    ("ClearParams" "keepPinned") ("SearchParams" "query")
-                    ("RestoreParams" "ids") ("RenderParams" "format")
-                    ("Status" "tokens" "maxTokens" "itemCount" "maxItems" "percent"
-                     "nextEviction" "lastEvicted" "staleCount")
+                    ("AddFilesParams" "targets" "pin" "force")
+                    ("FileTarget" "uri" "glob")
+                    ("AddFilesResult" "items" "evicted" "tokens" "skipped" "refused")
+                    ("RemoveParams" "ids") ("RemoveResult" "removed")
+                    ("PinParams" "id" "pinned")
+                    ("ClearParams" "keepPinned") ("ClearResult" "cleared" "clearedIds")
+                    ("SearchParams" "query" "mode")
+                    ("SearchHit" "item" "snippet" "modes" "highlights")
+                    ("RestoreParams" "ids" "dryRun") ("RestoreResult" "items" "evicted" "dryRun")
+                    ("RenderParams" "format" "maxTokens")
+                    ("RenderResult" "text" "tokens" "itemIds" "omittedIds")
+                    ("Status" "revision" "tokens" "maxTokens" "itemCount" "maxItems" "percent"
+                     "nextEviction" "lastEvicted" "staleCount" "budget" "budgetPolicy" "task"
+                     "complexity")
                     ("RefreshParams" "ids") ("RefreshResult" "refreshed")
                     ("ForgetParams" "ids" "query" "dryRun") ("ForgetResult" "forgotten")
+                    ("ConfigureParams" "settings" "reset")
+                    ("ConfigureResult" "settings" "changed" "evicted" "status")
                     ("ContextItem" "id" "kind" "label" "tokens" "pinned" "stale" "metadata")
-                    ("DidEvictParams" "items"))))
+                    ("DidEvictParams" "items" "reason"))))
       (dolist (entry fields)
         (let ((properties (gethash "properties" (gethash (car entry) defs))))
           (dolist (field (cdr entry))
-            (should (gethash field properties))))))))
+            (should (gethash field properties))))))
+    ;; The settings this client offers are the window's, with the same values.
+    (let ((properties (gethash "properties" (gethash "WindowSettingsChange" defs))))
+      (should (equal (sort (mapcar #'car contextls--window-settings) #'string<)
+                     (sort (hash-table-keys properties) #'string<)))
+      (dolist (setting contextls--window-settings)
+        (when (consp (cdr setting))
+          (let ((enum (gethash "enum" (aref (gethash "anyOf" (gethash (car setting) properties))
+                                            0))))
+            (should (equal (sort (copy-sequence (cdr setting)) #'string<)
+                           (sort (append enum nil) #'string<)))))))))
 
 ;;; Adding
 
@@ -122,6 +89,8 @@
       (contextls-test--select-line 1 "😀")
       (should (equal (contextls--lsp-position (mark)) '(:line 0 :character 9)))
       (contextls-add-region (region-beginning) (region-end))
+      ;; The add leaves the region, as a kill does.
+      (should-not (region-active-p))
       ;; Line 3 (not next to line 1, which would merge), after a tab and an emoji.
       (contextls-test--select-line 3 "😀")
       (should (equal (contextls--lsp-position (mark)) '(:line 2 :character 16)))
@@ -226,56 +195,122 @@
       (should (equal (plist-get (car items) :content) ">>> print('a')\na\n>>> 6 * 7\n42"))
       (should (equal (plist-get (cadr items) :content) ">>> 1 + 1\n2")))))
 
-(ert-deftest contextls-test-text-and-its-report ()
+(ert-deftest contextls-test-messages-count-in-words ()
   (contextls-test--with-workspace nil
-    (let ((inhibit-message nil) (messages nil))
-      (cl-letf (((symbol-function 'message)
-                 (lambda (fmt &rest args) (push (apply #'format fmt args) messages))))
-        (contextls-add-text "a note for the model"))
-      (should (string-match-p "added ctx-1 (text: a note for the model, [0-9]+ tokens)"
-                              (car messages))))
-    (should (equal (plist-get (car (contextls-test--items)) :content) "a note for the model"))
+    (let ((inhibit-message nil))
+      (should (string-match-p
+               "\\`contextls: added ctx-1 (text: x, 1 token)\\'"
+               (car (contextls-test--messages (lambda () (contextls-add-text "x"))))))
+      (should (string-match-p
+               "\\`contextls: added ctx-2 (text: a note for the model, [0-9]+ tokens)\\'"
+               (car (contextls-test--messages
+                     (lambda () (contextls-add-text "a note for the model"))))))
+      (contextls-remove "ctx-2")
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
+        (should (equal (contextls-test--messages #'contextls-clear)
+                       '("contextls: cleared 1 item to the archive")))))
     (should-error (contextls-add-text "   ") :type 'user-error)))
 
-;;; Mode line, highlights, evictions
+(ert-deftest contextls-test-add-and-its-evictions-are-one-message ()
+  (contextls-test--with-workspace nil
+    (let ((contextls-settings '(:maxItems 1))
+          (inhibit-message nil))
+      (contextls-add-text "first")
+      (let ((said (contextls-test--messages
+                   (lambda ()
+                     (contextls-add-text "second")
+                     ;; The push that follows the answer says nothing more.
+                     (accept-process-output nil 0.3)
+                     (contextls-test--wait
+                      (lambda () (eql (plist-get (contextls--status (directory-file-name root))
+                                                 :itemCount)
+                                      1)))
+                     (contextls-add-text "third")
+                     (accept-process-output nil 0.3)))))
+        (should (equal (length said) 2))
+        (should (string-match-p
+                 "\\`contextls: added ctx-2 (text: second, 1 token); evicted ctx-1 (text: first, 1 token) to the archive; M-x contextls-restore brings it back\\'"
+                 (car said)))))))
 
-(ert-deftest contextls-test-mode-line-overlays-and-eviction ()
+;;; Adding many files
+
+(ert-deftest contextls-test-files-and-folders-from-dired-as-one-set ()
+  (contextls-test--with-workspace '(("src/a.py" . "a = 1\n") ("src/b.py" . "b = 2\n")
+                                    ("notes.txt" . "some notes\n") ("logo.png" . "\211PNG\r\n\032\n\0\0"))
+    (let ((inhibit-message nil))
+      (with-current-buffer (dired-noselect root)
+        (dired-goto-file (expand-file-name "src" root))
+        (dired-mark 1)
+        (dired-goto-file (expand-file-name "notes.txt" root))
+        (dired-mark 1)
+        (let ((said (contextls-test--messages
+                     (lambda () (call-interactively #'contextls-add-files)))))
+          (should (string-match-p "\\`contextls: added 3 items ([0-9]+ tokens): notes.txt, src/a.py, src/b.py\\'" (car said)))))
+      (should (equal (sort (mapcar (lambda (i) (contextls-test--meta i :path))
+                                   (contextls-test--items))
+                           #'string<)
+                     '("notes.txt" "src/a.py" "src/b.py"))))))
+
+(ert-deftest contextls-test-a-bulk-add-that-evicts-most-asks-first ()
+  (contextls-test--with-workspace
+      (append '(("old.txt" . "one two three four five six seven eight\n"))
+              (mapcar (lambda (n) (cons (format "big/f%d.txt" n)
+                                        (concat (mapconcat #'number-to-string
+                                                           (number-sequence 1 40) " ")
+                                                "\n")))
+                      (number-sequence 1 3)))
+    (let ((contextls-settings '(:maxTokens 250))
+          asked)
+      (contextls-add-text "keep me out of the way, this is an old note")
+      (contextls-add-text "another note that will have to make room")
+      (should (= (length (contextls-test--items)) 2))
+      ;; No: nothing changes, and the question named what would go.
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt) nil)))
+        (should-not (contextls-add-files (list (expand-file-name "big" root)))))
+      (should (string-match-p "evicts ctx-1 (text: keep me" asked))
+      (should (= (length (contextls-test--items)) 2))
+      ;; Yes: sent again with force.
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
+        (contextls-add-files (list (expand-file-name "big" root))))
+      (should (equal (sort (delq nil (mapcar (lambda (i) (contextls-test--meta i :path))
+                                             (contextls-test--items)))
+                           #'string<)
+                     '("big/f1.txt" "big/f2.txt" "big/f3.txt")))
+      (should-not (member "ctx-1" (mapcar (lambda (i) (plist-get i :id))
+                                          (contextls-test--items)))))))
+
+;;; The mode line's text, highlights, evictions
+
+(ert-deftest contextls-test-mode-line-text-overlays-and-eviction ()
   (contextls-test--with-workspace
       '(("a.py" . "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\n"))
     (let ((contextls-settings '(:maxItems 2))
           (root (directory-file-name root))
-          (inhibit-message nil)
-          (messages nil))
-      (contextls-mode 1)
-      (unwind-protect
-          (with-current-buffer (find-file-noselect (expand-file-name "a.py"))
-            (contextls-test--select-line 1)
-            (contextls-add-region (region-beginning) (region-end))
-            (contextls-test--wait (lambda () (gethash "ctx-1" contextls--overlays)))
-            (should (string-match-p "^ ctx [0-9]+/8k·1/2$" (contextls--mode-line-string root)))
-            (let ((overlay (car (gethash "ctx-1" contextls--overlays))))
-              (should (eq (overlay-get overlay 'face) 'contextls-region))
-              (should (= (overlay-start overlay) (point-min))))
-            (should (member 'contextls--mode-line mode-line-misc-info))
-            (contextls-test--select-line 3)
-            (contextls-add-region (region-beginning) (region-end))
-            (cl-letf (((symbol-function 'message)
-                       (lambda (fmt &rest args) (push (apply #'format fmt args) messages))))
-              (contextls-add-text "third pushes the first out"))
-            (should (seq-find (lambda (m) (string-match-p
-                                           "evicted ctx-1 (a.py:1, [0-9]+ tokens) to the archive; M-x contextls-restore brings it back"
-                                           m))
-                              messages))
-            (contextls-test--wait (lambda () (null (gethash "ctx-1" contextls--overlays))))
-            (should (gethash "ctx-2" contextls--overlays))
-            (let ((text (contextls--mode-line-string root)))
-              (should (string-match-p "·2/2$" text))
-              (should (eq (get-text-property 1 'face text) 'error))
-              (should (string-match-p "Last evicted: ctx-1"
-                                      (get-text-property 1 'help-echo text)))
-              (should (string-match-p "Next to be evicted: ctx-2"
-                                      (get-text-property 1 'help-echo text)))))
-        (contextls-mode -1)))))
+          (inhibit-message nil))
+      (with-current-buffer (find-file-noselect (expand-file-name "a.py"))
+        (contextls-test--select-line 1)
+        (contextls-add-region (region-beginning) (region-end))
+        ;; From the answer, at once: no push waited for.
+        (should (contextls--overlays-of root "ctx-1"))
+        (should (string-match-p "\\` ctx [0-9]+/8k·1/2 \\'" (contextls--mode-line-string root)))
+        (let ((overlay (car (contextls--overlays-of root "ctx-1"))))
+          (should (eq (overlay-get overlay 'face) 'contextls-region))
+          (should (= (overlay-start overlay) (point-min))))
+        (contextls-test--select-line 3)
+        (contextls-add-region (region-beginning) (region-end))
+        (let ((said (contextls-test--messages
+                     (lambda () (contextls-add-text "third pushes the first out")))))
+          (should (string-match-p
+                   "evicted ctx-1 (a.py:1, [0-9]+ tokens) to the archive; M-x contextls-restore brings it back"
+                   (car said))))
+        (should-not (contextls--overlays-of root "ctx-1"))
+        (should (contextls--overlays-of root "ctx-2"))
+        (let ((text (contextls--mode-line-string root)))
+          (should (string-match-p "·2/2 \\'" text))
+          (should (eq (get-text-property 1 'face text) 'error))
+          (should (string-match-p "Last evicted: ctx-1" (get-text-property 1 'help-echo text)))
+          (should (string-match-p "Next to be evicted: ctx-2"
+                                  (get-text-property 1 'help-echo text))))))))
 
 (ert-deftest contextls-test-warning-face-near-the-budget ()
   (contextls-test--with-workspace nil
@@ -284,19 +319,73 @@
       (let ((text (contextls--mode-line-string (directory-file-name root))))
         (should (eq (get-text-property 1 'face text) 'warning))))))
 
+(ert-deftest contextls-test-an-adaptive-budget-is-shown-and-explained ()
+  ;; The mode line shows the effective budget, and says why it is not maxTokens.
+  (let* ((status (list :revision 3 :tokens 3100 :maxTokens 8000 :budget 14000
+                       :budgetPolicy "adaptive" :task "debugging" :complexity 0.72
+                       :itemCount 6 :maxItems 50 :percent 22.1 :staleCount 0))
+         (text (contextls--make-mode-line status nil)))
+    (should (equal (substring-no-properties text) " ctx 3.1k/14k·6/50 "))
+    (should (string-match-p "^adaptive: debugging, complexity 0.72 -> 14.0k of base 8k$"
+                            (get-text-property 1 'help-echo text)))
+    (should (string-match-p "3100 of 14000 tokens" (get-text-property 1 'help-echo text)))
+    (should (equal (substring-no-properties
+                    (contextls--make-mode-line (plist-put (copy-sequence status)
+                                                          :budgetPolicy "fixed")
+                                               nil))
+                   " ctx 3.1k/14k·6/50 "))
+    (should-not (string-match-p "adaptive"
+                                (get-text-property
+                                 1 'help-echo
+                                 (contextls--make-mode-line
+                                  (plist-put (copy-sequence status) :budgetPolicy "fixed")
+                                  nil))))))
+
+(ert-deftest contextls-test-task-and-budget-policy-are-window-settings ()
+  (contextls-test--with-workspace nil
+    (let ((root (directory-file-name root))
+          (inhibit-message nil))
+      (contextls-add-text "a note")
+      (let ((said (contextls-test--messages
+                   (lambda ()
+                     (should (equal (plist-get (plist-get (contextls-set-task "debugging")
+                                                          :settings)
+                                               :task)
+                                    "debugging"))))))
+        (should (string-match-p "\\`contextls: task is debugging; budget [0-9.]+k? tokens"
+                                (car said))))
+      (should (equal (plist-get (plist-get (contextls-set-budget-policy "adaptive") :settings)
+                                :budgetPolicy)
+                     "adaptive"))
+      (should (equal (plist-get (plist-get (contextls-configure "budgetPolicy" nil t) :settings)
+                                :budgetPolicy)
+                     "fixed"))
+      ;; The command line sees the same setting.
+      (should (string-match-p "\"task\": \"debugging\""
+                              (contextls-test--cli "config" "show" "--json")))
+      ;; The window keeps it: a new server reads it back.
+      (contextls-restart)
+      (should (equal (plist-get (plist-get (contextls--request
+                                            :contextls/configure
+                                            (contextls--workspace-params root))
+                                           :settings)
+                                :task)
+                     "debugging")))))
+
 (ert-deftest contextls-test-stale-region-after-an-edit ()
   (contextls-test--with-workspace '(("s.py" . "keep = 1\nchange = 2\n"))
-    (with-current-buffer (find-file-noselect (expand-file-name "s.py"))
-      (contextls-test--select-line 2)
-      (contextls-add-region (region-beginning) (region-end))
-      (goto-char (point-max)) (forward-line -1)
-      (delete-region (line-beginning-position) (line-end-position))
-      (insert "changed = 3")
-      (contextls--send-change (current-buffer))
-      (contextls-test--wait (lambda () (eq (plist-get (car (contextls-test--items)) :stale) t)))
-      (contextls-test--wait
-       (lambda () (eq (overlay-get (car (gethash "ctx-1" contextls--overlays)) 'face)
-                      'contextls-stale-region))))))
+    (let ((root (directory-file-name root)))
+      (with-current-buffer (find-file-noselect (expand-file-name "s.py"))
+        (contextls-test--select-line 2)
+        (contextls-add-region (region-beginning) (region-end))
+        (goto-char (point-max)) (forward-line -1)
+        (delete-region (line-beginning-position) (line-end-position))
+        (insert "changed = 3")
+        (contextls--send-changes (current-buffer))
+        (contextls-test--wait (lambda () (eq (plist-get (car (contextls-test--items)) :stale) t)))
+        (contextls-test--wait
+         (lambda () (eq (overlay-get (car (contextls--overlays-of root "ctx-1")) 'face)
+                        'contextls-stale-region)))))))
 
 (ert-deftest contextls-test-a-file-changed-on-disk-is-stale-until-read-again ()
   (contextls-test--with-workspace '(("d.py" . "a = 1\nb = 2\nc = 3\n"))
@@ -308,13 +397,14 @@
     ;; Changed behind Emacs's back: the server looks at the file on its own.
     (with-temp-file (expand-file-name "d.py") (insert "a = 1\nb = 9\nc = 3\n"))
     (contextls-test--wait
-     (lambda () (let ((status (gethash (directory-file-name root) contextls--statuses)))
-                  (and (listp status) (eql (plist-get status :staleCount) 1)))))
+     (lambda () (let ((status (contextls--status (directory-file-name root))))
+                  (and (consp status) (eql (plist-get status :staleCount) 1)))))
     (should (string-match-p "1 stale" (contextls--mode-line-string (directory-file-name root))))
     (let ((result (contextls-reread)))
       (should (string-prefix-p "b = 9"
                                (plist-get (aref (plist-get result :refreshed) 0) :content))))
-    (should (eq (plist-get (car (contextls-test--items)) :stale) :json-false))))
+    (should (eq (plist-get (car (contextls-test--items)) :stale) :json-false))
+    (should-not (string-match-p "stale" (contextls--mode-line-string (directory-file-name root))))))
 
 (ert-deftest contextls-test-forget-asks-and-removes-for-good ()
   (contextls-test--with-workspace nil
@@ -329,45 +419,17 @@
                    '("ctx-2")))
     (should (equal (append (plist-get (contextls--request
                                        :contextls/search
-                                       (list :workspace (contextls--uri default-directory)
+                                       (list :workspace (contextls--uri root)
                                              :query "hunter2"))
                                       :hits)
                            nil)
                    nil))))
 
-(ert-deftest contextls-test-the-shared-daemon-pushes-what-the-cli-changes ()
-  (contextls-test--with-workspace '(("x.py" . "x = 1\n"))
-    (let* ((runtime (make-temp-file "cls-" t))
-           (process-environment (append (list (concat "CONTEXTLS_RUNTIME_DIR=" runtime)
-                                              (concat "CONTEXTLS_STATE_DIR=" runtime))
-                                        process-environment))
-           (contextls-server-command nil)
-           (contextls-use-daemon t)
-           (exec-path (cons (file-name-directory contextls-test--server) exec-path)))
-      (unwind-protect
-          (progn
-            (should (equal (contextls--server-command) '("contextls" "connect")))
-            (let ((contextls-settings '(:storage "/tmp/other.sqlite3")))
-              (should (equal (contextls--server-command)
-                             '("contextls" "connect" "--storage" "/tmp/other.sqlite3"))))
-            (contextls-add-text "from Emacs")
-            ;; The CLI reaches the same daemon; Emacs hears of its change unasked.
-            (should (zerop (call-process contextls-test--server nil nil nil
-                                         "add-text" "from the command line")))
-            (contextls-test--wait
-             (lambda () (let ((status (gethash (directory-file-name root) contextls--statuses)))
-                          (and (listp status) (eql (plist-get status :itemCount) 2)))))
-            (should (equal (mapcar (lambda (item) (plist-get item :content))
-                                   (contextls-test--items))
-                           '("from Emacs" "from the command line"))))
-        (ignore-errors (contextls-shutdown (directory-file-name root)))
-        (call-process contextls-test--server nil nil nil "daemon" "stop")
-        (delete-directory runtime t)))))
-
 (ert-deftest contextls-test-overlays-follow-merges-and-restores ()
   (contextls-test--with-workspace
       '(("m.py" . "one = 1\ntwo = 2\nthree = 3\nfour = 4\nfive = 5\n"))
-    (let ((contextls-settings '(:maxItems 2)))
+    (let ((contextls-settings '(:maxItems 2))
+          (root (directory-file-name root)))
       (with-current-buffer (find-file-noselect (expand-file-name "m.py"))
         (contextls-test--select-line 1)
         (contextls-add-region (region-beginning) (region-end))
@@ -375,45 +437,178 @@
         ;; Lines 1 and 2 touch: the server merges them into one item.
         (let ((merged (contextls-add-region (region-beginning) (region-end))))
           (contextls-test--wait
-           (lambda () (and (null (gethash "ctx-1" contextls--overlays))
-                           (gethash (plist-get merged :id) contextls--overlays))))
-          (let ((overlay (car (gethash (plist-get merged :id) contextls--overlays))))
+           (lambda () (and (null (contextls--overlays-of root "ctx-1"))
+                           (contextls--overlays-of root (plist-get merged :id)))))
+          (let ((overlay (car (contextls--overlays-of root (plist-get merged :id)))))
             (should (= (overlay-start overlay) (point-min)))
             (should (= (line-number-at-pos (overlay-end overlay)) 3))))
         (contextls-add-text "first")
         (contextls-add-text "second")  ; the merged region is evicted...
-        (contextls-test--wait (lambda () (zerop (hash-table-count contextls--overlays))))
-        (contextls-restore "ctx-2")    ; ...and comes back, highlighted again
-        (contextls-test--wait (lambda () (gethash "ctx-2" contextls--overlays)))))))
+        (should (zerop (hash-table-count contextls--overlays)))
+        ;; ...and comes back, highlighted again (evicting one: it asks).
+        (let (asked)
+          (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt))))
+            (contextls-restore "ctx-2"))
+          (should (equal asked "Restoring ctx-2 evicts ctx-3 (text: first, 1 token); restore it? ")))
+        (should (contextls--overlays-of root "ctx-2"))))))
+
+;;; Two projects, whose ids clash
+
+(ert-deftest contextls-test-two-projects-keep-their-own-items-and-highlights ()
+  (contextls-test--with-workspace '(("a/one.py" . "a1 = 1\na2 = 2\n") ("b/two.py" . "b1 = 1\nb2 = 2\n"))
+    (let ((root-a (expand-file-name "a" root))
+          (root-b (expand-file-name "b" root)))
+      (dolist (dir (list root-a root-b))
+        (let ((default-directory (file-name-as-directory dir)))
+          (should (zerop (call-process "git" nil nil nil "init" "-q")))))
+      (unwind-protect
+          (let ((buffer-a (find-file-noselect (expand-file-name "one.py" root-a)))
+                (buffer-b (find-file-noselect (expand-file-name "two.py" root-b))))
+            (with-current-buffer buffer-a
+              (should (equal (contextls--root) root-a))
+              (contextls-test--select-line 1)
+              (should (equal (plist-get (contextls-add-region (region-beginning) (region-end)) :id)
+                             "ctx-1"))
+              (contextls-add-text "a second item in a"))
+            (with-current-buffer buffer-b
+              (should (equal (contextls--root) root-b))
+              (contextls-test--select-line 2)
+              (should (equal (plist-get (contextls-add-region (region-beginning) (region-end)) :id)
+                             "ctx-1")))
+            (should (contextls--overlays-of root-a "ctx-1"))
+            (should (contextls--overlays-of root-b "ctx-1"))
+            (with-current-buffer buffer-a
+              (should (string-match-p "·2/50 " (contextls--mode-line-string))))
+            (with-current-buffer buffer-b
+              (should (string-match-p "·1/50 " (contextls--mode-line-string))))
+            ;; Removing a's ctx-1 (on its highlight) leaves b's alone, after every push.
+            (with-current-buffer buffer-a
+              (goto-char (point-min))
+              (call-interactively #'contextls-remove))
+            (should-not (contextls--overlays-of root-a "ctx-1"))
+            (accept-process-output nil 0.5)
+            (contextls-test--wait (lambda () (null (gethash root-a contextls--refreshing))))
+            (should (contextls--overlays-of root-b "ctx-1"))
+            (with-current-buffer buffer-b
+              (should (eq (overlay-buffer (car (contextls--overlays-of root-b "ctx-1"))) buffer-b))
+              (goto-char (point-min)) (forward-line 1)
+              (should (equal (contextls--item-at) (cons root-b "ctx-1")))
+              (should (string-match-p "·1/50 " (contextls--mode-line-string))))
+            (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items root-b))
+                           '("ctx-1")))
+            ;; Restarting a's server leaves b alone, and opens a's buffer again.
+            (with-current-buffer buffer-a
+              (contextls-restart)
+              (goto-char (point-max))
+              (insert "a3 = 3\n")
+              (should (equal (plist-get (contextls-add-buffer) :content)
+                             "a1 = 1\na2 = 2\na3 = 3\n")))
+            (should (jsonrpc-running-p (gethash root-b contextls--connections)))
+            (should (contextls--overlays-of root-b "ctx-1"))
+            (with-current-buffer buffer-b
+              (should (string-match-p "·1/50 " (contextls--mode-line-string)))))
+        (contextls-test--cleanup (list root-a root-b))))))
+
+;;; Items at point
+
+(ert-deftest contextls-test-remove-pin-and-read-again-act-on-the-item-at-point ()
+  (contextls-test--with-workspace '(("p.py" . "one = 1\ntwo = 2\nthree = 3\nfour = 4\n"))
+    (let ((root (directory-file-name root)))
+      (with-current-buffer (find-file-noselect (expand-file-name "p.py"))
+        (contextls-test--select-line 1)
+        (contextls-add-region (region-beginning) (region-end))
+        (contextls-test--select-line 3)
+        (contextls-add-region (region-beginning) (region-end))
+        (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
+                   (lambda (&rest _) (error "Asked for an id on a highlighted item"))))
+          (goto-char (point-min))
+          (call-interactively #'contextls-pin)
+          (should (eq (plist-get (car (contextls-test--items)) :pinned) t))
+          (forward-line 2)
+          (call-interactively #'contextls-remove)
+          (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items))
+                         '("ctx-1")))
+          (should-not (contextls--overlays-of root "ctx-2"))
+          (goto-char (point-min))
+          (insert "# moved\n")
+          (contextls--send-changes (current-buffer))
+          (contextls-test--wait
+           (lambda () (eql (contextls-test--meta (car (contextls-test--items)) :startLine) 2)))
+          (goto-char (point-min)) (forward-line 1)
+          (delete-char 3) (insert "uno")
+          (contextls--send-changes (current-buffer))
+          (contextls-test--wait (lambda () (eq (plist-get (car (contextls-test--items)) :stale) t)))
+          (call-interactively #'contextls-reread)
+          (should (equal (plist-get (car (contextls-test--items)) :content) "uno = 1")))))))
 
 ;;; The inspector
 
-(ert-deftest contextls-test-inspector-pin-remove-and-visit ()
+(ert-deftest contextls-test-inspector-keys-columns-and-budget ()
   (contextls-test--with-workspace '(("i.py" . "first = 1\nsecond = 2\n"))
     (with-current-buffer (find-file-noselect (expand-file-name "i.py"))
       (contextls-test--select-line 1)
       (contextls-add-region (region-beginning) (region-end)))
     (contextls-add-text "a note")
+    (contextls-add-text "another note")
     (with-current-buffer (contextls-list)
-      (should (string-match-p "\\[[█░]+\\] .*tokens · 2/50 items" (format "%s" header-line-format)))
+      ;; The column headers, and the budget above the table.
+      (should (string-match-p "Id.*Kind.*Label.*Tokens.*Flags" (format "%s" header-line-format)))
+      (should (string-match-p "\\`\\s-*\\[[█░]+\\] .*tokens · 3/50 items"
+                              (overlay-get (contextls--budget-overlay) 'before-string)))
       (goto-char (point-min))
-      (should (equal (tabulated-list-get-id) "ctx-2"))  ; newest first
-      (contextls-list-toggle-pin)
+      (should (equal (tabulated-list-get-id) "ctx-3"))  ; newest first
+      ;; n and p move, as in every list; P pins.
+      (should (eq (key-binding "n") #'next-line))
+      (should (eq (key-binding "p") #'previous-line))
+      (should (eq (key-binding "P") #'contextls-list-toggle-pin))
+      (execute-kbd-macro "n")
+      (should (equal (tabulated-list-get-id) "ctx-2"))
+      (execute-kbd-macro "P")
       (should (eq (plist-get (cadr (contextls-test--items)) :pinned) t))
-      (goto-char (point-min))
       (should (string-match-p "P" (aref (tabulated-list-get-entry) 4)))
-      (forward-line 1)
+      (execute-kbd-macro "p")
+      (should (equal (tabulated-list-get-id) "ctx-3"))
+      ;; Two marks: both go, and the message names both.
+      (execute-kbd-macro "dd")
+      (should (string-match-p "tokens · 3/50 items"
+                              (overlay-get (contextls--budget-overlay) 'before-string)))
+      (let* ((inhibit-message nil)
+             (said (contextls-test--messages (lambda () (execute-kbd-macro "x")))))
+        (should (member "contextls: removed ctx-3, ctx-2 to the archive" said)))
+      (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
+      ;; The table shows it at once, from the answer.
+      (goto-char (point-min))
       (should (equal (tabulated-list-get-id) "ctx-1"))
-      (contextls-list-visit)
+      (should (string-match-p "tokens · 1/50 items"
+                              (overlay-get (contextls--budget-overlay) 'before-string)))
+      ;; Opened again: still one budget line.
+      (contextls-list)
+      (should (= (length (seq-filter (lambda (o) (overlay-get o 'before-string))
+                                     (overlays-in (point-min) (point-max))))
+                 1))
+      (goto-char (point-min))
+      (execute-kbd-macro (kbd "RET"))
       (should (equal (file-name-nondirectory (buffer-file-name)) "i.py"))
       (should (= (line-number-at-pos) 1)))
-    (with-current-buffer "*contextls*"
-      (goto-char (point-min)) (forward-line 1)
-      (contextls-list-mark-delete)
-      (contextls-list-execute)
-      (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-2")))
+    ;; Inspector commands are the inspector's: M-x elsewhere does not offer them.
+    (dolist (command '(contextls-list-visit contextls-list-toggle-pin contextls-list-mark-delete
+                       contextls-list-unmark contextls-list-execute contextls-list-refresh
+                       contextls-list-reread contextls-list-forget))
+      (should (equal (command-modes command) '(contextls-list-mode))))
+    (kill-buffer "*contextls*")))
+
+(ert-deftest contextls-test-inspector-follows-changes-and-keeps-marks ()
+  (contextls-test--with-workspace nil
+    (contextls-add-text "one")
+    (contextls-add-text "two")
+    (with-current-buffer (contextls-list)
       (goto-char (point-min))
-      (should (equal (tabulated-list-get-id) "ctx-2"))
+      (tabulated-list-put-tag "D")
+      ;; Another client (the command line) adds: the table follows, marks stay.
+      (contextls-test--cli "add-text" "three")
+      (contextls-test--wait (lambda () (= (length tabulated-list-entries) 3)) 5)
+      (should (equal (contextls--marked-ids) '("ctx-2")))
       (kill-buffer))))
 
 ;;; Using the context
@@ -423,14 +618,23 @@
     (let ((contextls-settings '(:maxItems 1)))
       (contextls-add-text "the zebracorn grazes")
       (contextls-add-text "something else")
-      (should (string-match-p "something else" (with-current-buffer (contextls-show)
-                                                 (buffer-string))))
+      (with-current-buffer (contextls-show)
+        (should (string-match-p "something else" (buffer-string)))
+        (should (eq major-mode 'contextls-context-mode))
+        (should buffer-read-only)
+        (should (eq (key-binding "q") #'quit-window))
+        (should-error (insert "x") :type 'buffer-read-only))
       (should (string-prefix-p "## Context" (contextls-copy)))
       (should (equal (current-kill 0) (contextls-copy)))
-      (cl-letf (((symbol-function 'completing-read)
-                 (lambda (_prompt candidates &rest _) (caar candidates))))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
+                 (lambda (_prompt table &rest _) (car (all-completions "" table)))))
         (contextls-search "zebracorn"))
       (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
+      ;; The context buffer follows the window.
+      (contextls-test--wait
+       (lambda () (with-current-buffer "*contextls-context*"
+                    (string-match-p "zebracorn" (buffer-string)))))
       (contextls-pin "ctx-1")
       (should (eq (plist-get (car (contextls-test--items)) :pinned) t))
       (contextls-pin "ctx-1" t)
@@ -438,46 +642,278 @@
       (should (null (contextls-test--items)))
       (contextls-restore "ctx-1")
       ;; Restoring what is already in the window changes nothing, and says so.
-      (let (said)
-        (cl-letf (((symbol-function 'message)
-                   (lambda (format &rest args) (push (apply #'format format args) said))))
-          (should (equal (append (plist-get (contextls-restore "ctx-1") :alreadyInWindow) nil)
-                         '("ctx-1"))))
-        (should (member "contextls: ctx-1 is already in the window" said)))
+      (let ((inhibit-message nil))
+        (should (member "contextls: ctx-1 is already in the window"
+                        (contextls-test--messages (lambda () (contextls-restore "ctx-1"))))))
       (cl-letf (((symbol-function 'yes-or-no-p) #'ignore))
         (contextls-clear))
       (should (contextls-test--items))
       (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
         (contextls-clear))
-      (should (null (contextls-test--items))))))
+      (should (null (contextls-test--items)))
+      (kill-buffer "*contextls-context*"))))
+
+(ert-deftest contextls-test-a-restore-says-where-a-merged-item-went ()
+  ;; An archived region of a file that is in the window whole comes back into it.
+  (let ((decoder (list :id "ctx-6" :label "decoder.py" :tokens 3060)))
+    (should (equal (contextls--restore-message
+                    "ctx-2" (list :items (vector decoder) :evicted [] :merged '(:ctx-2 "ctx-6")))
+                   "restored ctx-2 into ctx-6 (decoder.py, 3060 tokens)"))
+    (should (equal (contextls--restore-message
+                    "ctx-2" (list :items [] :evicted [] :alreadyInWindow ["ctx-6"]
+                                  :merged '(:ctx-2 "ctx-6")))
+                   "ctx-2 is already in the window (in ctx-6)"))
+    (should (equal (contextls--restore-message
+                    "ctx-6" (list :items (vector decoder)
+                                  :evicted (vector (list :id "ctx-1" :label "a.py:1" :tokens 1))))
+                   (concat "restored ctx-6 (decoder.py, 3060 tokens); evicted ctx-1 (a.py:1, "
+                           "1 token) to the archive; M-x contextls-restore brings it back")))))
+
+(ert-deftest contextls-test-a-restore-that-evicts-asks-first ()
+  (contextls-test--with-workspace nil
+    (let ((contextls-settings '(:maxItems 1))
+          asked)
+      (contextls-add-text "archived first")
+      (contextls-add-text "in the window")
+      ;; A server from before the contract restores at once, dryRun or not.
+      (skip-unless (eq (plist-get (contextls--send :contextls/restore
+                                                   (list :workspace (contextls--uri root)
+                                                         :ids ["ctx-1"] :dryRun t))
+                                  :dryRun)
+                       t))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt) nil)))
+        (contextls-restore "ctx-1"))
+      (should (string-match-p "Restoring ctx-1 evicts ctx-2 (text: in the window" asked))
+      (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-2")))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
+        (contextls-restore "ctx-1"))
+      (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items))
+                     '("ctx-1"))))))
+
+(ert-deftest contextls-test-search-keeps-the-servers-order-and-marks-matches ()
+  (contextls-test--with-workspace nil
+    (let ((contextls-settings '(:maxItems 1))
+          table)
+      ;; The best hit has the later id (and label): sorting would put it last.
+      (contextls-add-text "aaa retry once")
+      (contextls-add-text "zzz retry the upload retry the upload retry")
+      (contextls-add-text "mmm unrelated text")
+      (let* ((server (mapcar (lambda (hit) (plist-get (plist-get hit :item) :id))
+                             (append (plist-get (contextls--request
+                                                 :contextls/search
+                                                 (list :workspace (contextls--uri root)
+                                                       :query "retry" :mode "keyword"))
+                                                :hits)
+                                     nil)))
+             (shown (progn
+                      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
+                                 (lambda (_prompt collection &rest _)
+                                   (setq table collection)
+                                   (car (all-completions "" collection)))))
+                        (contextls-search "retry" 'keyword))
+                      (all-completions "" table))))
+        (should (equal (mapcar (lambda (c) (car (split-string c))) shown) server))
+        (should (equal server '("ctx-2" "ctx-1")))
+        (should (eq (completion-metadata-get (completion-metadata "" table nil)
+                                             'display-sort-function)
+                    'identity))))))
+
+(ert-deftest contextls-test-a-hit-marks-the-servers-spans-in-code-points ()
+  ;; Spans count Unicode code points into the snippet, as Emacs strings do.
+  (let* ((hit (list :item (list :id "ctx-9" :label "notes.md")
+                    :modes ["keyword"]
+                    :snippet "café 😀 retry\nthe upload"
+                    :highlights [[7 12] [17 23]]))
+         (candidate (car (contextls--search-candidate hit)))
+         (start (string-match "retry" candidate)))
+    (should (equal (substring-no-properties candidate)
+                   "ctx-9  notes.md  [words]  café 😀 retry the upload"))
+    (should (eq (get-text-property start 'face candidate) 'contextls-match))
+    (should (eq (get-text-property (+ start 4) 'face candidate) 'contextls-match))
+    (should-not (get-text-property (+ start 5) 'face candidate))
+    (should-not (get-text-property (1- start) 'face candidate))
+    (should (eq (get-text-property (string-match "upload" candidate) 'face candidate)
+                'contextls-match))
+    (should (equal (cdr (contextls--search-candidate hit)) "ctx-9"))))
+
+(ert-deftest contextls-test-search-marks-what-matched-with-a-face ()
+  (contextls-test--with-workspace nil
+    (let ((contextls-settings '(:maxItems 1))
+          shown)
+      (contextls-add-text "zzz retry the upload")
+      (contextls-add-text "mmm unrelated text")
+      ;; A server from before the contract marks matches with ** in the text.
+      (skip-unless (seq-some (lambda (hit) (not (seq-empty-p (plist-get hit :highlights))))
+                             (plist-get (contextls--request
+                                         :contextls/search
+                                         (list :workspace (contextls--uri root)
+                                               :query "upload" :mode "keyword"))
+                                        :hits)))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
+                 (lambda (_prompt table &rest _)
+                   (setq shown (all-completions "" table))
+                   (car shown))))
+        (contextls-search "upload" 'keyword))
+      (let* ((candidate (car shown))
+             (at (string-match "upload" candidate (string-match "\\]" candidate))))
+        (should-not (string-match-p "\\*\\*" candidate))
+        (should (memq 'contextls-match (ensure-list (get-text-property at 'face candidate))))
+        (should-not (get-text-property (1- at) 'face candidate))))))
 
 (ert-deftest contextls-test-search-by-meaning-says-how-each-hit-was-found ()
   (contextls-test--with-workspace nil
     (let ((contextls-settings '(:maxItems 1))
           offered)
-      (contextls-add-text (concat "def _backoff_put(url, body):\n"
-                                  "    for attempt in range(5):\n"
-                                  "        if put(url, body).ok:\n            return\n"
-                                  "        sleep(2 ** attempt)\n"))
+      (contextls-add-text "the retry loop backs off exponentially")
       (contextls-add-text "Meeting notes: we agreed to drop Python 3.9 support.")
-      ;; By words, the paraphrase finds nothing; by meaning, the function.
-      (should-error (contextls-search "where do we retry failed uploads?" 'keyword)
+      ;; By words, the paraphrase finds nothing; by meaning, the note.
+      (should-error (contextls-search "how do failed attempts wait longer" 'keyword)
                     :type 'user-error)
-      (cl-letf (((symbol-function 'completing-read)
-                 (lambda (_prompt candidates &rest _)
-                   (setq offered (mapcar #'car candidates))
-                   (caar candidates))))
-        (contextls-search "where do we retry failed uploads?" 'semantic))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
+                 (lambda (_prompt table &rest _)
+                   (setq offered (all-completions "" table))
+                   (car offered))))
+        (contextls-search "how do failed attempts wait longer" 'semantic))
       (should (string-match-p "\\`ctx-1 .*\\[meaning\\]" (car offered)))
       (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-1")))
-      ;; The default mode (hybrid here) finds an exact word by both.
+      ;; The default mode (hybrid here) finds the words and their meaning.
       (contextls-add-text "another note")
-      (cl-letf (((symbol-function 'completing-read)
-                 (lambda (_prompt candidates &rest _)
-                   (setq offered (mapcar #'car candidates))
-                   (caar candidates))))
-        (contextls-search "_backoff_put"))
-      (should (string-match-p "\\[meaning\\+words\\]\\|\\[words\\+meaning\\]" (car offered))))))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t))
+                 ((symbol-function 'completing-read)
+                 (lambda (_prompt table &rest _)
+                   (setq offered (all-completions "" table))
+                   (car offered))))
+        (contextls-search "the retry loop backs off"))
+      (should (string-match-p "\\`ctx-1 .*\\[\\(meaning\\+words\\|words\\+meaning\\)\\]"
+                              (car offered))))))
+
+;;; Edits reach the server as incremental changes
+
+(defun contextls-test--record-changes (thunk)
+  "Call THUNK; return the `contentChanges' of every didChange sent meanwhile."
+  (let (sent)
+    (cl-letf* ((notify (symbol-function 'jsonrpc-notify))
+               ((symbol-function 'jsonrpc-notify)
+                (lambda (conn method params)
+                  (when (eq method :textDocument/didChange)
+                    (setq sent (append sent (append (plist-get params :contentChanges) nil))))
+                  (funcall notify conn method params))))
+      (funcall thunk))
+    sent))
+
+(ert-deftest contextls-test-edits-are-sent-as-incremental-changes ()
+  (contextls-test--with-workspace
+      '(("inc.py" . "# café 😀 header\nalpha = 1\nbeta = 2\n\ndef gamma():\n    return 3\n"))
+    (with-current-buffer (find-file-noselect (expand-file-name "inc.py"))
+      (contextls-add-buffer)
+      (let* ((random-state (random "contextls"))
+             (pieces '("x" "😀" "é\n" "\tindent" "\n\n" "word word" ""))
+             (changes
+              (contextls-test--record-changes
+               (lambda ()
+                 (dotimes (i 300)
+                   (let ((a (1+ (random (point-max)))) (b (1+ (random (point-max)))))
+                     (pcase (random 5)
+                       (0 (goto-char a) (insert (nth (random (length pieces)) pieces)))
+                       (1 (delete-region (min a b) (min (max a b) (+ (min a b) 5))))
+                       (2 (goto-char (min a b))
+                          (ignore-errors (capitalize-word 1)))
+                       (3 (goto-char a) (ignore-errors (transpose-lines 1)))
+                       (4 (goto-char (min a b))
+                          (delete-region (min a b) (min (max a b) (+ (min a b) 3)))
+                          (insert "🙂"))))
+                   (when (zerop (% i 7)) (contextls--send-changes (current-buffer))))
+                 (contextls--send-changes (current-buffer))))))
+        (should (> (length changes) 80))
+        (should (seq-every-p (lambda (change) (plist-get change :range)) changes))
+        ;; The server's copy is the buffer, to the character.
+        (should (equal (plist-get (contextls-add-buffer) :content)
+                       (buffer-substring-no-properties (point-min) (point-max))))
+        ;; A command that announces more than it changes still ends right.
+        (let ((fill-column 20))
+          (goto-char (point-max))
+          (insert "\n" (mapconcat #'identity (make-list 12 "several words") " ") "\n")
+          (forward-line -1)
+          (fill-paragraph))
+        (should (equal (plist-get (contextls-add-buffer) :content)
+                       (buffer-substring-no-properties (point-min) (point-max))))))))
+
+(ert-deftest contextls-test-typing-in-a-big-buffer-sends-only-the-edit ()
+  (contextls-test--with-workspace
+      `(("big.py" . ,(mapconcat (lambda (n) (format "value_%06d = %d  # some padding text" n n))
+                                (number-sequence 1 24000) "\n")))
+    (with-current-buffer (find-file-noselect (expand-file-name "big.py"))
+      (should (> (buffer-size) 900000))
+      (contextls-test--select-line 12000)
+      (contextls-add-region (region-beginning) (region-end))
+      (goto-char (point-max))
+      (let* ((sent nil)
+             (took (contextls-test--median
+                    21 (lambda ()
+                         (setq sent (append sent (contextls-test--record-changes
+                                                  (lambda ()
+                                                    (insert "x")
+                                                    (contextls--send-changes
+                                                     (current-buffer))))))))))
+        ;; One character each time, not 900 KB: Emacs does not wait for it.
+        (should (= (length sent) 21))
+        (should (seq-every-p (lambda (change) (equal (plist-get change :text) "x")) sent))
+        (should (< took 15))
+        (let ((inhibit-message nil))
+          (message "contextls: a keystroke at the end of a %d KB buffer: %.2f ms"
+                   (/ (buffer-size) 1000) took)))
+      ;; The server's copy of the last line (a region without its text is
+      ;; cut from the server's copy of the buffer).
+      (let ((line (contextls--range (line-beginning-position) (point))))
+        (should (string-suffix-p
+                 "padding textxxxxxxxxxxxxxxxxxxxxx"
+                 (plist-get (plist-get (contextls--request
+                                        :contextls/addRegion
+                                        (contextls--workspace-params
+                                         (directory-file-name root)
+                                         :uri (contextls--uri buffer-file-name) :range line))
+                                       :item)
+                            :content)))))))
+
+;;; Cost of an add
+
+(ert-deftest contextls-test-add-region-costs-little-beyond-its-request ()
+  (contextls-test--with-workspace
+      `(("cost.py" . ,(mapconcat (lambda (n) (format "line_%04d = %d" n n))
+                                 (number-sequence 1 2000) "\n")))
+    (with-current-buffer (find-file-noselect (expand-file-name "cost.py"))
+      (let* ((root (directory-file-name root))
+             (select (lambda ()
+                       (goto-char (point-min))
+                       (forward-line (* 4 (random 490)))
+                       (push-mark (point) t t)
+                       (forward-line 2)))
+             (status (lambda () (contextls--request :contextls/status
+                                                    (contextls--workspace-params root))))
+             (wire (lambda ()
+                     (funcall select)
+                     (jsonrpc-request (contextls--connection root) :contextls/addRegion
+                                      (contextls--workspace-params
+                                       root :uri (contextls--uri buffer-file-name)
+                                       :range (contextls--range (region-beginning) (region-end))
+                                       :text (buffer-substring-no-properties
+                                              (region-beginning) (region-end))))))
+             (command (lambda ()
+                        (funcall select)
+                        (contextls-add-region (region-beginning) (region-end)))))
+        (dotimes (_ 5) (funcall command))
+        (let ((status-ms (contextls-test--median 41 status))
+              (command-ms (contextls-test--median 41 command))
+              (wire-ms (contextls-test--median 41 wire)))
+          (let ((inhibit-message nil))
+            (message "contextls: status %.2f ms, addRegion on the wire %.2f ms, add-region %.2f ms"
+                     status-ms wire-ms command-ms))
+          ;; What Emacs adds to the server's answer is at most as much again.
+          (should (<= command-ms (* 2 wire-ms)))
+          (should (< command-ms 10)))))))
 
 ;;; Errors and the server's life
 
@@ -498,8 +934,8 @@
     (let ((root (directory-file-name root)))
       (contextls-add-text "before the crash")
       (delete-process (jsonrpc--process (gethash root contextls--connections)))
-      (contextls-test--wait (lambda () (eq (gethash root contextls--statuses) 'crashed)))
-      (should (string-match-p "ctx ✗" (contextls--mode-line-string root)))
+      (contextls-test--wait (lambda () (eq (contextls--status root) 'crashed)))
+      (should (equal (contextls--mode-line-string root) " ctx ✗ "))
       (contextls-add-text "after the crash")
       (should (equal (mapcar (lambda (i) (plist-get i :content)) (contextls-test--items))
                      '("before the crash" "after the crash"))))))
@@ -509,6 +945,109 @@
     (let ((contextls-server-command '("/nonexistent/contextls" "serve")))
       (let ((err (should-error (contextls-add-text "x") :type 'user-error)))
         (should (string-match-p "pip install" (cadr err)))))))
+
+(ert-deftest contextls-test-a-server-that-dies-at-start-shows-what-it-said ()
+  (contextls-test--with-workspace nil
+    (let* ((contextls-server-command (list contextls-test--server "serve" "--no-such-option"))
+           (err (should-error (contextls-add-text "x") :type 'user-error)))
+      (should (string-match-p "the server stopped" (cadr err)))
+      (should (string-match-p "unrecognized arguments: --no-such-option\\|no-such-option"
+                              (cadr err)))
+      (should-not (string-match-p "jsonrpc\\|Server died" (cadr err))))))
+
+;;; Restarts: the buffers are opened again
+
+(defun contextls-test--edit-above-and-check (root buffer)
+  "Insert lines above ctx-1 in BUFFER of ROOT and check the server follows.
+Then add a region of the modified buffer: it is the buffer's text."
+  (with-current-buffer buffer
+    (goto-char (point-min))
+    (insert "# one\n# two\n")
+    (contextls--send-changes buffer)
+    (contextls-test--wait
+     (lambda () (eql (contextls-test--meta (car (contextls-test--items root)) :startLine) 4)))
+    (should-not (eq (plist-get (car (contextls-test--items root)) :stale) t))
+    (contextls-test--select-line 1)
+    (contextls-add-region (region-beginning) (region-end))
+    (should (equal (plist-get (car (last (contextls-test--items root))) :content) "# one"))
+    ;; The whole file, as the buffer has it, not as the disk does.
+    (should (buffer-modified-p))
+    (should (equal (plist-get (contextls-add-buffer) :content)
+                   (buffer-substring-no-properties (point-min) (point-max))))))
+
+(ert-deftest contextls-test-buffers-are-synced-again-after-a-restart ()
+  (contextls-test--with-workspace '(("r.py" . "a = 1\nb = 2\nc = 3\n"))
+    (let ((root (directory-file-name root))
+          (messages nil)
+          (inhibit-message nil))
+      (with-current-buffer (find-file-noselect (expand-file-name "r.py"))
+        (contextls-test--select-line 2)
+        (contextls-add-region (region-beginning) (region-end))
+        (setq messages (contextls-test--messages
+                        (lambda ()
+                          (contextls-restart)
+                          (contextls-test--edit-above-and-check root (current-buffer))
+                          (accept-process-output nil 0.3))))
+        (should-not (seq-find (lambda (m) (string-match-p "Error\\|KeyError" m)) messages))))))
+
+(ert-deftest contextls-test-buffers-are-synced-again-after-the-daemon-stops ()
+  (contextls-test--with-workspace '(("x.py" . "x = 1\ny = 2\n"))
+    (let* ((runtime (make-temp-file "cls-" t))
+           (process-environment (append (list (concat "CONTEXTLS_RUNTIME_DIR=" runtime)
+                                              (concat "CONTEXTLS_STATE_DIR=" runtime))
+                                        process-environment))
+           (contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path))
+           (root (directory-file-name root)))
+      (unwind-protect
+          (with-current-buffer (find-file-noselect (expand-file-name "x.py"))
+            (should (equal (contextls--server-command) '("contextls" "connect")))
+            (contextls-test--select-line 2)
+            (contextls-add-region (region-beginning) (region-end))
+            (should (zerop (call-process contextls-test--server nil nil nil "daemon" "stop")))
+            (contextls-test--wait (lambda () (eq (contextls--status root) 'crashed)))
+            (should (equal (contextls--mode-line-string root) " ctx ✗ "))
+            ;; Typing while it is gone sends nothing and breaks nothing...
+            (goto-char (point-max))
+            (insert "z = 3\n")
+            (contextls--send-changes (current-buffer))
+            ;; ...and the next command starts it again, with this buffer open.
+            (contextls-test--edit-above-and-check root (current-buffer))
+            (should (string-match-p "\\` ctx " (contextls--mode-line-string root))))
+        (ignore-errors (contextls-shutdown root))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")
+        (delete-directory runtime t)))))
+
+(ert-deftest contextls-test-the-shared-daemon-pushes-what-the-cli-changes ()
+  (contextls-test--with-workspace '(("x.py" . "x = 1\n"))
+    (let* ((runtime (make-temp-file "cls-" t))
+           (process-environment (append (list (concat "CONTEXTLS_RUNTIME_DIR=" runtime)
+                                              (concat "CONTEXTLS_STATE_DIR=" runtime))
+                                        process-environment))
+           (contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path)))
+      (unwind-protect
+          (progn
+            (let ((contextls-settings '(:storage "/tmp/other.sqlite3")))
+              (should (equal (contextls--server-command)
+                             '("contextls" "connect" "--storage" "/tmp/other.sqlite3"))))
+            (contextls-add-text "from Emacs")
+            ;; The CLI reaches the same daemon; Emacs hears of its change unasked.
+            (should (zerop (call-process contextls-test--server nil nil nil
+                                         "add-text" "from the command line")))
+            (contextls-test--wait
+             (lambda () (let ((status (contextls--status (directory-file-name root))))
+                          (and (consp status) (eql (plist-get status :itemCount) 2)))))
+            (contextls-test--wait
+             (lambda () (= (length (gethash (directory-file-name root) contextls--items)) 2)))
+            (should (equal (mapcar (lambda (item) (plist-get item :content))
+                                   (contextls-test--items))
+                           '("from Emacs" "from the command line"))))
+        (ignore-errors (contextls-shutdown (directory-file-name root)))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")
+        (delete-directory runtime t)))))
 
 (provide 'contextls-test)
 ;;; contextls-test.el ends here

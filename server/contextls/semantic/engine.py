@@ -75,6 +75,10 @@ def _inode(location: str) -> int:
         return -1
 
 
+class _Busy(Exception):
+    """Another transaction holds the write lock: the tables are made at the next call."""
+
+
 class Engine:
     def __init__(self, location: str) -> None:
         self.location = location
@@ -82,6 +86,9 @@ class Engine:
         self._embedder: Embedder | None = None
         self._scanner: Scanner | None = None
         self._reason: str | None = None
+        """Why search by meaning cannot run in this process (None: it can, or may yet)."""
+        self._busy = False
+        """The vector tables wait for another transaction to end; the next call tries again."""
         self._read: sqlite3.Connection | None = None
         self._write: sqlite3.Connection | None = None
         self._inode = -1
@@ -104,10 +111,30 @@ class Engine:
             return self._embedder
         if self._reason is not None:
             return None
-        self._reason = self._why_not()
-        if self._reason:
+        if self._embedder is not None:  # loaded; its tables could not be made yet
+            return self._open_when_free()
+        why_not = self._why_not()
+        if why_not:
+            self._reason = why_not
+            log.warning("semantic search unavailable: %s", why_not)
+            return None
+        return self._open_when_free()
+
+    def _open_when_free(self) -> Embedder | None:
+        """Open the vector tables, or try again at the next call when another transaction
+        holds the write lock (a window being seeded at ``initialize``): a busy database
+        is a moment, not a reason to go without search by meaning for good."""
+        try:
+            self._open()
+        except _Busy:
+            self._busy = True
+            return None
+        except sqlite3.Error as error:
+            self._embedder = None
+            self._reason = f"the vector table in {self.location} cannot be used: {error}"
             log.warning("semantic search unavailable: %s", self._reason)
             return None
+        self._busy = False
         return self._embedder
 
     def _why_not(self) -> str:
@@ -127,26 +154,22 @@ class Engine:
         except ModelError as error:
             self._embedder = None
             return str(error)
-        try:
-            self._open()
-        except sqlite3.Error as error:
-            self._embedder = None
-            return f"the vector table in {self.location} cannot be used: {error}"
         return ""
 
     def _open(self) -> None:
         assert self._embedder is not None
         self._inode = _inode(self.location)
         write = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
-        write.execute("PRAGMA busy_timeout = 2000")  # the worker's: off the event loop
         # The server checkpoints when idle; this connection must not do it on its commits.
         write.execute("PRAGMA wal_autocheckpoint = 0")
         try:
-            vectors.install(write, self._embedder.model_id)
+            vectors.install(write, self._embedder.model_id)  # on the event loop: no waiting
         except sqlite3.OperationalError as error:
-            log.warning(
-                "cannot add the vector table to %s (%s): searching only", self.location, error
-            )
+            write.close()
+            if "locked" in str(error) or "busy" in str(error):
+                raise _Busy(str(error)) from error
+            raise
+        write.execute("PRAGMA busy_timeout = 2000")  # the worker's: off the event loop
         read = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
         read.execute("PRAGMA busy_timeout = 1000")
         read.execute("SELECT count(*) FROM semantic_vectors WHERE rowid = 0").fetchone()
@@ -168,6 +191,8 @@ class Engine:
     @property
     def reason(self) -> str:
         self._ready()
+        if self._busy and self._reason is None:
+            return "starting: the database is busy for a moment"
         return self._reason or ""
 
     def status(self, root: str, archived: int) -> dict[str, Any]:

@@ -1,0 +1,124 @@
+;;; contextls-mode-line.el --- The context budget in the mode line  -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 the contextls developers
+;; SPDX-License-Identifier: MIT
+
+;;; Commentary:
+
+;; `contextls-mode' shows ` ctx 3.2k/8k·12/50 ' in the mode line of every
+;; buffer of a project whose window is known: tokens of the budget, items of
+;; the maximum.  Its entry in `mode-line-misc-info' is a conditional headed
+;; by the mode's variable, as Emacs packages do it; turning the mode off
+;; takes out that entry and nothing else.
+;;
+;; The mode line is drawn at every redisplay, in every window: the text is
+;; made once per status and kept, the root of each buffer is cached, and the
+;; mouse map is built once.
+
+;;; Code:
+
+(require 'contextls-client)
+
+(defcustom contextls-connect-on-visit t
+  "Whether `contextls-mode' connects when a file of a project is visited.
+Then the mode line shows the project's window without a command first."
+  :type 'boolean
+  :group 'contextls)
+
+(defvar contextls--mode-line-map (make-mode-line-mouse-map 'mouse-1 'contextls-list)
+  "The mouse map of the mode line text: a click opens the inspector.")
+
+(defvar contextls--mode-line-cache (make-hash-table :test #'equal)
+  "The mode line text of each root: (STATUS HOT . TEXT).
+TEXT was made from STATUS, with the error face when HOT.")
+
+(defun contextls--budget (status)
+  "The token budget of STATUS: its effective budget, else its maxTokens."
+  (let ((budget (plist-get status :budget)))
+    (if (and (numberp budget) (> budget 0)) budget (plist-get status :maxTokens))))
+
+(defun contextls--budget-reason (status)
+  "Why the budget of STATUS is what it is, when the window adapts it; else nil."
+  (when (equal (plist-get status :budgetPolicy) "adaptive")
+    (format "adaptive: %s, complexity %.2f -> %.1fk of base %s"
+            (plist-get status :task) (or (plist-get status :complexity) 0)
+            (/ (contextls--budget status) 1000.0)
+            (contextls--kilo (plist-get status :maxTokens)))))
+
+(defun contextls--mode-line-help (status)
+  "The help text of the mode line for STATUS."
+  (let ((next (plist-get status :nextEviction))
+        (last (contextls--list (plist-get status :lastEvicted)))
+        (reason (contextls--budget-reason status)))
+    (concat (format "contextls: %s of %s tokens, %s of %s items"
+                    (plist-get status :tokens) (contextls--budget status)
+                    (plist-get status :itemCount) (plist-get status :maxItems))
+            (if reason (concat "\n" reason) "")
+            (if next (format "\nNext to be evicted: %s" (contextls--describe next)) "")
+            (if last (format "\nLast evicted: %s" (mapconcat #'contextls--describe last ", "))
+              "")
+            "\nmouse-1: inspect the window")))
+
+(defun contextls--make-mode-line (status hot)
+  "The mode line text of STATUS, in the error face when HOT."
+  (let ((stale (or (plist-get status :staleCount) 0)))
+    (propertize (format " ctx %s/%s·%d/%d%s "
+                        (contextls--kilo (plist-get status :tokens))
+                        (contextls--kilo (contextls--budget status))
+                        (plist-get status :itemCount) (plist-get status :maxItems)
+                        (if (> stale 0) (format "·%d stale" stale) ""))
+                'face (cond (hot 'error) ((>= (plist-get status :percent) 90) 'warning))
+                'help-echo (contextls--mode-line-help status)
+                'mouse-face 'mode-line-highlight
+                'local-map contextls--mode-line-map)))
+
+(defconst contextls--crashed-mode-line
+  (propertize " ctx ✗ " 'face 'error
+              'help-echo "contextls: the server stopped; the next command starts it again")
+  "The mode line text when the server stopped.")
+
+(defun contextls--mode-line-string (&optional root)
+  "The mode line text for ROOT (the current buffer's): ` ctx 3.2k/8k·12/50 '."
+  (let* ((root (or root (car (contextls--root-info))))
+         (status (gethash root contextls--statuses)))
+    (cond
+     ((eq status 'crashed) contextls--crashed-mode-line)
+     ((null status) "")
+     (t
+      (let* ((evicted-at (gethash root contextls--evicted-at))
+             (hot (and evicted-at (< (- (float-time) evicted-at) 10)))
+             (cached (gethash root contextls--mode-line-cache)))
+        (if (and (eq (car cached) status) (eq (cadr cached) hot))
+            (cddr cached)
+          (let ((text (contextls--make-mode-line status hot)))
+            (puthash root (cons status (cons hot text)) contextls--mode-line-cache)
+            text)))))))
+
+(defconst contextls--mode-line-entry '(contextls-mode (:eval (contextls--mode-line-string)))
+  "The entry of `contextls-mode' in `mode-line-misc-info'.")
+
+(defun contextls--connect-visited-file ()
+  "Connect to the project of the file just visited, without waiting."
+  (when (and contextls-connect-on-visit buffer-file-name)
+    (pcase-let ((`(,root ,in-project) (contextls--root-info)))
+      (when in-project (contextls--connect-in-background root)))))
+
+;;;###autoload
+(define-minor-mode contextls-mode
+  "Show the contextls budget of the current project in the mode line.
+With `contextls-connect-on-visit', visiting a file of a project connects to
+its window, so its budget shows at once."
+  :global t
+  :group 'contextls
+  (if contextls-mode
+      (progn
+        (unless (member contextls--mode-line-entry mode-line-misc-info)
+          (push contextls--mode-line-entry mode-line-misc-info))
+        (add-hook 'find-file-hook #'contextls--connect-visited-file)
+        (contextls--connect-visited-file))
+    (setq mode-line-misc-info (delete contextls--mode-line-entry mode-line-misc-info))
+    (remove-hook 'find-file-hook #'contextls--connect-visited-file))
+  (force-mode-line-update t))
+
+(provide 'contextls-mode-line)
+;;; contextls-mode-line.el ends here

@@ -1,0 +1,267 @@
+;;; contextls-terminal-test.el --- contextls as drawn in a real terminal frame  -*- lexical-binding: t -*-
+
+;;; Commentary:
+
+;; Batch Emacs draws no mode line (`format-mode-line' gives "").  These
+;; tests run in `emacs -nw' inside tmux (scripts/test-emacs.sh starts it):
+;; they read the mode line as Emacs formats it in the frame, and the screen
+;; itself with `tmux capture-pane'.  `contextls-terminal-test-run' runs
+;; them, writes the results to a file and exits.
+
+;;; Code:
+
+(require 'contextls-test-helpers)
+(require 'time)
+(require 'which-func)
+
+;;; The screen
+
+(defun contextls-terminal-test--screen ()
+  "The lines of the terminal as tmux shows them now."
+  (with-temp-buffer
+    (call-process "tmux" nil t nil "capture-pane" "-p" "-t" (getenv "TMUX_PANE"))
+    (split-string (buffer-string) "\n")))
+
+(defun contextls-terminal-test--mode-line-row (&optional window)
+  "The screen line of WINDOW's mode line, once drawn."
+  (1- (nth 3 (window-edges window))))
+
+(defun contextls-terminal-test--drawn (regexp &optional window)
+  "WINDOW's mode line as drawn on the screen, once it matches REGEXP.
+Redisplays and reads the screen until it matches (2 s at most), without
+letting process output in: what is drawn is what Emacs knew already."
+  (let ((deadline (+ (float-time) 2)) line)
+    (while (progn (redisplay t)
+                  (setq line (nth (contextls-terminal-test--mode-line-row window)
+                                  (contextls-terminal-test--screen)))
+                  (and (not (string-match-p regexp line)) (< (float-time) deadline)))
+      (call-process "sleep" nil nil nil "0.05"))
+    line))
+
+(defun contextls-terminal-test--formatted (&optional window)
+  "WINDOW's mode line as Emacs formats it in this frame."
+  (with-selected-window (or window (selected-window))
+    (format-mode-line mode-line-format nil window)))
+
+(defmacro contextls-terminal-test--with-project (files &rest body)
+  "Run BODY in a fresh git project holding FILES, with `contextls-mode' on."
+  (declare (indent 1))
+  `(contextls-test--with-workspace ,files
+     (should (zerop (call-process "git" nil nil nil "init" "-q")))
+     (let ((inhibit-message nil))
+       (delete-other-windows)
+       (contextls-mode 1)
+       (unwind-protect (progn ,@body)
+         (contextls-mode -1)))))
+
+(defun contextls-terminal-test--visit (file)
+  "Visit FILE in the selected window and wait for its window's status."
+  (find-file file)
+  (contextls-test--wait (lambda () (consp (contextls--status (contextls--root))))))
+
+;;; The mode line
+
+(ert-deftest contextls-terminal-test-the-mode-line-shows-the-budget-beside-its-neighbours ()
+  (contextls-terminal-test--with-project '(("tool.py" . "def tool():\n    return 1\n"))
+    (let ((display-time-format "%H:%M"))
+      (display-time-mode 1)
+      (unwind-protect
+          (progn
+            ;; Visiting a file of a project is enough: no command first.
+            (contextls-terminal-test--visit (expand-file-name "tool.py"))
+            (should (string-match-p " ctx 0/8k·0/50 +[0-9]+:[0-9]+"
+                                    (contextls-terminal-test--formatted)))
+            (should (string-match-p " ctx 0/8k·0/50 +[0-9]+:[0-9]+"
+                                    (contextls-terminal-test--drawn " ctx 0/8k·0/50 ")))
+            ;; With which-func and the clock: a space on each side, nothing glued.
+            (which-function-mode 1)
+            (goto-char (point-min)) (forward-line 1)
+            (contextls-test--select-line 1)
+            (contextls-add-region (region-beginning) (region-end))
+            (which-func-update)
+            (should (string-match-p " ctx [0-9]+/8k·1/50 \\[tool\\] [0-9]+:[0-9]+"
+                                    (contextls-terminal-test--drawn "·1/50 \\[tool")))
+            ;; Off: the budget goes, the clock and which-func stay; on: back.
+            (contextls-mode -1)
+            (let ((line (contextls-terminal-test--drawn "\\[tool\\] +[0-9]+:[0-9]+")))
+              (should-not (string-match-p "ctx" line))
+              (should (string-match-p "\\[tool\\] +[0-9]+:[0-9]+" line)))
+            (contextls-mode 1)
+            (should (string-match-p " ctx [0-9]+/8k·1/50 \\[tool\\] [0-9]+:[0-9]+"
+                                    (contextls-terminal-test--drawn "ctx [0-9]+/8k·1/50"))))
+        (which-function-mode -1)
+        (display-time-mode -1)))))
+
+(ert-deftest contextls-terminal-test-your-own-change-is-drawn-at-once ()
+  (contextls-terminal-test--with-project '(("own.py" . "one = 1\ntwo = 2\nthree = 3\n"))
+    (contextls-terminal-test--visit (expand-file-name "own.py"))
+    (contextls-add-text "first")
+    (contextls-add-text "second")
+    (contextls-test--select-line 2)
+    (contextls-add-region (region-beginning) (region-end))
+    (should (string-match-p "·3/50 " (contextls-terminal-test--drawn "·3/50 ")))
+    ;; Each command's own answer is drawn: no push from the server is let in.
+    (contextls-remove "ctx-1")
+    (should (string-match-p "·2/50 " (contextls-terminal-test--formatted)))
+    (should (string-match-p "·2/50 " (contextls-terminal-test--drawn "·2/50 ")))
+    (goto-char (point-min)) (forward-line 1)
+    (call-interactively #'contextls-remove)
+    (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))
+    (should-not (overlays-at (point)))
+    (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
+      (contextls-clear))
+    (should (string-match-p " ctx 0/8k·0/50 " (contextls-terminal-test--drawn " ctx 0/8k·0/50 ")))))
+
+(ert-deftest contextls-terminal-test-two-projects-each-in-its-window ()
+  (contextls-test--with-workspace '(("a/one.py" . "a1 = 1\na2 = 2\n") ("b/two.py" . "b1 = 1\n"))
+    (let ((root-a (expand-file-name "a" root))
+          (root-b (expand-file-name "b" root))
+          (inhibit-message nil))
+      (dolist (dir (list root-a root-b))
+        (let ((default-directory (file-name-as-directory dir)))
+          (should (zerop (call-process "git" nil nil nil "init" "-q")))))
+      (delete-other-windows)
+      (contextls-mode 1)
+      (unwind-protect
+          (let ((window-a (selected-window))
+                (window-b (split-window-below)))
+            (contextls-terminal-test--visit (expand-file-name "one.py" root-a))
+            (contextls-test--select-line 1)
+            (contextls-add-region (region-beginning) (region-end))
+            (contextls-add-text "a's note")
+            (with-selected-window window-b
+              (contextls-terminal-test--visit (expand-file-name "two.py" root-b))
+              (contextls-test--select-line 1)
+              (contextls-add-region (region-beginning) (region-end)))
+            (should (string-match-p "·2/50 " (contextls-terminal-test--drawn "·2/50 " window-a)))
+            (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 " window-b)))
+            ;; Both have a ctx-1; removing a's leaves b's highlight and count.
+            (contextls-remove "ctx-1" root-a)
+            (sit-for 0.5)
+            (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 " window-a)))
+            (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 " window-b)))
+            (with-selected-window window-b
+              (should (equal (contextls--item-at (point-min)) (cons root-b "ctx-1")))))
+        (contextls-mode -1)
+        (delete-other-windows)
+        (contextls-test--cleanup (list root-a root-b))))))
+
+(ert-deftest contextls-terminal-test-a-change-from-the-command-line-while-idle ()
+  (contextls-terminal-test--with-project '(("cli.py" . "x = 1\n"))
+    (let* ((contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path)))
+      (unwind-protect
+          (progn
+            (contextls-terminal-test--visit (expand-file-name "cli.py"))
+            (contextls-add-text "from Emacs")
+            (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))
+            ;; The command line adds while Emacs waits for a key.
+            (make-process :name "cli" :command (list contextls-test--server "add-text"
+                                                     "from the command line")
+                          :noquery t)
+            (let ((deadline (+ (float-time) 5)))
+              (while (and (< (float-time) deadline)
+                          (not (string-match-p "·2/50 " (contextls-terminal-test--formatted))))
+                (sit-for 0.1)))
+            (should (string-match-p "·2/50 " (contextls-terminal-test--drawn "·2/50 "))))
+        (ignore-errors (contextls-shutdown (contextls--root)))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")))))
+
+(ert-deftest contextls-terminal-test-restart-then-edit ()
+  (contextls-terminal-test--with-project '(("r.py" . "a = 1\nb = 2\nc = 3\n"))
+    (contextls-terminal-test--visit (expand-file-name "r.py"))
+    (contextls-test--select-line 2)
+    (contextls-add-region (region-beginning) (region-end))
+    (contextls-restart)
+    (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))
+    (goto-char (point-min))
+    (execute-kbd-macro (kbd "# SPC new RET"))
+    (contextls--send-changes (current-buffer))
+    (contextls-test--wait
+     (lambda () (eql (contextls-test--meta (car (contextls-test--items)) :startLine) 3)))
+    (should-not (string-match-p "Error" (or (current-message) "")))
+    (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))))
+
+;;; Search
+
+(ert-deftest contextls-terminal-test-search-hits-are-listed-best-first ()
+  (contextls-terminal-test--with-project '(("s.py" . "s = 1\n"))
+    (let ((contextls-settings '(:maxItems 1))
+          screen)
+      (contextls-terminal-test--visit (expand-file-name "s.py"))
+      ;; The best hit has the later id: a sorted list would show it last.
+      (contextls-add-text "aaa retry once")
+      (contextls-add-text "zzz retry the upload retry the upload retry")
+      (contextls-add-text "mmm unrelated text")
+      (minibuffer-with-setup-hook
+          (lambda ()
+            (run-at-time 0.3 nil
+                         (lambda ()
+                           (minibuffer-completion-help)
+                           (redisplay t)
+                           (setq screen (contextls-terminal-test--screen))
+                           (abort-recursive-edit))))
+        (condition-case nil
+            (contextls-search "retry" 'keyword)
+          (quit nil)))
+      (let ((best (cl-position "ctx-2  text: zzz" screen :test #'string-prefix-p))
+            (next (cl-position "ctx-1  text: aaa" screen :test #'string-prefix-p)))
+        (should best)
+        (should next)
+        (should (< best next))))))
+
+;;; Cost
+
+(ert-deftest contextls-terminal-test-redisplay-costs-at-most-0.2-ms-more ()
+  (contextls-terminal-test--with-project '(("cost.py" . "x = 1\n"))
+    (contextls-terminal-test--visit (expand-file-name "cost.py"))
+    (contextls-add-text "something in the window")
+    (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))
+    (let (with without)
+      ;; Many short blocks, alternating, and the median of each side: load on
+      ;; the machine weighs on both alike.  Without the mode's variable, its
+      ;; entry draws nothing: the same mode line without contextls.
+      (dotimes (block 30)
+        (dolist (on (if (cl-evenp block) '(t nil) '(nil t)))
+          (setq contextls-mode on)
+          (force-mode-line-update)
+          (redisplay t)
+          (let ((start (float-time)))
+            (dotimes (_ 100)
+              (force-mode-line-update)
+              (redisplay t))
+            (let ((per (/ (* 1000 (- (float-time) start)) 100)))
+              (if on (push per with) (push per without))))))
+      (setq contextls-mode t)
+      (let ((with-ms (nth 15 (sort with #'<)))
+            (without-ms (nth 15 (sort without #'<))))
+        (message "contextls: a redisplay takes %.3f ms with the budget in the mode line, %.3f without"
+                 with-ms without-ms)
+        (should (<= (- with-ms without-ms) 0.2))))))
+
+;;; Running
+
+(defun contextls-terminal-test-run (results)
+  "Run the terminal tests, write what they said to RESULTS, and exit."
+  (run-with-timer
+   0.5 nil
+   (lambda ()
+     ;; ERT shows its progress in the mode line, where the tests look.
+     (setq minor-mode-alist (seq-remove (lambda (entry)
+                                          (eq (car-safe entry) 'ert--current-run-stats))
+                                        minor-mode-alist))
+     (let* ((stats (ert-run-tests-batch "^contextls-terminal-test-"))
+            (passed (ert-stats-completed-expected stats))
+            (failed (+ (ert-stats-completed-unexpected stats)
+                       (- (ert-stats-total stats) (ert-stats-completed stats)))))
+       (message "terminal: %d passed, %d failed" passed failed)
+       (with-current-buffer (messages-buffer)
+         (when (get-buffer "*Warnings*")
+           (goto-char (point-max))
+           (insert-buffer-substring "*Warnings*"))
+         (write-region (point-min) (point-max) results))
+       (kill-emacs (if (zerop failed) 0 1))))))
+
+(provide 'contextls-terminal-test)
+;;; contextls-terminal-test.el ends here

@@ -1,0 +1,91 @@
+;;; gptel.el --- A stand-in for gptel's request pipeline, for tests  -*- lexical-binding: t -*-
+
+;;; Commentary:
+
+;; gptel is not packaged for Debian, so the tests run against this stand-in.
+;; It follows the documented contract of `gptel-prompt-transform-functions'
+;; (gptel 0.9.8.5 and newer; `gptel-request' in gptel-request.el):
+;;
+;; - the request's text is copied into a new temporary prompt buffer, made
+;;   while the chat buffer is current (so it has that buffer's directory);
+;; - the hook's value is the chat buffer's (local or global, `t' standing
+;;   for the global functions), set buffer-locally in the prompt buffer;
+;; - each function is called in the prompt buffer with point at its end:
+;;   with no argument when it takes none, with the request state when it
+;;   takes one, and with a callback and the state when it takes two (then
+;;   it may finish later, by calling the callback);
+;; - once every function has finished, the prompt buffer's text is what is
+;;   sent: responses (text with the `gptel' property) as the assistant's,
+;;   the rest as the user's.
+;;
+;; Only what the contract says is here; it is not gptel.
+
+;;; Code:
+
+(require 'cl-lib)
+
+(defvar gptel-mode nil
+  "Non-nil in a chat buffer.")
+
+(defun gptel--transform-add-context (callback _state)
+  "Stand in for gptel's own transform: it adds nothing, then calls CALLBACK."
+  (funcall callback))
+
+(defcustom gptel-prompt-transform-functions '(gptel--transform-add-context)
+  "Handlers to augment or transform a query before sending it."
+  :type 'hook
+  :group 'gptel)
+
+(defun gptel-standin--messages ()
+  "The current buffer's text as chat messages: (ROLE . TEXT), in order."
+  (let ((pos (point-min)) messages)
+    (while (< pos (point-max))
+      (let* ((response (get-text-property pos 'gptel))
+             (next (or (next-single-property-change pos 'gptel) (point-max)))
+             (text (string-trim (buffer-substring-no-properties pos next))))
+        (unless (string-empty-p text)
+          (push (cons (if response "assistant" "user") text) messages))
+        (setq pos next)))
+    (nreverse messages)))
+
+(defun gptel-standin-request (on-sent)
+  "Send the current buffer as gptel would; call ON-SENT with the messages sent.
+Returns the request's state (a plist, as gptel's state is opaque here)."
+  (let* ((chat (current-buffer))
+         (transforms gptel-prompt-transform-functions)
+         (state (list :buffer chat))
+         (prompt (generate-new-buffer " *gptel-prompt*" t)))
+    (with-current-buffer prompt
+      (insert-buffer-substring chat)
+      (setq-local gptel-prompt-transform-functions transforms)
+      (when (memq t gptel-prompt-transform-functions)
+        (setq gptel-prompt-transform-functions
+              (append (remq t gptel-prompt-transform-functions)
+                      (default-value 'gptel-prompt-transform-functions))))
+      (let* ((total (length gptel-prompt-transform-functions))
+             (done 0)
+             (send (lambda ()
+                     (with-current-buffer prompt
+                       (funcall on-sent (gptel-standin--messages)))
+                     (kill-buffer prompt))))
+        (if (zerop total)
+            (funcall send)
+          (run-hook-wrapped
+           'gptel-prompt-transform-functions
+           (lambda (function state)
+             (with-current-buffer prompt
+               (goto-char (point-max))
+               (pcase (car (func-arity function))
+                 (2 (funcall function (lambda ()
+                                        (cl-incf done)
+                                        (when (>= done total) (funcall send)))
+                             state))
+                 (arity (if (= arity 0) (funcall function) (funcall function state))
+                        (cl-incf done)
+                        (when (>= done total) (funcall send)))))
+             nil)
+           state))))
+    state))
+
+(provide 'gptel)
+;;; gptel.el ends here

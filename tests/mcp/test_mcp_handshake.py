@@ -1,0 +1,110 @@
+"""The opening exchange over raw JSON-RPC, at every protocol version a host may send.
+
+``initialize`` at 2025-11-25 is answered before the SDK loads; the SDK's own answer
+to it is held back and compared (a difference is logged on stderr, which these tests
+read). Every other opening is the SDK's to answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from ..cli.conftest import Cli, find_executable
+
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+def exchange(project: Cli, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """Send ``messages``; once each request is answered, close the input. Every answer and
+    notification, and stderr."""
+    expected = sum(1 for message in messages if "id" in message)
+    process = subprocess.Popen(
+        [find_executable(), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=project.workspace,
+        env=project.env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(message) + "\n" for message in messages))
+    process.stdin.flush()
+    received: list[dict[str, Any]] = []
+    while sum(1 for message in received if "id" in message) < expected:
+        line = process.stdout.readline()
+        assert line, "contextls mcp closed its output"
+        received.append(json.loads(line))
+    _, log = process.communicate(timeout=60)
+    assert process.returncode == 0, log
+    return received, log
+
+
+def initialize(version: str) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_VERSIONS)
+def test_each_handshake_version_is_answered_once_and_as_the_sdk_would(
+    project: Cli, version: str
+) -> None:
+    answers, log = exchange(project, [initialize(version), INITIALIZED, LIST_TOOLS])
+    assert [answer.get("id") for answer in answers] == [1, 2]
+    result = answers[0]["result"]
+    assert result["protocolVersion"] == version
+    assert result["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
+    assert result["serverInfo"]["name"] == "contextls"
+    assert "differs" not in log, log
+    assert len(answers[1]["result"]["tools"]) == 11
+
+
+def test_a_2026_version_in_initialize_gets_the_latest_handshake(project: Cli) -> None:
+    answers, _ = exchange(project, [initialize("2026-07-28"), INITIALIZED, LIST_TOOLS])
+    assert answers[0]["result"]["protocolVersion"] == "2025-11-25"
+    assert [answer.get("id") for answer in answers] == [1, 2]
+
+
+def test_resources_subscribe_is_served_at_the_handshake(project: Cli) -> None:
+    subscribe = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "resources/subscribe",
+        "params": {"uri": "contextls://context/project"},
+    }
+    answers, _ = exchange(project, [initialize("2025-11-25"), INITIALIZED, subscribe])
+    assert answers[1] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+def test_a_2026_client_discovers_the_server(project: Cli) -> None:
+    discover = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "server/discover",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+    }
+    answers, _ = exchange(project, [discover])
+    result = answers[0]["result"]
+    assert "2026-07-28" in result["supportedVersions"]
+    assert result["capabilities"]["resources"]["subscribe"] is True
