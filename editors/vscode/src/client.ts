@@ -1,12 +1,11 @@
-// The language client: starts `contextls.server.command` over stdio with every workspace
-// folder, sends the settings, and turns the server's notifications into events.
+// The language client: finds and starts contextls over stdio with every workspace folder, sends
+// the settings, turns the server's notifications into events, and keeps the server's log in the
+// output channel.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   CloseAction,
-  DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
   ResponseError,
@@ -17,9 +16,11 @@ import {
   type RequestType,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import type { DidEvictParams, Status } from './generated/protocol';
+import type { DidEvictParams, ServerInfo, Status } from './generated/protocol';
 import { errorName, expandHome, splitCommand } from './format';
+import { locateProgram, searchedPlaces } from './locate';
 import * as ext from './lsp_ext';
+import { LogTail } from './serverLog';
 import { explicitValue, serverCommand, serverSettings, type ServerKey } from './settings';
 
 export const SERVER_COMMAND_SETTING = 'contextls.server.command';
@@ -30,10 +31,21 @@ export class ServerError extends Error {
     message: string,
     readonly code: number | undefined,
     readonly codeName: string | undefined,
+    /** The error's data (the schema's x-errorData: NoRoomData, a planned AddFilesResult). */
+    readonly data?: unknown,
   ) {
     super(message);
   }
 }
+
+/** No server answered: starting one failed, and that failure was already shown to the person. */
+export class NotRunning extends ServerError {}
+
+/** How a person installs contextls, which is not on PyPI: from its repository. */
+export const INSTALL_ADVICE =
+  'contextls is installed from its repository: "pipx install /path/to/contextls" or ' +
+  '"uv tool install /path/to/contextls" (add [semantic,mcp] for the extras), or use the ' +
+  "repository's own .venv by setting " + '"contextls.server.command" to "/path/to/contextls/.venv/bin/contextls connect".';
 
 export class ContextClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -49,6 +61,8 @@ export class ContextClient implements vscode.Disposable {
   readonly onReady = this.readyEmitter.event;
   /** The server stopped, or could not start: what it reported before is no longer true. */
   readonly onStopped = this.stoppedEmitter.event;
+  /** The last start failed (not found, or it did not answer): the person has been told. */
+  startFailed = false;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -57,7 +71,24 @@ export class ContextClient implements vscode.Disposable {
   }
 
   start(): Promise<boolean> {
-    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    // The client is starting its server again after a crash: wait for it, never start a second.
+    const current = this.client;
+    if (current && this.restarting) return this.untilRunning(current);
+    if (!this.starting) {
+      void vscode.commands.executeCommand('setContext', 'contextls.starting', true);
+      // doStart runs once `starting` is set: it fires events whose listeners may call start()
+      // again (a contextls: document asks for its text), which must join this start.
+      this.starting = Promise.resolve()
+        .then(() => this.doStart())
+        .then((started) => {
+          this.startFailed = !started;
+          return started;
+        })
+        .finally(() => {
+          this.starting = undefined;
+          void vscode.commands.executeCommand('setContext', 'contextls.starting', false);
+        });
+    }
     return this.starting;
   }
 
@@ -71,16 +102,22 @@ export class ContextClient implements vscode.Disposable {
       return false;
     }
     const [first, ...args] = words;
-    const program = first === undefined ? undefined : expandHome(first, os.homedir());
-    if (program === undefined || findExecutable(program) === undefined) {
+    const wanted = first === undefined ? undefined : expandHome(first, os.homedir());
+    const located = wanted === undefined ? undefined : locateProgram(wanted, process.env, os.homedir(), isExecutable);
+    if (wanted === undefined || located === undefined) {
+      this.located = undefined;
+      this.setRunning(false);
       this.stoppedEmitter.fire();
-      void this.showCommandError(
-        `contextls: the server command "${program ?? ''}" was not found. Install contextls ` +
-          `(pip install contextls) or set ${SERVER_COMMAND_SETTING} to its full path, ` +
-          `e.g. "/path/to/.venv/bin/contextls serve".`,
-      );
+      const where = wanted?.includes('/') ? '' : ` (looked on ${searchedPlaces(process.env, os.homedir())})`;
+      this.output.error(`the server command "${wanted ?? ''}" was not found${where}`);
+      void this.showNotFound(`contextls: "${wanted ?? ''}" was not found${where}. ${INSTALL_ADVICE}`);
       return false;
     }
+    if (located.via === 'install-dir') {
+      this.output.info(`found ${located.path} (the editor's PATH lacks its directory)`);
+    }
+    const program = located.path;
+    this.located = { program, words: [program, ...args] };
     // The daemon serves one database: `connect` must ask for the one the settings name.
     const storage = vscode.workspace.getConfiguration('contextls').get<string>('storage')?.trim();
     if (args[args.length - 1] === 'connect' && storage) args.push('--storage', expandHome(storage, os.homedir()));
@@ -108,8 +145,15 @@ export class ContextClient implements vscode.Disposable {
     // A restart after a crash goes through Starting -> Running again: say so, so the status
     // and the view are fetched anew; Stopped means nothing the server said holds any more.
     client.onDidChangeState(({ newState }) => {
-      if (newState === State.Running && this.client === client) this.readyEmitter.fire();
-      if (newState === State.Stopped) this.stoppedEmitter.fire();
+      if (newState === State.Running && this.client === client) {
+        this.restarting = false;
+        this.setRunning(true);
+        this.readyEmitter.fire();
+      }
+      if (newState === State.Stopped) {
+        this.setRunning(false);
+        this.stoppedEmitter.fire();
+      }
     });
     try {
       await client.start();
@@ -121,11 +165,58 @@ export class ContextClient implements vscode.Disposable {
       return false;
     }
     this.client = client;
+    this.setRunning(true);
     this.readyEmitter.fire();
+    void this.describeServer(client, [program, ...args].join(' '));
     return true;
   }
 
+  /** True once `client` runs again; false if it has not within 20 s. */
+  private untilRunning(client: LanguageClient): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (running: boolean): void => {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve(running);
+      };
+      const timer = setTimeout(() => {
+        done(this.running);
+      }, 20_000);
+      const subscription = client.onDidChangeState(({ newState }) => {
+        if (newState === State.Running) done(true);
+      });
+    });
+  }
+
+  /** Says in the output which server answered, and follows its log there. */
+  private async describeServer(client: LanguageClient, line: string): Promise<void> {
+    try {
+      const info = await client.sendRequest(ext.serverInfo, {});
+      this.info = info;
+      const daemon = info.daemon ? `the shared daemon (pid ${info.pid})` : `a server of this window (pid ${info.pid})`;
+      this.output.info(`${line}: contextls ${info.version}, ${daemon}, database ${info.storage}`);
+      this.logTail?.dispose();
+      this.logTail = info.log ? new LogTail(info.log, (text) => {
+            this.output.appendLine(text);
+          }) : undefined;
+      if (!info.log && info.daemon) this.output.info('the daemon does not say where its log is (an older contextls)');
+    } catch (e) {
+      this.output.warn(`contextls/serverInfo: ${messageOf(e)}`);
+    }
+  }
+
+  private setRunning(running: boolean): void {
+    void vscode.commands.executeCommand('setContext', 'contextls.running', running);
+  }
+
   private readonly crashes: number[] = [];
+  private logTail: LogTail | undefined;
+  /** The language client is starting the server again after a crash. */
+  private restarting = false;
+  /** What the running server said of itself (version, daemon, its log, semantic search). */
+  info: ServerInfo | undefined;
+  /** The program the server was started with, found on PATH or in an install dir, and its words. */
+  located: { program: string; words: string[] } | undefined;
 
   /** The server went away: restart it, unless it keeps crashing (3 times in 3 minutes). */
   private serverClosed(): { action: CloseAction; message?: string } {
@@ -134,8 +225,10 @@ export class ContextClient implements vscode.Disposable {
     while (this.crashes.length > 0 && (this.crashes[0] ?? now) < now - 180_000) this.crashes.shift();
     if (this.crashes.length <= 3) {
       this.output.warn('the contextls server stopped; starting it again');
+      this.restarting = true;
       return { action: CloseAction.Restart };
     }
+    this.restarting = false;
     this.output.error('the contextls server stopped 4 times in 3 minutes; not restarting it');
     return {
       action: CloseAction.DoNotRestart,
@@ -151,6 +244,10 @@ export class ContextClient implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.restarting = false;
+    this.logTail?.dispose();
+    this.logTail = undefined;
+    this.info = undefined;
     if (client) {
       await client.stop(5000).catch((e: unknown) => {
         this.output.warn(`stopping: ${String(e)}`);
@@ -164,19 +261,11 @@ export class ContextClient implements vscode.Disposable {
     return serverSettings((key: ServerKey) => explicitValue(config.inspect(key)));
   }
 
-  /** Tells the running server about changed settings. */
-  async sendSettings(): Promise<void> {
-    if (!this.client || !this.running) return;
-    await this.client.sendNotification(DidChangeConfigurationNotification.type, {
-      settings: { contextls: this.settings() },
-    });
-  }
-
   /** Sends a typed request; a failure becomes a ServerError with the server's message. */
   async request<P, R>(type: RequestType<P, R, void>, params: P): Promise<R> {
     if (!this.client || !this.running) {
       if (!(await this.start()) || !this.client) {
-        throw new ServerError(`the contextls server is not running (${SERVER_COMMAND_SETTING})`, undefined, undefined);
+        throw new NotRunning(`the contextls server is not running (${SERVER_COMMAND_SETTING})`, undefined, undefined);
       }
     }
     try {
@@ -185,7 +274,7 @@ export class ContextClient implements vscode.Disposable {
       if (status) this.statusEmitter.fire(status);
       return result;
     } catch (e) {
-      if (e instanceof ResponseError) throw new ServerError(e.message, e.code, errorName(e.code));
+      if (e instanceof ResponseError) throw new ServerError(e.message, e.code, errorName(e.code), e.data);
       throw new ServerError(messageOf(e), undefined, undefined);
     }
   }
@@ -195,6 +284,16 @@ export class ContextClient implements vscode.Disposable {
     if ((await vscode.window.showErrorMessage(message, open)) === open) {
       await vscode.commands.executeCommand('workbench.action.openSettings', SERVER_COMMAND_SETTING);
     }
+  }
+
+  private async showNotFound(message: string): Promise<void> {
+    const install = 'How to Install';
+    const settings = 'Open Settings';
+    const output = 'Show Output';
+    const answer = await vscode.window.showErrorMessage(message, install, settings, output);
+    if (answer === install) await vscode.commands.executeCommand('contextls.howToInstall');
+    else if (answer === settings) await vscode.commands.executeCommand('workbench.action.openSettings', SERVER_COMMAND_SETTING);
+    else if (answer === output) this.output.show(true);
   }
 
   dispose(): void {
@@ -210,24 +309,12 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** The program's path if it is an executable file (by path, or on PATH). */
-export function findExecutable(program: string): string | undefined {
-  const isExecutable = (p: string): boolean => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (program.includes('/') || program.includes(path.sep)) return isExecutable(program) ? program : undefined;
-  const exts = process.platform === 'win32' ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    for (const e of exts) {
-      const candidate = path.join(dir, program + e);
-      if (isExecutable(candidate)) return candidate;
-    }
+/** An executable file (not a directory). */
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
-  return undefined;
 }

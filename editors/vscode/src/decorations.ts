@@ -1,5 +1,6 @@
-// Highlights: the ranges of the window's code items get a subtle background and an overview
-// ruler mark in every visible editor of their file; stale items look different.
+// Highlights: the ranges of the window's code items get a background, a bar in the gutter's
+// edge and an overview ruler mark in every visible editor of their file; stale items look
+// different (orange, a dashed bar). The colours are theme colours a theme can override.
 import * as vscode from 'vscode';
 import { lineSpanOf } from './ranges';
 import type { WindowModel } from './model';
@@ -8,17 +9,20 @@ export class Highlights implements vscode.Disposable {
   private readonly fresh = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
     backgroundColor: new vscode.ThemeColor('contextls.regionBackground'),
-    overviewRulerColor: new vscode.ThemeColor('contextls.regionBackground'),
+    overviewRulerColor: new vscode.ThemeColor('contextls.regionOverviewRuler'),
     overviewRulerLane: vscode.OverviewRulerLane.Left,
+    borderColor: new vscode.ThemeColor('contextls.regionOverviewRuler'),
+    borderStyle: 'solid',
+    borderWidth: '0 0 0 3px',
   });
   private readonly stale = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
     backgroundColor: new vscode.ThemeColor('contextls.staleRegionBackground'),
-    overviewRulerColor: new vscode.ThemeColor('contextls.staleRegionBackground'),
+    overviewRulerColor: new vscode.ThemeColor('contextls.staleRegionOverviewRuler'),
     overviewRulerLane: vscode.OverviewRulerLane.Left,
-    borderColor: new vscode.ThemeColor('editorWarning.foreground'),
+    borderColor: new vscode.ThemeColor('contextls.staleRegionOverviewRuler'),
     borderStyle: 'dashed',
-    borderWidth: '0 0 0 2px',
+    borderWidth: '0 0 0 3px',
   });
   private readonly subscriptions: vscode.Disposable[];
 

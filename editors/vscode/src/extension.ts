@@ -1,12 +1,18 @@
-// Entry point: wires the client, the model, the status bar, the items view, the highlights and
-// the commands together. Each lives in its own module with one job.
+// Entry point: wires the client, the model, the status bar, the views, the highlights, the
+// documents, the commands and the chat together. Each lives in its own module with one job.
+// VS Code activates it on its commands and views, on a `contextls:` document (a restored Show
+// Context tab), and in a folder with a `.contextls` marker; only then does a server start.
 import * as vscode from 'vscode';
+import { registerChat } from './chat/register';
 import { ContextClient, SERVER_COMMAND_SETTING } from './client';
-import { announceEviction, Commands } from './commands';
+import { announceEviction, registerCommands } from './commands';
+import { ContextDocuments } from './contextDocs';
 import { Highlights } from './decorations';
 import { ItemsView } from './itemsView';
 import { WindowModel } from './model';
+import { SearchView } from './searchView';
 import { StatusBar } from './status';
+import { WindowSettingsEditor } from './windowSettings';
 
 let client: ContextClient | undefined;
 
@@ -15,6 +21,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = new ContextClient(output);
   const model = new WindowModel(client);
   const view = new ItemsView(model);
+  const searchView = new SearchView();
+  const docs = new ContextDocuments(client);
+  const windowSettings = new WindowSettingsEditor(client);
   const c = client;
   context.subscriptions.push(
     output,
@@ -22,20 +31,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     model,
     new StatusBar(model),
     view,
+    searchView,
+    docs,
+    windowSettings,
     new Highlights(model),
-    ...new Commands(client, model, () => view.selection).register(),
+    ...registerCommands({
+      client,
+      model,
+      docs,
+      searchView,
+      windowSettings,
+      output,
+      extensionUri: context.extensionUri,
+      selectedItems: () => view.selection,
+    }),
     client.onEvict((e) => void announceEviction(c, e.workspace, e.items, e.reason)),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      // A new command or database means a new server; other settings apply live.
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      // A new command or database means a new server (first: the window settings go to it).
       if (
         e.affectsConfiguration(SERVER_COMMAND_SETTING) ||
         e.affectsConfiguration('contextls.server.shared') ||
         e.affectsConfiguration('contextls.storage')
       )
-        void c.restart();
-      else if (e.affectsConfiguration('contextls')) void c.sendSettings();
+        await c.restart();
+      await windowSettings.changed(e);
     }),
   );
+  registerChat(client, context, output);
   await client.start();
 }
 

@@ -5,6 +5,9 @@ import { ErrorCodes, type ErrorCodeName, type ItemSummary, type Status } from '.
 /** The token budget's share at which the status bar turns to its warning colour. */
 export const WARNING_PERCENT = 90;
 
+/** 12345 -> "12,345". */
+export const grouped = (n: number): string => n.toLocaleString('en-US');
+
 /** 950 -> "950", 3200 -> "3.2k", 8000 -> "8k", 12345 -> "12.3k", 150000 -> "150k", 2500000 -> "2.5M". */
 export function formatCount(n: number): string {
   const scaled = (value: number, unit: string): string => {
@@ -17,9 +20,39 @@ export function formatCount(n: number): string {
   return scaled(n / 1_000_000, 'M');
 }
 
-/** The status bar text, e.g. `$(library) 3.2k/8k · 12/50`. */
+/** The token budget the window keeps to now: the adaptive one, else `maxTokens`. */
+export function budgetOf(status: Pick<Status, 'budget' | 'maxTokens'>): number {
+  return status.budget > 0 ? status.budget : status.maxTokens;
+}
+
+/** The status bar text, with its units: `$(library) 3.2k/8k tokens · 12/50 items`. */
 export function statusText(status: Status): string {
-  return `$(library) ${formatCount(status.tokens)}/${formatCount(status.maxTokens)} · ${status.itemCount}/${status.maxItems}`;
+  return `$(library) ${formatCount(status.tokens)}/${formatCount(budgetOf(status))} tokens · ${status.itemCount}/${status.maxItems} items`;
+}
+
+/** What a screen reader says for the status item: words, no markdown, no abbreviations. */
+export function statusAccessibilityLabel(status: Status): string {
+  const parts = [
+    `${grouped(status.tokens)} of ${grouped(budgetOf(status))} tokens (${formatPercent(status.percent)})`,
+    `${status.itemCount} of ${status.maxItems} items`,
+  ];
+  if (status.pinnedCount > 0) parts.push(`${status.pinnedCount} pinned`);
+  if (status.staleCount > 0) parts.push(`${status.staleCount} stale`);
+  if (status.budgetPolicy === 'adaptive') parts.push(`adaptive budget for ${taskWords(status.task)}`);
+  const next = status.nextEviction ? `. Next to be evicted: ${status.nextEviction.label}` : '';
+  return `contextls: ${parts.join(', ')}${next}`;
+}
+
+/** Why the adaptive budget is what it is: "adaptive: debugging, complexity 0.72 → 14.0k of base 8k". */
+export function adaptiveReason(status: Status): string | undefined {
+  if (status.budgetPolicy !== 'adaptive') return undefined;
+  const budget = `${(budgetOf(status) / 1000).toFixed(1)}k`;
+  return `adaptive: ${taskWords(status.task)}, complexity ${status.complexity.toFixed(2)} → ${budget} of base ${formatCount(status.maxTokens)}`;
+}
+
+/** `complex_analysis` -> `complex analysis`. */
+export function taskWords(task: string): string {
+  return task.replace(/_/g, ' ');
 }
 
 export function isWarning(status: Status): boolean {
@@ -31,8 +64,6 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => '\\' + c);
 }
 
-const grouped = (n: number): string => n.toLocaleString('en-US');
-
 function summary(item: ItemSummary): string {
   return `${escapeMarkdown(item.label)} (${grouped(item.tokens)} tokens)`;
 }
@@ -42,7 +73,7 @@ export function statusTooltip(status: Status, workspaceName?: string): string {
   const lines = [
     `**contextls**${workspaceName ? ` · ${escapeMarkdown(workspaceName)}` : ''}`,
     '',
-    `Budget: ${grouped(status.tokens)} / ${grouped(status.maxTokens)} tokens (${formatPercent(status.percent)}) · ` +
+    `Budget: ${grouped(status.tokens)} / ${grouped(budgetOf(status))} tokens (${formatPercent(status.percent)}) · ` +
       `${status.itemCount} / ${status.maxItems} items`,
     '',
     `Pinned ${status.pinnedCount} · stale ${status.staleCount} · archived ${status.archivedCount} · ` +
@@ -50,6 +81,8 @@ export function statusTooltip(status: Status, workspaceName?: string): string {
     '',
     `Next to be evicted: ${status.nextEviction ? summary(status.nextEviction) : 'nothing (empty, or all pinned)'}`,
   ];
+  const adaptive = adaptiveReason(status);
+  if (adaptive !== undefined) lines.splice(3, 0, '', escapeMarkdown(adaptive));
   if (status.lastEvicted.length > 0) {
     lines.push('', 'Last evicted:', '');
     for (const item of status.lastEvicted) lines.push(`- ${summary(item)}`);
@@ -61,13 +94,42 @@ export function formatPercent(percent: number): string {
   return `${percent >= 10 ? Math.round(percent).toString() : (Math.round(percent * 10) / 10).toString()} %`;
 }
 
+const EVICTION_LIMITS: Record<string, string> = {
+  maxItems: 'the item limit',
+  maxTokens: 'the token budget',
+  budget: 'the adaptive budget, which shrank',
+};
+
 /** The notification text for a `contextls/didEvict`: names every evicted item (up to a few). */
 export function evictionMessage(items: readonly { label: string; tokens: number }[], reason: string, shown = 5): string {
-  const why = reason === 'maxItems' ? 'the item limit' : reason === 'maxTokens' ? 'the token budget' : reason;
+  const why = EVICTION_LIMITS[reason] ?? reason;
   const names = items.slice(0, shown).map((i) => `${i.label} (${grouped(i.tokens)} tokens)`);
   const more = items.length > shown ? ` and ${items.length - shown} more` : '';
   const noun = items.length === 1 ? 'item' : 'items';
   return `contextls evicted ${items.length} ${noun} to stay within ${why}: ${names.join(', ')}${more}.`;
+}
+
+const ARCHIVE_REASONS: Record<string, string> = {
+  maxItems: 'evicted at the item limit',
+  maxTokens: 'evicted at the token budget',
+  budget: 'evicted when the adaptive budget shrank',
+  removed: 'removed by hand',
+  cleared: 'cleared with the window',
+};
+
+/** Why an archived item left the window, in words ("evicted at the token budget"). */
+export function archiveReason(reason: string): string {
+  return ARCHIVE_REASONS[reason] ?? reason;
+}
+
+/** How long ago, roughly: "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function timeAgo(at: number, now: number): string {
+  const minutes = Math.floor((now - at) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
 }
 
 /** The name (from the schema's x-errorCodes) of a JSON-RPC error code, if it is one of ours. */

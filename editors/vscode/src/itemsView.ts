@@ -1,6 +1,7 @@
 // The items view (`contextls.items`): the window newest first, pinned items grouped on top.
 import * as vscode from 'vscode';
 import type { ContextItem } from './generated/protocol';
+import { budgetOf, formatCount } from './format';
 import { groupsOf, type ItemGroup, type ItemRow } from './treeModel';
 import type { WindowModel } from './model';
 
@@ -19,7 +20,7 @@ export class ItemsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
         this.changed.fire(undefined);
       }),
       model.onDidChangeStatus((s) => {
-        this.view.description = s ? `${s.itemCount}/${s.maxItems} · ${s.tokens}/${s.maxTokens} tokens` : undefined;
+        this.view.description = s ? `${formatCount(s.tokens)}/${formatCount(budgetOf(s))} tokens · ${s.itemCount}/${s.maxItems} items` : undefined;
       }),
     );
   }
@@ -57,6 +58,7 @@ export class ItemsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     t.tooltip = row.tooltip;
     t.iconPath = new vscode.ThemeIcon(row.icon);
     t.contextValue = row.contextValue;
+    t.accessibilityInformation = { label: row.accessibleLabel };
     t.command = { command: 'contextls.openItem', title: 'Open Item', arguments: [node] };
     return t;
   }

@@ -16,6 +16,7 @@ function notification<M extends keyof Notifications>(method: M): NotificationTyp
 
 export const addRegion = request('contextls/addRegion');
 export const addFile = request('contextls/addFile');
+export const addFiles = request('contextls/addFiles');
 export const addSymbol = request('contextls/addSymbol');
 export const addText = request('contextls/addText');
 export const remove = request('contextls/remove');
@@ -28,6 +29,8 @@ export const search = request('contextls/search');
 export const restore = request('contextls/restore');
 export const refresh = request('contextls/refresh');
 export const forget = request('contextls/forget');
+export const configure = request('contextls/configure');
+export const serverInfo = request('contextls/serverInfo');
 
 export const didChangeStatus = notification('contextls/didChangeStatus');
 export const didEvict = notification('contextls/didEvict');

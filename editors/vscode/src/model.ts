@@ -38,6 +38,14 @@ export class WindowModel implements vscode.Disposable {
 
   constructor(private readonly client: ContextClient) {
     this.disposables.push(
+      // The welcome views, menus and palette read these (package.json `when` clauses).
+      this.statusEmitter.event((s) => {
+        const set = (key: string, value: boolean): void => void vscode.commands.executeCommand('setContext', key, value);
+        set('contextls.empty', s !== undefined && s.itemCount === 0);
+        set('contextls.hasItems', s !== undefined && s.itemCount > 0);
+        set('contextls.hasStale', s !== undefined && s.staleCount > 0);
+        set('contextls.hasArchived', s !== undefined && s.archivedCount > 0);
+      }),
       client.onStatus((s) => {
         this.statuses.set(s.workspace, s);
         if (this.isCurrent(s.workspace)) {

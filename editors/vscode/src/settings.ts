@@ -1,21 +1,38 @@
-// Which VS Code settings go to the server, and how (initializationOptions and
-// workspace/didChangeConfiguration carry the same flat object).
-import type { SearchParams, ServerSettings } from './generated/protocol';
+// Which VS Code settings go to the server, and how: the ones set seed a new window
+// (initializationOptions); a change or a reset goes to each folder's window (contextls/configure).
+import type { ConfigureParams, SearchParams, ServerSettings, WindowSettingsChange } from './generated/protocol';
 
 /** How the archive is searched (the protocol's SearchMode). */
 export type SearchMode = NonNullable<SearchParams['mode']>;
 
-/** The server's settings keys the extension contributes as `contextls.<key>`. */
-export const SERVER_KEYS = ['maxItems', 'maxTokens', 'encoding', 'evictionPolicy', 'maxFileBytes', 'storage'] as const;
+/**
+ * The window settings the extension contributes as `contextls.<key>`. They belong to the window
+ * (stored with it, shared with the command line and other editors): a change in VS Code, or a
+ * reset, is sent to the window of each folder it applies to.
+ */
+export const WINDOW_KEYS = [
+  'maxItems',
+  'maxTokens',
+  'encoding',
+  'evictionPolicy',
+  'maxFileBytes',
+  'budgetPolicy',
+  'task',
+  'budgetCeiling',
+] as const satisfies readonly NonNullable<ConfigureParams['reset']>[number][];
+export type WindowKey = (typeof WINDOW_KEYS)[number];
+
+/** The server's settings keys the extension contributes: the window's, and the database. */
+export const SERVER_KEYS = [...WINDOW_KEYS, 'storage'] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
 /** Every key is one the server knows: a key renamed in the protocol fails the typecheck. */
 type Checked = Pick<ServerSettings, ServerKey>;
 
 /**
- * The flat settings object for the server: only what the user set (a default from package.json
- * would otherwise seed, or overwrite, the window's own settings, which live with the window);
- * an empty `storage` means the server's default.
+ * The flat settings object for the server's `initializationOptions`: only what the user set (a
+ * default from package.json would otherwise overwrite what a window keeps); they seed a new
+ * window. An empty `storage` means the server's default.
  */
 export function serverSettings(get: (key: ServerKey) => unknown): Checked {
   const settings: Record<string, unknown> = {};
@@ -25,6 +42,25 @@ export function serverSettings(get: (key: ServerKey) => unknown): Checked {
     else if (value !== undefined) settings[key] = value;
   }
   return settings;
+}
+
+/**
+ * The `contextls/configure` params for changed window settings: a key the user set is sent with
+ * its value; a key no longer set (Reset Setting) goes back to the server's default, which is what
+ * the Settings UI then shows.
+ */
+export function windowChange(
+  changed: readonly WindowKey[],
+  get: (key: WindowKey) => unknown,
+): { settings: WindowSettingsChange; reset: WindowKey[] } {
+  const settings: WindowSettingsChange = {};
+  const reset: WindowKey[] = [];
+  for (const key of changed) {
+    const value = get(key);
+    if (value === undefined) reset.push(key);
+    else (settings as Record<string, unknown>)[key] = value;
+  }
+  return { settings, reset };
 }
 
 /** What the user set for a key (folder, workspace or user settings), never the default. */
@@ -52,4 +88,12 @@ export function searchMode(config: { get(key: string): unknown }): SearchMode | 
 /** How a hit was found, in words a person reads: "meaning+words". */
 export function foundBy(modes: readonly SearchMode[]): string {
   return modes.map((mode) => (mode === 'semantic' ? 'meaning' : mode === 'keyword' ? 'words' : mode)).join('+');
+}
+
+/** The search box's placeholder, for the mode the search will run in. */
+export function searchPlaceholder(mode: SearchMode | undefined, semanticAvailable: boolean): string {
+  const effective = mode ?? (semanticAvailable ? 'hybrid' : 'keyword');
+  if (effective === 'keyword') return 'Words that occur in the evicted item (e.g. parse_config)';
+  if (effective === 'semantic') return 'Describe what you look for, in your own words (e.g. where the token budget is checked)';
+  return 'Words it holds, or a description of what you look for';
 }

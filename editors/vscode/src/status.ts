@@ -1,7 +1,8 @@
-// The status bar item: the budget of the current folder's window, from status pushes.
+// The status bar item: the budget of the current folder's window, from status pushes; in words
+// for screen readers.
 import * as vscode from 'vscode';
 import type { Status } from './generated/protocol';
-import { isWarning, statusText, statusTooltip } from './format';
+import { isWarning, statusAccessibilityLabel, statusText, statusTooltip } from './format';
 import { currentFolder, type WindowModel } from './model';
 
 export class StatusBar implements vscode.Disposable {
@@ -20,8 +21,9 @@ export class StatusBar implements vscode.Disposable {
 
   private show(status: Status | undefined): void {
     if (!status) {
-      this.item.text = '$(library) contextls';
-      this.item.tooltip = 'contextls: the server is not running (see the contextls output and the setting contextls.server.command)';
+      this.item.text = '$(library) contextls: not running';
+      this.item.tooltip = 'contextls: the server is not running. Click for what to do (the contextls view).';
+      this.item.accessibilityInformation = { label: 'contextls: the server is not running', role: 'button' };
       this.item.backgroundColor = undefined;
       return;
     }
@@ -29,6 +31,7 @@ export class StatusBar implements vscode.Disposable {
     const tooltip = new vscode.MarkdownString(statusTooltip(status, currentFolder()?.name));
     tooltip.supportThemeIcons = false;
     this.item.tooltip = tooltip;
+    this.item.accessibilityInformation = { label: statusAccessibilityLabel(status), role: 'button' };
     this.item.backgroundColor = isWarning(status) ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 

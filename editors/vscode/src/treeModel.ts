@@ -10,10 +10,12 @@ export interface ItemRow {
   readonly description: string;
   /** A codicon id (ThemeIcon). */
   readonly icon: string;
-  /** `contextls.item`, `contextls.item.pinned`, then `.stale` if it is: selects the inline
-   * actions (package.json). */
+  /** `contextls.item`, `contextls.item.pinned`, then `.file` if it comes from a file and
+   * `.stale` if it is: selects the row's actions (package.json). */
   readonly contextValue: string;
   readonly tooltip: string;
+  /** What a screen reader says: the label, the kind, the tokens, the markers, in words. */
+  readonly accessibleLabel: string;
   /** Where a click goes: a line span, a whole file, or nothing (text items open as a document). */
   readonly target: { readonly span: LineSpan } | { readonly file: string } | undefined;
 }
@@ -55,8 +57,11 @@ export function rowOf(item: ContextItem): ItemRow {
     label: item.label,
     description: markers.join(' · '),
     icon: item.pinned ? 'pinned' : iconOf(item),
-    contextValue: (item.pinned ? 'contextls.item.pinned' : 'contextls.item') + (item.stale ? '.stale' : ''),
+    contextValue: (item.pinned ? 'contextls.item.pinned' : 'contextls.item') + (file?.startsWith('file:') ? '.file' : '') + (item.stale ? '.stale' : ''),
     tooltip,
+    accessibleLabel: [item.label, item.kind, `${item.tokens.toLocaleString('en-US')} tokens`, item.pinned ? 'pinned' : '', item.stale ? 'stale: its text changed' : '']
+      .filter(Boolean)
+      .join(', '),
     target: span ? { span } : file ? { file } : undefined,
   };
 }

@@ -11,7 +11,8 @@ const path = require('node:path');
 
 class CodeServer {
   /**
-   * @param {{ executable: string, userData: string, extensions: string, xdg: string, logFile: string }} options
+   * @param {{ executable: string, userData: string, extensions: string, xdg: string, logFile: string, env?: Record<string, string> }} options
+   *   env: more environment for code-server and what it starts (the extension host, the server)
    */
   constructor(options) {
     this.options = options;
@@ -24,6 +25,7 @@ class CodeServer {
       XDG_DATA_HOME: path.join(options.xdg, 'data'),
       XDG_CACHE_HOME: path.join(options.xdg, 'cache'),
       XDG_STATE_HOME: path.join(options.xdg, 'state'),
+      ...options.env,
     };
   }
 

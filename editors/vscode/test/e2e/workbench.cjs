@@ -53,7 +53,42 @@ async function statusText(/** @type {Page} */ page, /** @type {(t: string) => bo
   throw new Error(`${what}: status bar says ${JSON.stringify(text)}`);
 }
 
-const viewRows = (/** @type {Page} */ page) => page.locator('.pane:has(.pane-header:has-text("Context Window")) .monaco-list-row');
+/** The rows of a view of the contextls container, by the view's title. */
+const paneRows = (/** @type {Page} */ page, /** @type {string} */ title) =>
+  page.locator(`.pane:has(.pane-header:has-text("${title}")) .monaco-list-row`);
+const viewRows = (/** @type {Page} */ page) => paneRows(page, 'Context Window');
+
+/** Opens the contextls container from the activity bar (what activates the extension lazily). */
+async function openContextView(/** @type {Page} */ page) {
+  const header = page.locator('.pane-header', { hasText: 'Context Window' }).first();
+  if (await header.isVisible()) return;
+  // (a click on the icon of the container already shown would close the sidebar)
+  await page.locator('.activitybar .action-item a[aria-label^="contextls"]').first().click();
+  await header.waitFor({ timeout: STEP_MS });
+}
+
+/** The visible modal dialog and the text of the button that has the focus. */
+async function dialogFocus(/** @type {Page} */ page) {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: STEP_MS });
+  await sleep(300); // the dialog focuses its button once shown
+  const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+  return { dialog, focused };
+}
+
+/** The entries of the open context menu, "---" for a separator. */
+function contextMenuEntries(/** @type {Page} */ page) {
+  return page
+    .locator('.context-view .action-item')
+    .evaluateAll((items) => items.map((e) => (e.classList.contains('separator') || e.querySelector('.separator') ? '---' : (e.querySelector('.action-label')?.textContent ?? '').trim())));
+}
+
+/** The text of a notification toast holding `text` (it waits for it). */
+async function toastWith(/** @type {Page} */ page, /** @type {string | RegExp} */ text) {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+  await toast.waitFor({ timeout: STEP_MS });
+  return toast;
+}
 
 function escapeRegExp(/** @type {string} */ s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -83,5 +118,6 @@ function highlightClasses(/** @type {Page} */ page) {
 }
 
 module.exports = {
-  STEP_MS, sleep, runCommand, openFile, statusItem, statusText, viewRows, highlightedLines, highlightClasses,
+  STEP_MS, sleep, runCommand, openFile, statusItem, statusText, viewRows, paneRows, openContextView, dialogFocus,
+  contextMenuEntries, toastWith, highlightedLines, highlightClasses,
 };

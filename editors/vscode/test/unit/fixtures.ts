@@ -21,6 +21,10 @@ export function status(overrides: Partial<Status> = {}): Status {
     prunedTotal: 0,
     lastPruned: null,
     semantic: null,
+    budget: 8000,
+    budgetPolicy: 'fixed',
+    task: 'general',
+    complexity: 0,
     ...overrides,
   };
 }

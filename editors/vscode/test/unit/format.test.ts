@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  adaptiveReason,
+  archiveReason,
   errorName,
   escapeMarkdown,
   expandHome,
@@ -8,8 +10,10 @@ import {
   formatCount,
   isWarning,
   splitCommand,
+  statusAccessibilityLabel,
   statusText,
   statusTooltip,
+  timeAgo,
 } from '../../src/format';
 import { status } from './fixtures';
 
@@ -23,9 +27,67 @@ describe('formatCount', () => {
 });
 
 describe('statusText', () => {
-  it('shows tokens of budget and items of the limit', () => {
-    assert.equal(statusText(status()), '$(library) 3.2k/8k · 12/50');
-    assert.equal(statusText(status({ tokens: 18, maxTokens: 441, itemCount: 1, maxItems: 5 })), '$(library) 18/441 · 1/5');
+  it('shows tokens of budget and items of the limit, with their units', () => {
+    assert.equal(statusText(status()), '$(library) 3.2k/8k tokens · 12/50 items');
+    assert.equal(
+      statusText(status({ tokens: 18, maxTokens: 441, budget: 441, itemCount: 1, maxItems: 5 })),
+      '$(library) 18/441 tokens · 1/5 items',
+    );
+  });
+  it('shows the adaptive budget, not maxTokens', () => {
+    const adaptive = status({ budgetPolicy: 'adaptive', task: 'debugging', complexity: 0.72, budget: 14_000, maxTokens: 8000 });
+    assert.equal(statusText(adaptive), '$(library) 3.2k/14k tokens · 12/50 items');
+  });
+  it('falls back to maxTokens when the server sends no budget', () => {
+    assert.equal(statusText(status({ budget: 0, maxTokens: 4000 })), '$(library) 3.2k/4k tokens · 12/50 items');
+  });
+});
+
+describe('statusAccessibilityLabel', () => {
+  it('says the budget in words, without markdown', () => {
+    const label = statusAccessibilityLabel(
+      status({
+        tokens: 1400,
+        budget: 4000,
+        maxTokens: 4000,
+        percent: 35,
+        itemCount: 3,
+        staleCount: 1,
+        nextEviction: { id: 'ctx-2', kind: 'code', label: 'textwrap.py:373-384', tokens: 10, pinned: false },
+      }),
+    );
+    assert.equal(label, 'contextls: 1,400 of 4,000 tokens (35 %), 3 of 50 items, 1 stale. Next to be evicted: textwrap.py:373-384');
+    assert.doesNotMatch(label, /[*\\]/);
+  });
+});
+
+describe('adaptiveReason', () => {
+  it('says why the budget is what it is under the adaptive policy', () => {
+    const adaptive = status({ budgetPolicy: 'adaptive', task: 'debugging', complexity: 0.72, budget: 14_000, maxTokens: 8000 });
+    assert.equal(adaptiveReason(adaptive), 'adaptive: debugging, complexity 0.72 → 14.0k of base 8k');
+    // markdown-escaped in the tooltip, drawn as written
+    assert.match(statusTooltip(adaptive), /adaptive: debugging, complexity 0\\\.72 → 14\\\.0k of base 8k/);
+    assert.equal(adaptiveReason(status({ task: 'complex_analysis', budgetPolicy: 'adaptive', budget: 4000, complexity: 0 })), 'adaptive: complex analysis, complexity 0.00 → 4.0k of base 8k');
+  });
+  it('says nothing under the fixed policy', () => {
+    assert.equal(adaptiveReason(status()), undefined);
+    assert.doesNotMatch(statusTooltip(status()), /adaptive/);
+  });
+});
+
+describe('archiveReason and timeAgo', () => {
+  it('say why and when an item left, in words', () => {
+    assert.equal(archiveReason('maxTokens'), 'evicted at the token budget');
+    assert.equal(archiveReason('maxItems'), 'evicted at the item limit');
+    assert.equal(archiveReason('budget'), 'evicted when the adaptive budget shrank');
+    assert.equal(archiveReason('removed'), 'removed by hand');
+    assert.equal(archiveReason('cleared'), 'cleared with the window');
+    assert.equal(archiveReason('somethingNew'), 'somethingNew');
+    const now = 1_000_000_000;
+    assert.deepEqual(
+      [now - 10_000, now - 5 * 60_000, now - 3 * 3_600_000, now - 3 * 86_400_000].map((at) => timeAgo(at, now)),
+      ['just now', '5 min ago', '3 h ago', '3 days ago'],
+    );
   });
 });
 
@@ -70,6 +132,7 @@ describe('evictionMessage', () => {
       evictionMessage([{ label: 'a.py:1-2', tokens: 18 }], 'maxTokens'),
       'contextls evicted 1 item to stay within the token budget: a.py:1-2 (18 tokens).',
     );
+    assert.match(evictionMessage([{ label: 'a.py:1-2', tokens: 18 }], 'budget'), /within the adaptive budget, which shrank: a\.py/);
   });
   it('shortens long lists', () => {
     const items = Array.from({ length: 7 }, (_, i) => ({ label: `f${i}`, tokens: 1000 }));

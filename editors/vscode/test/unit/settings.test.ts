@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { explicitValue, foundBy, searchMode, serverCommand, serverSettings, SERVER_KEYS } from '../../src/settings';
+import { explicitValue, foundBy, searchMode, searchPlaceholder, serverCommand, serverSettings, SERVER_KEYS, windowChange } from '../../src/settings';
 
 describe('serverSettings', () => {
   it('sends only what the user set, so defaults never overwrite the window\'s own settings', () => {
@@ -46,5 +46,29 @@ describe('searchMode', () => {
   it('says how a hit was found in words', () => {
     assert.equal(foundBy(['semantic', 'keyword']), 'meaning+words');
     assert.equal(foundBy(['keyword']), 'words');
+  });
+});
+
+describe('windowChange', () => {
+  it('sends what the user set and resets what they reset, so the Settings UI and the window agree', () => {
+    const set: Record<string, unknown> = { task: 'debugging' };
+    assert.deepEqual(windowChange(['maxTokens', 'task'], (key) => set[key]), {
+      settings: { task: 'debugging' },
+      reset: ['maxTokens'],
+    });
+  });
+  it('sends nothing for keys that did not change', () => {
+    assert.deepEqual(windowChange([], () => 1), { settings: {}, reset: [] });
+  });
+});
+
+describe('searchPlaceholder', () => {
+  it('matches the mode the search runs in', () => {
+    assert.match(searchPlaceholder('keyword', true), /^Words that occur/);
+    assert.match(searchPlaceholder('semantic', false), /^Describe what you look for/);
+    assert.match(searchPlaceholder('hybrid', false), /or a description/);
+    // auto: the server searches by meaning too only when its semantic extra is installed
+    assert.match(searchPlaceholder(undefined, true), /or a description/);
+    assert.match(searchPlaceholder(undefined, false), /^Words that occur/);
   });
 });

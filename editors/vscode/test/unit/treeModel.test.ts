@@ -9,16 +9,20 @@ describe('rowOf', () => {
     assert.equal(row.label, 'a.py:3-4');
     assert.equal(row.description, '3.2k tok');
     assert.equal(row.icon, 'code');
-    assert.equal(row.contextValue, 'contextls.item');
+    assert.equal(row.contextValue, 'contextls.item.file'); // from a file: 'read again' in its menu
     assert.deepEqual(row.target, { span: { uri: 'file:///w/a.py', startLine: 2, endLine: 3 } });
   });
   it('marks pinned and stale items', () => {
     const row = rowOf(item({ pinned: true, stale: true }));
     assert.equal(row.description, '120 tok · pinned · stale');
     assert.equal(row.icon, 'pinned');
-    assert.equal(row.contextValue, 'contextls.item.pinned.stale'); // offers 'read again'
+    assert.equal(row.contextValue, 'contextls.item.pinned.file.stale'); // offers 'read again' inline
     assert.match(row.tooltip, /Pinned/);
     assert.match(row.tooltip, /Stale/);
+  });
+  it('has a spoken label in words, and no file marker for a note', () => {
+    assert.equal(rowOf(item({ pinned: true, stale: true })).accessibleLabel, 'a.py:3-4, code, 120 tokens, pinned, stale: its text changed');
+    assert.equal(rowOf(item({ kind: 'text', metadata: {} })).contextValue, 'contextls.item');
   });
   it('opens whole files as files and has no target for text', () => {
     assert.deepEqual(rowOf(item({ kind: 'file', metadata: { uri: 'file:///w/b.py' } })).target, { file: 'file:///w/b.py' });

@@ -1,0 +1,292 @@
+// The commands that add to the window: selections, files and folders, symbols (or the enclosing
+// block), problems, terminal text and notes. A buffer that is not a file (Untitled-N) is sent as
+// text, since the server reads files from disk and cannot follow it.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { enclosingBlock, type BlockKind } from './blocks';
+import type { ContextClient } from './client';
+import { askModal, consentTo, folderOrThrow, note, UserError, workspaceUri } from './commandKit';
+import type { ContextItem, Range } from './generated/protocol';
+import * as ext from './lsp_ext';
+import { addAsAWhole, addReport, describeTargets } from './planned';
+import { problemLines, problemsText } from './problems';
+import { regionOf } from './ranges';
+
+export class AddCommands {
+  constructor(private readonly client: ContextClient) {}
+
+  register(): Record<string, (...args: unknown[]) => Promise<unknown>> {
+    return {
+      'contextls.addSelection': () => this.addSelection(false),
+      'contextls.addSelectionPinned': () => this.addSelection(true),
+      'contextls.addFile': (uri, uris) => this.addFile(uri, uris, false),
+      'contextls.addFilePinned': (uri, uris) => this.addFile(uri, uris, true),
+      'contextls.addSymbol': () => this.addSymbol(),
+      'contextls.addProblems': () => this.addProblems(),
+      'contextls.addTerminalSelection': () => this.addTerminalSelection(),
+      'contextls.addText': (text) => this.addText(text),
+    };
+  }
+
+  async addSelection(pin: boolean): Promise<ContextItem[]> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) throw new UserError('Open a file and select some text to add.');
+    const doc = editor.document;
+    const added: ContextItem[] = [];
+    // In document order, so merges of adjacent selections come out the same every time.
+    const selections = [...editor.selections].sort((a, b) => a.start.compareTo(b.start));
+    for (const selection of selections) {
+      const range = regionOf(selection, (line) => doc.lineAt(line).text.length);
+      const text = doc.getText(toRange(range));
+      if (!text.trim()) continue;
+      if (isFile(doc)) {
+        const result = await this.client.request(ext.addRegion, { uri: doc.uri.toString(), range, text, language: doc.languageId, pin });
+        added.push(result.item);
+      } else {
+        added.push(await this.addUnsaved(doc, text, range, pin));
+      }
+    }
+    if (added.length === 0) throw new UserError('Nothing to add: the selection (or the current line) is blank.');
+    report(added, isFile(doc) ? '' : unsavedNote(doc));
+    return added;
+  }
+
+  /** An unsaved buffer's text as a code item, with its language and where it came from. */
+  private async addUnsaved(doc: vscode.TextDocument, text: string, range: Range | undefined, pin: boolean, symbol?: { name: string; kind: string }): Promise<ContextItem> {
+    const name = path.basename(doc.fileName) || doc.uri.toString();
+    const lines = range ? { startLine: range.start.line + 1, endLine: range.end.line + 1 } : {};
+    const where = range ? `:${lines.startLine === lines.endLine ? String(lines.startLine) : `${String(lines.startLine)}-${String(lines.endLine)}`}` : '';
+    const result = await this.client.request(ext.addText, {
+      workspace: workspaceUri(),
+      kind: 'code',
+      content: text,
+      language: doc.languageId,
+      pin,
+      metadata: {
+        title: `${name}${where}${symbol ? ` (${symbol.name})` : ''}`,
+        source: 'unsaved buffer',
+        buffer: doc.uri.toString(),
+        language: doc.languageId,
+        ...lines,
+        ...(symbol ? { symbol: symbol.name, symbolKind: symbol.kind } : {}),
+      },
+    });
+    return result.item;
+  }
+
+  async addFile(uri: unknown, uris: unknown, pin: boolean): Promise<ContextItem[]> {
+    let targets = Array.isArray(uris) ? uris.filter((u): u is vscode.Uri => u instanceof vscode.Uri) : [];
+    if (targets.length === 0 && uri instanceof vscode.Uri) targets = [uri];
+    if (targets.length === 0) {
+      const doc = vscode.window.activeTextEditor?.document;
+      if (!doc) throw new UserError('Open a file, or choose files and folders in the Explorer, to add.');
+      if (!isFile(doc)) {
+        const item = await this.addUnsaved(doc, doc.getText(), undefined, pin);
+        report([item], unsavedNote(doc));
+        return [item];
+      }
+      targets = [doc.uri];
+    }
+    const folders = await Promise.all(targets.map(isFolder));
+    const [only] = targets;
+    if (targets.length === 1 && only && !folders[0]) {
+      const result = await this.client.request(ext.addFile, { uri: only.toString(), pin });
+      report([result.item]);
+      return [result.item];
+    }
+    // Folders and several files are one set: the server plans it whole, we ask before it evicts.
+    const what = describeTargets(targets.map((t, i) => ({ path: vscode.workspace.asRelativePath(t, false), folder: folders[i] ?? false })));
+    const result = await addAsAWhole(
+      (params) => this.client.request(ext.addFiles, params),
+      async (question, plan) => {
+        const yes = await askModal(question, 'Keep the Window');
+        if (yes) consentTo(plan.evicted.map((i) => i.id));
+        return yes;
+      },
+      { workspace: workspaceUri(), targets: nonEmptyTargets(targets.map((t) => ({ uri: t.toString() }))), pin },
+      what,
+    );
+    if (!result) return [];
+    const { summary, problems, warn } = addReport(result, what);
+    note(summary);
+    if (warn) void vscode.window.showWarningMessage(problems ? `${summary}. Not added:\n${problems}` : summary);
+    return result.items;
+  }
+
+  async addSymbol(): Promise<ContextItem> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) throw new UserError('Open a file and put the cursor in a symbol to add it.');
+    const doc = editor.document;
+    const at = editor.selection.active;
+    const symbols = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
+      'vscode.executeDocumentSymbolProvider',
+      doc.uri,
+    );
+    const found = innermostSymbol(symbols ?? [], at) ?? blockAt(doc, at.line);
+    if (!found) {
+      throw new UserError(
+        `No symbol or block encloses line ${String(at.line + 1)} of ${path.basename(doc.fileName)}: select the lines and use "contextls: Add Selection".`,
+      );
+    }
+    const range = toLsp(found.range);
+    const text = doc.getText(found.range);
+    const kind = typeof found.kind === 'string' ? found.kind : vscode.SymbolKind[found.kind];
+    if (!isFile(doc)) {
+      const item = await this.addUnsaved(doc, text, range, false, { name: found.name, kind });
+      report([item], unsavedNote(doc));
+      return item;
+    }
+    const result = await this.client.request(ext.addSymbol, {
+      uri: doc.uri.toString(),
+      name: found.name,
+      symbolKind: kind,
+      range,
+      text,
+      language: doc.languageId,
+    });
+    report([result.item], typeof found.kind === 'string' ? ' (the enclosing block: no symbol provider answered)' : '');
+    return result.item;
+  }
+
+  async addProblems(): Promise<ContextItem> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) throw new UserError('Open a file with problems to add them.');
+    const doc = editor.document;
+    const all = vscode.languages.getDiagnostics(doc.uri);
+    const inSelection = all.filter((d) => editor.selections.some((s) => !s.isEmpty && s.intersection(d.range) !== undefined));
+    const chosen = inSelection.length > 0 ? inSelection : all;
+    if (chosen.length === 0) throw new UserError(`${vscode.workspace.asRelativePath(doc.uri)} has no problems to add.`);
+    const relative = vscode.workspace.asRelativePath(doc.uri, false);
+    const problems = chosen.map((d) => ({
+      line: d.range.start.line,
+      character: d.range.start.character,
+      severity: d.severity,
+      message: d.message,
+      source: d.source,
+      code: typeof d.code === 'object' ? d.code.value : d.code,
+    }));
+    const result = await this.client.request(ext.addText, {
+      workspace: workspaceUri(),
+      kind: 'error',
+      content: problemsText(relative, problems),
+      metadata: { uri: doc.uri.toString(), path: relative, ...problemLines(problems), source: 'diagnostics' },
+    });
+    report([result.item]);
+    return result.item;
+  }
+
+  async addTerminalSelection(): Promise<ContextItem> {
+    const terminal = vscode.window.activeTerminal;
+    if (!terminal) throw new UserError('No active terminal: select text in a terminal first.');
+    // The terminal's selection has no API: copy it through the clipboard, then put back what
+    // the clipboard held.
+    const saved = await vscode.env.clipboard.readText();
+    const sentinel = `contextls-no-selection-${Date.now().toString()}`;
+    let text: string;
+    try {
+      await vscode.env.clipboard.writeText(sentinel);
+      await vscode.commands.executeCommand('workbench.action.terminal.copySelection');
+      text = await vscode.env.clipboard.readText();
+    } finally {
+      await vscode.env.clipboard.writeText(saved);
+    }
+    if (text === sentinel || !text.trim()) throw new UserError(`Select text in the terminal "${terminal.name}" first.`);
+    const result = await this.client.request(ext.addText, {
+      workspace: workspaceUri(),
+      kind: 'repl-history',
+      content: text,
+      metadata: { source: 'terminal', terminal: terminal.name },
+    });
+    report([result.item]);
+    return result.item;
+  }
+
+  async addText(given: unknown): Promise<ContextItem | undefined> {
+    let text = typeof given === 'string' ? given : undefined;
+    folderOrThrow();
+    if (text === undefined) {
+      const clipboard = await vscode.env.clipboard.readText();
+      const typed = await vscode.window.showInputBox({
+        title: 'contextls: Add Text',
+        prompt: clipboard.trim() ? 'Text to add; leave empty to add the clipboard.' : 'Text to add.',
+        placeHolder: clipboard.trim() ? `Clipboard: ${clipboard.trim().slice(0, 60)}` : undefined,
+      });
+      if (typed === undefined) return undefined;
+      text = typed.trim() ? typed : clipboard;
+    }
+    if (!text.trim()) throw new UserError('Nothing to add: the text (and the clipboard) is empty.');
+    const result = await this.client.request(ext.addText, { workspace: workspaceUri(), kind: 'text', content: text });
+    report([result.item]);
+    return result.item;
+  }
+}
+
+/** The protocol's target list has at least one target (the schema's minItems). */
+function nonEmptyTargets<T>(targets: readonly T[]): [T, ...T[]] {
+  const [first, ...rest] = targets;
+  if (first === undefined) throw new UserError('Nothing to add.');
+  return [first, ...rest];
+}
+
+function isFile(doc: vscode.TextDocument): boolean {
+  return doc.uri.scheme === 'file';
+}
+
+async function isFolder(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory) !== 0;
+  } catch {
+    return false; // the server says what is wrong with it
+  }
+}
+
+function unsavedNote(doc: vscode.TextDocument): string {
+  return ` as code: ${path.basename(doc.fileName)} is not saved to a file, so the item keeps this text and does not follow later edits`;
+}
+
+function report(added: readonly ContextItem[], how = ''): void {
+  note(`contextls: added ${added.map((i) => i.label).join(', ') || 'nothing'}${how}`);
+}
+
+function toRange(range: Range): vscode.Range {
+  return new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
+}
+
+function toLsp(range: vscode.Range): Range {
+  return {
+    start: { line: range.start.line, character: range.start.character },
+    end: { line: range.end.line, character: range.end.character },
+  };
+}
+
+type AnySymbol = vscode.DocumentSymbol | vscode.SymbolInformation;
+interface Found {
+  readonly name: string;
+  /** A SymbolKind from a symbol provider, or the kind of block found from the text. */
+  readonly kind: vscode.SymbolKind | BlockKind;
+  readonly range: vscode.Range;
+}
+
+/** The innermost symbol whose range holds the position. */
+function innermostSymbol(symbols: readonly AnySymbol[], at: vscode.Position): Found | undefined {
+  let best: Found | undefined;
+  const visit = (list: readonly AnySymbol[]): void => {
+    for (const s of list) {
+      const range = 'location' in s ? s.location.range : s.range;
+      if (!range.contains(at)) continue;
+      if (!best || best.range.contains(range)) best = { name: s.name, kind: s.kind, range };
+      if ('children' in s) visit(s.children);
+    }
+  };
+  visit(symbols);
+  return best;
+}
+
+/** The enclosing block by indentation or braces, whole lines. */
+function blockAt(doc: vscode.TextDocument, line: number): Found | undefined {
+  const lines = Array.from({ length: doc.lineCount }, (_, i) => doc.lineAt(i).text);
+  const block = enclosingBlock(lines, line, doc.languageId);
+  if (!block) return undefined;
+  const range = new vscode.Range(block.startLine, 0, block.endLine, doc.lineAt(block.endLine).text.length);
+  return { name: block.name, kind: block.kind, range };
+}

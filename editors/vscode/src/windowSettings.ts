@@ -1,0 +1,126 @@
+// The window settings (maxTokens, task, ...) belong to each folder's window, and VS Code's
+// settings are how a person changes them: a change is sent to the windows it applies to, and a
+// Reset Setting sends the reset, so the Settings UI and the window agree. The Window Settings
+// command shows what the window holds (the command line and other editors change it too) and
+// edits it through the same settings.
+import * as vscode from 'vscode';
+import type { ContextClient } from './client';
+import type { WindowSettings } from './generated/protocol';
+import { grouped, taskWords } from './format';
+import * as ext from './lsp_ext';
+import { currentFolder } from './model';
+import { explicitValue, windowChange, WINDOW_KEYS, type WindowKey } from './settings';
+
+interface Described {
+  readonly title: string;
+  readonly values?: readonly string[];
+  readonly min?: number;
+}
+
+const DESCRIBED: Record<WindowKey, Described> = {
+  maxItems: { title: 'Most items', min: 1 },
+  maxTokens: { title: 'Token budget (the base, under an adaptive policy)', min: 1 },
+  encoding: { title: 'Token encoding', values: ['o200k_base', 'cl100k_base'] },
+  evictionPolicy: { title: 'What goes first', values: ['fifo', 'relevance'] },
+  maxFileBytes: { title: 'Largest file', min: 1 },
+  budgetPolicy: { title: 'Budget policy', values: ['fixed', 'adaptive'] },
+  task: { title: 'Task (scales an adaptive budget)', values: ['general', 'coding', 'debugging', 'research', 'complex_analysis'] },
+  budgetCeiling: { title: 'Most an adaptive budget may reach (0: four times the token budget)', min: 0 },
+};
+
+function shown(key: WindowKey, value: unknown): string {
+  if (typeof value === 'number') return grouped(value);
+  if (key === 'task' && typeof value === 'string') return taskWords(value);
+  return String(value);
+}
+
+export class WindowSettingsEditor implements vscode.Disposable {
+  /** Keys changed per folder while no server ran: sent when one is ready. */
+  private readonly pending = new Map<string, Set<WindowKey>>();
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly client: ContextClient) {
+    this.subscription = client.onReady(() => void this.sendPending());
+  }
+
+  /** Sends the window settings a configuration change touched to the windows they apply to. */
+  async changed(e: vscode.ConfigurationChangeEvent): Promise<void> {
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      const keys = WINDOW_KEYS.filter((key) => e.affectsConfiguration(`contextls.${key}`, folder.uri));
+      if (keys.length === 0) continue;
+      const pending = this.pending.get(folder.uri.toString()) ?? new Set();
+      for (const key of keys) pending.add(key);
+      this.pending.set(folder.uri.toString(), pending);
+    }
+    if (this.client.running) await this.sendPending();
+  }
+
+  private async sendPending(): Promise<void> {
+    const due = [...this.pending];
+    this.pending.clear();
+    for (const [uri, keys] of due) {
+      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === uri);
+      if (!folder) continue;
+      const config = vscode.workspace.getConfiguration('contextls', folder.uri);
+      const { settings, reset } = windowChange([...keys], (key) => explicitValue(config.inspect(key)));
+      try {
+        await this.client.request(ext.configure, { workspace: uri, settings, reset });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        void vscode.window.showErrorMessage(`contextls: the window of ${folder.name} keeps its settings: ${message}`);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+
+  /** Shows the window's settings; choosing one edits it (a folder setting, sent to the window). */
+  async show(only?: WindowKey): Promise<void> {
+    const folder = currentFolder();
+    if (!folder) throw new Error('contextls needs an open folder: open a folder or workspace first.');
+    const { settings } = await this.client.request(ext.configure, { workspace: folder.uri.toString() });
+    const config = vscode.workspace.getConfiguration('contextls', folder.uri);
+    let key = only;
+    if (key === undefined) {
+      const picked = await vscode.window.showQuickPick(
+        WINDOW_KEYS.map((k) => {
+          const mine = explicitValue(config.inspect(k));
+          const differs = mine !== undefined && mine !== settings[k];
+          return {
+            key: k,
+            label: k,
+            description: shown(k, settings[k]),
+            detail: DESCRIBED[k].title + (differs ? ` · VS Code's setting says ${shown(k, mine)}` : ''),
+          };
+        }),
+        { title: `contextls: the window of ${folder.name}`, placeHolder: 'What the window holds now; choose one to change it' },
+      );
+      if (!picked) return;
+      key = picked.key;
+    }
+    const value = await this.ask(key, settings);
+    if (value === undefined) return;
+    // A folder setting: the window is the folder's, and the change reaches it through `changed`.
+    await config.update(key, value, vscode.ConfigurationTarget.WorkspaceFolder);
+  }
+
+  private async ask(key: WindowKey, settings: WindowSettings): Promise<string | number | undefined> {
+    const { title, values, min } = DESCRIBED[key];
+    const current = settings[key];
+    if (values) {
+      const picked = await vscode.window.showQuickPick(
+        values.map((v) => ({ label: key === 'task' ? taskWords(v) : v, value: v, description: v === current ? 'now' : undefined })),
+        { title: `contextls: ${title}` },
+      );
+      return picked?.value;
+    }
+    const typed = await vscode.window.showInputBox({
+      title: `contextls: ${title}`,
+      value: String(current),
+      validateInput: (text) => (/^\d+$/.test(text.trim()) && Number(text) >= (min ?? 0) ? undefined : `A whole number, at least ${min ?? 0}`),
+    });
+    return typed === undefined ? undefined : Number(typed.trim());
+  }
+}
