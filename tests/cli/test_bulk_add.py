@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from contextls.protocol import AddFilesResult, ErrorCode, ListResult
+from contextls.protocol import AddFilesResult, ErrorCode, ListResult, Status
 
 from .conftest import Cli
 
@@ -105,3 +105,43 @@ def test_tokens_takes_folders_and_globs_like_add(cli: Cli) -> None:
     assert document["total"] == sum(entry["tokens"] for entry in document["sources"]) > 0
     globbed = cli("tokens", "src/*.py")
     assert globbed.stdout.splitlines()[-1].startswith("total")
+
+
+def test_a_big_import_leaves_room_for_other_clients(cli: Cli) -> None:
+    """An import commits in bounded batches and lets other requests through between them
+    (a 100,000-item import in one change held every client's requests for 4 s)."""
+    import subprocess
+    import time
+
+    items = [
+        {
+            "id": f"ctx-{n}",
+            "kind": "text",
+            "content": f"archived note number {n} " * 5,
+            "archivedAt": n,
+            "reason": "evicted",
+        }
+        for n in range(1, 40_001)
+    ]
+    document = cli.workspace.parent / "big.json"
+    document.write_text(json.dumps({"format": "contextls-export", "version": 1, "archive": items}))
+    cli("status")  # the daemon runs
+    started = time.monotonic()
+    importing = subprocess.Popen(
+        [cli.executable, "import", str(document)],
+        cwd=cli.workspace,
+        env=cli.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    waits = []
+    while importing.poll() is None:
+        asked = time.monotonic()
+        cli("status", "--json")
+        waits.append(time.monotonic() - asked)
+    took = time.monotonic() - started
+    assert importing.wait() == 0, importing.stderr.read() if importing.stderr else ""
+    assert len(waits) >= 2, (took, waits)  # the import lasted long enough to be measured
+    assert max(waits) < 1.0, waits
+    assert cli("status", "--json").decode(Status).archived_count == 40_000

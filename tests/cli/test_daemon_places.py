@@ -196,3 +196,27 @@ def test_without_xdg_runtime_dir_the_login_sessions_dir_is_used(
         assert places.runtime_dir() == Path("/tmp") / f"contextls-{os.getuid()}"
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_without_peer_credentials_each_command_gets_a_server_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A platform that cannot tell who is at the other end of a socket (neither Linux's
+    SO_PEERCRED nor the BSDs' LOCAL_PEERCRED) gets no daemon, and commands still work."""
+    import socket
+
+    from contextls_client import cli
+    from contextls_client.daemon import wanted
+
+    for name in ("SO_PEERCRED", "LOCAL_PEERCRED"):
+        monkeypatch.delattr(socket, name, raising=False)
+    assert not places.can_check_peers()
+    assert not wanted(str(tmp_path / "db.sqlite3"))
+    one, other = socket.socketpair(socket.AF_UNIX)
+    with one, other, pytest.raises(places.PeerUnknown, match="cannot tell which user"):
+        places.peer_uid(one)
+    monkeypatch.setenv("CONTEXTLS_STORAGE", str(tmp_path / "db.sqlite3"))
+    (tmp_path / "ws").mkdir()
+    code = cli.main(["--workspace", str(tmp_path / "ws"), "add-text", "a note", "--json"])
+    assert code == 0
+    assert '"id": "ctx-1"' in capsys.readouterr().out

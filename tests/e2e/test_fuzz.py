@@ -231,3 +231,35 @@ def test_fuzz_fixed_seed(server: RawStdio, workspace: Path) -> None:
 def test_fuzz_random_seed(server: RawStdio, workspace: Path) -> None:
     print(f"fuzz: random seed {RANDOM_SEED} (CONTEXTLS_FUZZ_SEED to repeat)")
     fuzz(server, Fuzzer(RANDOM_SEED, workspace), 2_000)
+
+
+NOTIFICATIONS_WITH_VALID_PARAMS: dict[str, Any] = {
+    "initialized": {},
+    "textDocument/didOpen": {
+        "textDocument": {
+            "uri": "file:///tmp/x.py",
+            "languageId": "python",
+            "version": 1,
+            "text": "",
+        }
+    },
+    "textDocument/didChange": {
+        "textDocument": {"uri": "file:///tmp/x.py", "version": 2},
+        "contentChanges": [{"text": "x = 1\n"}],
+    },
+    "textDocument/didClose": {"textDocument": {"uri": "file:///tmp/x.py"}},
+    "workspace/didChangeConfiguration": {"settings": {}},
+    "$/cancelRequest": {"id": 999},
+    "$/setTrace": {"value": "off"},
+    "contextls/didChangeStatus": {},
+}
+
+
+def test_a_notification_sent_with_an_id_gets_exactly_one_answer(server: RawStdio) -> None:
+    """840 of 36,600 fuzzed messages (a notification's method, with an id and valid
+    params) used to get no reply: the client waited for ever."""
+    for method, params in NOTIFICATIONS_WITH_VALID_PARAMS.items():
+        reply = server.request(method, params)
+        assert reply["error"]["code"] == -32600, (method, reply)
+        assert "notification" in reply["error"]["message"]
+    assert "result" in server.request("contextls/status")

@@ -126,6 +126,18 @@ def test_cli_exits_non_zero_when_the_disk_is_full(
     assert second.returncode == 1, (second.stdout, second.stderr)
     assert "added" not in second.stdout
     assert "full" in second.stderr or "cannot" in second.stderr
+    forget = subprocess.run(
+        [*command, "forget", "--query", "first", "--yes"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if forget.returncode != 0:  # no room even to record the deletion: it says what to do
+        assert "free some space" in forget.stderr.lower() or "free disk space" in (
+            forget.stderr.lower()
+        ), forget.stderr
+        assert forget.stderr.count("could not be saved") <= 1, forget.stderr
     filler.unlink()
     listed = subprocess.run([*command, "ls"], env=env, capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
@@ -154,6 +166,9 @@ def test_read_only_file_system_serves_reads_and_refuses_changes(
         refused = reader.request("contextls/addText", {"content": "cannot be saved"})
         assert refused["error"]["code"] == ErrorCode.STORAGE
         assert "read-only" in refused["error"]["message"]
+        forget = reader.request("contextls/forget", {"query": "zebra"})
+        assert forget["error"]["code"] == ErrorCode.STORAGE, forget
+        assert "read-only" in forget["error"]["message"]
         assert reader.result("contextls/status")["itemCount"] == 2
         assert reader.shutdown_and_exit() == 0
     finally:

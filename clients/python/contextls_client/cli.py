@@ -134,8 +134,16 @@ def _mcp(workspace: str | None, storage: str | None) -> int:
 
 
 def _connect(storage: str | None) -> int:
+    from contextls.places import can_check_peers
     from contextls_client.bridge import bridge
 
+    if not can_check_peers():
+        print(
+            f"{PROGRAM} connect: this platform cannot check who connects to a shared daemon; "
+            "serving this editor on its own",
+            file=sys.stderr,
+        )
+        return _serve([])
     try:
         place = Place.from_options(None, storage)
         return bridge(place.storage)

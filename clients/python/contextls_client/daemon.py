@@ -16,7 +16,14 @@ import time
 from pathlib import Path
 from typing import Final
 
-from contextls.places import NotPrivate, log_path, peer_uid, resolve_storage, socket_path
+from contextls.places import (
+    NotPrivate,
+    can_check_peers,
+    log_path,
+    peer_uid,
+    resolve_storage,
+    socket_path,
+)
 
 NO_DAEMON_ENV: Final = "CONTEXTLS_NO_DAEMON"
 IDLE_ENV: Final = "CONTEXTLS_DAEMON_IDLE"
@@ -33,8 +40,14 @@ class DaemonError(Exception):
 
 
 def wanted(storage: str | None) -> bool:
-    """Whether commands on this database go through the daemon."""
-    return storage != IN_MEMORY and os.environ.get(NO_DAEMON_ENV, "") in ("", "0")
+    """Whether commands on this database go through the daemon: not for an in-memory
+    database, not when asked not to, and not where the daemon could not check who
+    connects (a server per command there)."""
+    return (
+        storage != IN_MEMORY
+        and os.environ.get(NO_DAEMON_ENV, "") in ("", "0")
+        and can_check_peers()
+    )
 
 
 def connect(path: Path) -> socket.socket | None:

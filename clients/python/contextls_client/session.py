@@ -132,7 +132,7 @@ class Session(msgspec.Struct):
         else:
             self.console.note(*eviction_lines(fresh))
 
-    def flush_evictions(self) -> None:
+    def flush_evictions(self, messages: bool = True) -> None:
         """Print deferred evictions and those only announced by ``contextls/didEvict``.
 
         Called after ``shutdown``: its answer comes after every notification the
@@ -145,7 +145,11 @@ class Session(msgspec.Struct):
         self.console.note(*eviction_lines(pending))
         # What the server told the person (window/showMessage): a file of the window that
         # now holds a secret, a database made private, a folder it would not take.
-        self.warn(shown_messages(self.client.notifications))
+        if messages:
+            self.warn(
+                text.removeprefix("contextls: ")
+                for text in shown_messages(self.client.notifications)
+            )
 
     def warn(self, warnings: Iterable[str]) -> None:
         """Say each warning once on stderr (a result and a showMessage may both carry it)."""
@@ -176,8 +180,12 @@ async def open_session(
             await session.client.initialize(place.root, place.initialization_options())
             await _move_settings_into_the_window(session, config)
             yield session
-    finally:
-        session.flush_evictions()
+    except BaseException:
+        # The refusal says what matters; the server's own words for the editors
+        # (window/showMessage) would say it a second time.
+        session.flush_evictions(messages=False)
+        raise
+    session.flush_evictions()
 
 
 async def current_daemon(place: Place, console: Console) -> DaemonClient:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from contextls.protocol import ErrorCode
 
@@ -54,6 +54,18 @@ class InvalidParams(ContextError):
     def __init__(self, path: str, message: str) -> None:
         super().__init__(f"{message} - at `{path}`")
         self.path = path
+
+
+ECHOED: Final = 200
+"""Characters of a person's input an error message repeats (a 100 KB path is not news)."""
+
+
+def cut(text: str, limit: int = ECHOED) -> str:
+    """``text`` as an error message may echo it: at most ``limit`` characters, and says
+    how long it was when cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def thousands(n: int) -> str:

@@ -35,6 +35,11 @@ class Tokenizer:
     def loaded(self) -> bool:
         return self._bpe is not None
 
+    def load(self) -> None:
+        """Load the encoding now (a change does it before it takes the write lock)."""
+        if self._bpe is None:
+            self._bpe = self._load(self.encoding)
+
     def count(self, text: str) -> int:
         if not text:
             return 0

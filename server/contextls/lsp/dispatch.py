@@ -25,11 +25,17 @@ from typing import Any
 
 import cattrs
 import msgspec
-from lsprotocol.types import ErrorCodes
+from lsprotocol.types import METHOD_TO_TYPES, ErrorCodes
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol
 
 from contextls.lsp.framing import Outbox
+from contextls.protocol import NOTIFICATIONS
+
+NOTIFICATION_METHODS = frozenset(
+    [*(method for method, types in METHOD_TO_TYPES.items() if types[1] is None), *NOTIFICATIONS]
+)
+"""Methods that are notifications (LSP's and ours): they take no id and get no answer."""
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +96,15 @@ class Dispatcher:
             if _valid_id(msg_id) is None:
                 self.outbox.error(
                     None, INVALID_REQUEST, "invalid request: id must be an integer or a string"
+                )
+                return
+            if method in NOTIFICATION_METHODS:
+                # A notification sent with an id still gets its one answer (pygls would
+                # handle it as a notification and leave the client waiting).
+                self.outbox.error(
+                    msg_id,
+                    INVALID_REQUEST,
+                    f"invalid request: {method} is a notification; send it without an id",
                 )
                 return
             if self.shutting_down():

@@ -12,7 +12,7 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
 )
 
-from contextls.core.errors import ContextError
+from contextls.core.errors import ContextError, cut
 from contextls.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
@@ -32,10 +32,16 @@ def decode_params(raw: Any, params_type: type[S]) -> S:
         raise JsonRpcInvalidParams(message=f"invalid params: {error}") from None
 
 
+MESSAGE_LIMIT = 1000
+"""The longest error message sent: whatever a message quotes, a model reading it pays for
+every character (a 100 KB path came back whole)."""
+
+
 def to_jsonrpc(error: BaseException) -> JsonRpcException:
     if isinstance(error, JsonRpcException):
         return error
     if isinstance(error, ContextError):
+        error.message = cut(error.message, MESSAGE_LIMIT)
         if error.code == ErrorCode.INVALID_PARAMS:
             return JsonRpcInvalidParams(message=f"invalid params: {error.message}")
         # pygls' JsonRpcServerError insists on -32099..-32000, the very range

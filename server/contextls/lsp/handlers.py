@@ -8,6 +8,7 @@ becomes a JSON-RPC error. Nothing a client sends can take the server down.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -22,9 +23,11 @@ from contextls import protocol as p
 from contextls.build import build_id
 from contextls.bulk import count_files
 from contextls.conversation import prepare_conversation
+from contextls.core.errors import ContextError
 from contextls.lsp.errors import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
 from contextls.semantic import hooks as semantic_hooks
+from contextls.transfer import Importing
 
 log = logging.getLogger(__name__)
 
@@ -283,8 +286,25 @@ def export(ls: ContextServer, params: p.ExportParams) -> p.ExportDocument:
     return ls.session.route(params.workspace).export(params.archive)
 
 
-def import_document(ls: ContextServer, params: p.ImportParams) -> p.ImportResult:
-    return ls.session.route(params.workspace).import_(params.document, params.dry_run)
+async def import_document(ls: ContextServer, params: p.ImportParams) -> p.ImportResult:
+    """An import in bounded changes, each committed before the next, with other requests
+    (other clients') served in between."""
+    importing = Importing(ls.session.route(params.workspace), params.document)
+    if params.dry_run:
+        return importing.planned()
+    while importing.step():
+        failure = ls.service.commit()
+        if failure is not None:
+            raise to_jsonrpc(
+                ContextError(
+                    f"{failure}; {importing.done:,} of {importing.total:,} items were "
+                    "imported before it",
+                    p.ErrorCode.STORAGE,
+                )
+            )
+        log.info("imported %d of %d items", importing.done, importing.total)
+        await asyncio.sleep(0)
+    return importing.result()
 
 
 def refresh(ls: ContextServer, params: p.RefreshParams) -> p.RefreshResult:
@@ -320,7 +340,6 @@ _SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
     p.Method.SERVER_INFO: server_info,
     p.Method.FORGET: forget,
     p.Method.EXPORT: export,
-    p.Method.IMPORT: import_document,
 }
 
 
@@ -328,3 +347,4 @@ def _register_requests(server: ContextServer) -> None:
     for method, handle in _SYNC_HANDLERS.items():
         _request(server, method, handle)
     _async_request(server, p.Method.PREPARE_CONVERSATION, prepare)
+    _async_request(server, p.Method.IMPORT, import_document)
