@@ -87,6 +87,10 @@ export function statusTooltip(status: Status, workspaceName?: string): string {
     lines.push('', 'Last evicted:', '');
     for (const item of status.lastEvicted) lines.push(`- ${summary(item)}`);
   }
+  if (status.warnings.length > 0) {
+    lines.push('', 'Warnings:', '');
+    for (const warning of status.warnings) lines.push(`- ${escapeMarkdown(warning)}`);
+  }
   return lines.join('\n');
 }
 

@@ -25,6 +25,7 @@ export function status(overrides: Partial<Status> = {}): Status {
     budgetPolicy: 'fixed',
     task: 'general',
     complexity: 0,
+    warnings: [],
     ...overrides,
   };
 }

@@ -75,6 +75,14 @@ describe('adaptiveReason', () => {
   });
 });
 
+describe('statusTooltip', () => {
+  it('says what the window holds that seems to be a secret', () => {
+    const warned = status({ warnings: ['settings.txt seems to contain an AWS secret access key'] });
+    assert.match(statusTooltip(warned), /Warnings:[\s\S]*settings\\\.txt seems to contain an AWS secret access key/);
+    assert.doesNotMatch(statusTooltip(status()), /Warnings/);
+  });
+});
+
 describe('archiveReason and timeAgo', () => {
   it('say why and when an item left, in words', () => {
     assert.equal(archiveReason('maxTokens'), 'evicted at the token budget');
