@@ -164,7 +164,7 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
         if outcome.created:
             created.add(outcome.item.id)
         outcomes.append((candidate, outcome))
-    _check_room(window, [window.get(item_id) for item_id in members])
+    _check_room(window, [window.get(item_id) for item_id in members], plan.skipped)
     evictions = window.evict_to_fit(protect=members)
     change.record_evictions(evictions)
     result = AddFilesResult(
@@ -190,7 +190,7 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
     return result
 
 
-def _check_room(window: Window, members: list[Item]) -> None:
+def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile]) -> None:
     """The set fits beside the pinned items outside it, or nothing changes (NO_ROOM)."""
     limits = window.limits
     pinned_members = [item for item in members if item.pinned]
@@ -222,6 +222,10 @@ def _check_room(window: Window, members: list[Item]) -> None:
             f"{available_items} beside the {pinned_count} pinned items; nothing was added "
             "(add fewer files, unpin something or raise maxItems)"
         )
+    if skipped:
+        named = "; ".join(f"{skip.path}, {skip.reason}" for skip in skipped[:3])
+        more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+        message += f". Left out besides: {named}{more}"
     raise NoRoom(
         message,
         data=NoRoomData(

@@ -15,12 +15,12 @@ _TRICKY = list(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029\u3000ab")
 @given(st.text(alphabet=st.sampled_from(_TRICKY), max_size=14))
 def test_text_is_named_by_its_first_non_blank_line(content: str) -> None:
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    assert make_label("text", content, {}) == (f"text: {first}" if first else "text")
+    assert make_label("text", content, {}) == (first or "text")
 
 
 def test_a_long_first_line_is_shortened_and_later_lines_ignored() -> None:
     label = make_label("text", "\n\n   " + "x" * 100 + "\nsecond line", {})
-    assert label == "text: " + "x" * 53 + "…"
+    assert label == "x" * 59 + "…"
     assert len(label) == 60
 
 

@@ -82,7 +82,9 @@ class Item:
 
 
 def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
-    """A short human name: ``src/app.py:10-24 (main)``, ``src/app.py``, ``error: KeyError 'x'``."""
+    """A short human name: ``src/app.py:10-24 (main)``, ``src/app.py``, ``KeyError: 'x'``,
+    the first line of a note. Listings show the kind beside the label: the label never
+    repeats it (``text text: …``)."""
     path = metadata.get("path")
     if isinstance(path, str) and path:
         label = source_label(kind, path, lines_of(metadata))
@@ -94,10 +96,8 @@ def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
     if isinstance(title, str) and title.strip():
         return _shorten(title.strip())
     if kind == "error":
-        # Listings show the kind beside the label: the label is what went wrong, alone.
         return _shorten(error_line(content) or "error")
-    first = _first_line(content)
-    return _shorten(f"{kind}: {first}" if first else kind)
+    return _shorten(_first_line(content) or kind)
 
 
 _TRACEBACK_HEAD: Final = "Traceback (most recent call last):"

@@ -81,7 +81,8 @@ def render(
             warnings.append(
                 f"the pinned items alone need about {need:,} tokens, more than the "
                 f"{max_tokens:,} asked for; {len(left_out)} of them "
-                f"({', '.join(item.id for item in left_out)}) were left out"
+                f"({', '.join(item.id for item in left_out)}) "
+                f"{'was' if len(left_out) == 1 else 'were'} left out"
             )
     elif history and budget is not None:
         room = budget - count_tokens(formatter(kept, []))

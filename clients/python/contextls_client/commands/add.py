@@ -93,7 +93,10 @@ def _refused(invocation: Invocation, error: ContextlsError) -> int:
         console.json({"error": {"code": error.code, "message": error.message}, "room": figures})
     else:
         console.json({"error": {"code": error.code, "message": error.message}})
-    console.note(f"contextls: {error.message}")
+    if invocation.args.dry_run:
+        console.note(f"contextls: the add would be refused: {error.message}")
+    else:
+        console.note(f"contextls: {error.message}")
     return 1
 
 
