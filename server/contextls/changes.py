@@ -13,6 +13,7 @@ from typing import Any
 
 from contextls.core.items import Item
 from contextls.core.window import AddOutcome, Eviction
+from contextls.protocol import WindowSettings
 
 
 @dataclass(slots=True)
@@ -28,6 +29,8 @@ class Change:
     """The window changed (if only an item's flags): the revision moves on."""
     settings: dict[str, Any] | None = None
     """The window's new chosen settings, to save with it."""
+    new_settings: WindowSettings | None = None
+    """The same settings, checked (a settings change saves the budget they imply)."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Ids merged into another item: old -> new (they keep naming it)."""
     archive_delta: int = 0

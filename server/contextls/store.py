@@ -38,7 +38,7 @@ from contextls.places import default_database, keep_private, private_file
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS workspaces (
     next_id INTEGER NOT NULL DEFAULT 1,
     next_seq INTEGER NOT NULL DEFAULT 1,
     revision INTEGER NOT NULL DEFAULT 0,
-    evicted_total INTEGER NOT NULL DEFAULT 0
+    evicted_total INTEGER NOT NULL DEFAULT 0,
+    budget INTEGER NOT NULL DEFAULT 0
 );
 -- Schema 3: the settings chosen for a window (JSON, camelCase keys; the rest are
 -- defaults). They live with the window so every client sees the same limits.
@@ -181,6 +182,8 @@ class WorkspaceRow:
     next_seq: int
     revision: int
     evicted_total: int
+    budget: int = 0
+    """The adaptive budget the window has reached (0: none yet, or the fixed policy)."""
 
 
 @dataclass(slots=True)
@@ -310,6 +313,10 @@ class Store:
             columns = {row[1] for row in db.execute("PRAGMA table_info(archive)")}
             if version and "digest" not in columns:
                 db.execute("ALTER TABLE archive ADD COLUMN digest BLOB")
+            workspace_columns = {row[1] for row in db.execute("PRAGMA table_info(workspaces)")}
+            if version and "budget" not in workspace_columns:
+                # Schema 6: the adaptive budget a window has reached (0: none yet).
+                db.execute("ALTER TABLE workspaces ADD COLUMN budget INTEGER NOT NULL DEFAULT 0")
             # The script only adds what is missing (and drops schema 1's triggers).
             for statement in _statements(_SCHEMA):
                 db.execute(statement)
@@ -520,7 +527,8 @@ class Store:
 
     def workspace(self, root: str) -> WorkspaceRow:
         row = self._db.execute(
-            "SELECT next_id, next_seq, revision, evicted_total FROM workspaces WHERE root = ?",
+            "SELECT next_id, next_seq, revision, evicted_total, budget FROM workspaces "
+            "WHERE root = ?",
             (root,),
         ).fetchone()
         if row is None:
@@ -529,11 +537,12 @@ class Store:
 
     def save_workspace(self, root: str, row: WorkspaceRow) -> None:
         self._db.execute(
-            "INSERT INTO workspaces (root, next_id, next_seq, revision, evicted_total) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET next_id = excluded.next_id, "
-            "next_seq = excluded.next_seq, revision = excluded.revision, "
-            "evicted_total = excluded.evicted_total",
-            (root, row.next_id, row.next_seq, row.revision, row.evicted_total),
+            "INSERT INTO workspaces (root, next_id, next_seq, revision, evicted_total, budget) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET "
+            "next_id = excluded.next_id, next_seq = excluded.next_seq, "
+            "revision = excluded.revision, evicted_total = excluded.evicted_total, "
+            "budget = excluded.budget",
+            (root, row.next_id, row.next_seq, row.revision, row.evicted_total, row.budget),
         )
 
     def window_settings(self, root: str) -> dict[str, Any]:

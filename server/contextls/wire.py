@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from contextls.core import adaptive
 from contextls.core.items import Item
 from contextls.core.window import Window
-from contextls.protocol import ContextItem, Encoding, ItemSummary, Pruned, Status
+from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
 from contextls.store import ArchiveState
 
 EMPTY_STATUS = Status(
@@ -48,7 +49,7 @@ def summary(item: Item) -> ItemSummary:
 def status(
     workspace: str,
     window: Window,
-    encoding: Encoding,
+    settings: WindowSettings,
     revision: int,
     archived_count: int,
     evicted_total: int,
@@ -57,26 +58,30 @@ def status(
 ) -> Status:
     limits = window.limits
     next_item = window.next_eviction()
+    budget = limits.max_tokens  # the effective budget: maxTokens, or where adaptive got
     return Status(
         workspace=workspace,
         revision=revision,
         item_count=len(window),
         max_items=limits.max_items,
         tokens=window.tokens,
-        max_tokens=limits.max_tokens,
-        percent=round(100 * window.tokens / limits.max_tokens, 2),
+        max_tokens=settings.max_tokens,
+        percent=round(100 * window.tokens / budget, 2),
         pinned_count=window.pinned_count,
         stale_count=window.stale_count,
         archived_count=archived_count,
         evicted_total=evicted_total,
-        encoding=encoding,
+        encoding=settings.encoding,
         eviction_policy=limits.policy,
         last_evicted=[summary(item) for item in reversed(window.last_evicted)],
         next_eviction=summary(next_item) if next_item is not None else None,
         archive_bytes=archive.bytes,
         pruned_total=archive.pruned_total,
         last_pruned=pruned(archive),
-        budget=limits.max_tokens,
+        budget=budget,
+        budget_policy=settings.budget_policy,
+        task=settings.task,
+        complexity=round(adaptive.complexity(window.recent(adaptive.RECENT)), 3),
         warnings=warnings or [],
     )
 

@@ -22,7 +22,7 @@ import msgspec
 from contextls import bulk, wire
 from contextls.burst import WriteBurst
 from contextls.changes import Change
-from contextls.core import candidates
+from contextls.core import adaptive, candidates
 from contextls.core.errors import (
     ContextError,
     InvalidParams,
@@ -123,8 +123,18 @@ class Workspace:
         self.settings = window_settings(self.chosen)
         self.tokenizer = self.tokenizers(self.settings.encoding)
         row = self.store.workspace(self.root_uri)
-        self.window.use(Limits.of(self.settings), self.tokenizer.count, self.tokenizer.encoding)
+        budget = adaptive.budget_of(self.settings, row.budget)
+        self.window.use(
+            adaptive.limits_of(self.settings, budget), self.tokenizer.count, self.tokenizer.encoding
+        )
         self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
+        settled = adaptive.budget_of(self.settings, budget, self.window.pinned_tokens)
+        if settled != budget:  # never below the pinned items'
+            self.window.use(
+                adaptive.limits_of(self.settings, settled),
+                self.tokenizer.count,
+                self.tokenizer.encoding,
+            )
         self.window.last_evicted.clear()
         self.window.last_evicted.extend(
             self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
@@ -147,7 +157,7 @@ class Workspace:
             self._status = wire.status(
                 self.root_uri,
                 self.window,
-                self.settings.encoding,
+                self.settings,
                 self.revision,
                 self.archived_count,
                 self.evicted_total,
@@ -186,6 +196,9 @@ class Workspace:
         change = Change()
         try:
             result = apply(change)
+            if change.mutated and change.settings is None:
+                # After every change the adaptive budget takes a step toward the work.
+                change.record_evictions(adaptive.step(self.window, self.settings))
         except BaseException as error:
             if change.mutated or not isinstance(error, ContextError):
                 self.load()  # drop what this change half did
@@ -223,8 +236,14 @@ class Workspace:
                 if change.settings is not None:
                     store.save_window_settings(root, change.settings)
                 gained += change.archive_delta
+                adaptive_budget = window.limits.max_tokens
+                if (change.new_settings or self.settings).budget_policy != "adaptive":
+                    adaptive_budget = 0
                 store.save_workspace(
-                    root, WorkspaceRow(window.next_id, window.next_seq, revision, evicted_total)
+                    root,
+                    WorkspaceRow(
+                        window.next_id, window.next_seq, revision, evicted_total, adaptive_budget
+                    ),
                 )
         except Exception as error:
             self.load()
@@ -495,18 +514,25 @@ class Workspace:
         evicted: list[Item] = []
         if chosen != self.chosen:
             tokenizer = self.tokenizers(new.encoding)
-            limits = Limits.of(new)
             window = self.window
+            budget = adaptive.configured(
+                before, new, window.limits.max_tokens, window.pinned_tokens
+            )
+            moved = budget != window.limits.max_tokens
+            limits = adaptive.limits_of(new, budget)
 
             def apply(change: Change) -> None:
                 change.mutated = True
                 change.settings = chosen
+                change.new_settings = new
                 if limits != window.limits:
                     change.record_evictions(window.reconfigure(limits))
                 if tokenizer.encoding != window.encoding:
                     change.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
                     for item in window:
                         change.touch(item)
+                if not moved:  # settings that moved the budget are this change's step
+                    change.record_evictions(adaptive.step(window, new))
                 evicted.extend(eviction.item for eviction in change.evictions)
 
             self.change(apply)  # a refusal leaves the window and its settings as they were

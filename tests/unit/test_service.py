@@ -316,7 +316,7 @@ def test_a_schema_4_archive_gains_digests_and_its_copies_are_still_found(db: str
     raw = sqlite3.connect(db)
     indexes = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert "archive_by_digest" in indexes and "archive_by_text" not in indexes
-    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "5"
+    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
     store.close()
 
 

@@ -67,17 +67,17 @@ def window_line(status: Status) -> str:
     """One-line window summary printed after commands that change it."""
     return (
         f"window: {count(status.item_count)}/{count(status.max_items)} items, "
-        f"{count(status.tokens)}/{count(status.max_tokens)} tokens ({status.percent:.1f}%)"
+        f"{count(status.tokens)}/{count(budget_of(status))} tokens ({status.percent:.1f}%)"
     )
 
 
 def status_report(status: Status, database: str = "", ascii_only: bool = False) -> list[str]:
     """The lines of ``contextls status``."""
-    gauge = bar(status.tokens, status.max_tokens, ascii_only=ascii_only)
+    budget = budget_of(status)
+    gauge = bar(status.tokens, budget, ascii_only=ascii_only)
     lines = [
         f"workspace  {uri_to_path(status.workspace)}",
-        f"tokens     [{gauge}] {count(status.tokens)} / {count(status.max_tokens)}"
-        f"  ({status.percent:.1f}%)",
+        f"tokens     [{gauge}] {count(status.tokens)} / {count(budget)}  ({status.percent:.1f}%)",
         f"items      {count(status.item_count)} / {count(status.max_items)}"
         f"  ({status.pinned_count} pinned, {status.stale_count} stale)",
         f"archive    {plural(status.archived_count, 'item')}"
@@ -94,6 +94,8 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         for index, item in enumerate(status.last_evicted)
     )
     lines.append(f"window     {status.encoding}, {status.eviction_policy} eviction")
+    if status.budget_policy == "adaptive":
+        lines.append(f"budget     {adaptive_reason(status)}")
     if status.semantic is not None:
         lines.append(f"search     {semantic_line(status.semantic)}")
     if database:
@@ -102,6 +104,28 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         f"{'warning' if n == 0 else '':<10} {said}" for n, said in enumerate(status.warnings)
     )
     return lines
+
+
+def budget_of(status: Status) -> int:
+    """The budget in effect: the adaptive one, or ``maxTokens``."""
+    return status.budget or status.max_tokens
+
+
+def adaptive_reason(status: Status) -> str:
+    """Why the budget is what it is: ``adaptive: debugging, complexity 0.72 → 14.0k of
+    base 8k``."""
+    return (
+        f"adaptive: {status.task.replace('_', ' ')}, complexity {status.complexity:.2f} → "
+        f"{budget_of(status) / 1000:.1f}k of base {short(status.max_tokens)}"
+    )
+
+
+def short(number: int) -> str:
+    """``14000`` → ``14.0k``, ``8000`` → ``8k``, ``950`` → ``950``."""
+    if number < 1000:
+        return str(number)
+    thousands = number / 1000
+    return f"{thousands:.0f}k" if thousands == int(thousands) else f"{thousands:.1f}k"
 
 
 def semantic_line(semantic: SemanticStatus) -> str:

@@ -12,6 +12,7 @@ an item is tokenized once, when it arrives or when its text changes.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
@@ -274,8 +275,13 @@ class Window:
         self._index(item)
         return self._evict_to_fit(protect=(item_id,))
 
-    def reconfigure(self, limits: Limits) -> list[Eviction]:
-        """Apply new limits, evicting at once. Refused if the pinned items alone break them."""
+    def reconfigure(
+        self, limits: Limits, token_reason: EvictionReason = "maxTokens"
+    ) -> list[Eviction]:
+        """Apply new limits, evicting at once. Refused if the pinned items alone break them.
+
+        ``token_reason``: what an eviction for tokens is put down to (``budget``: the
+        adaptive budget shrank)."""
         if self.pinned_count > limits.max_items:
             raise NoRoom(
                 f"maxItems {limits.max_items} is below the {self.pinned_count} pinned items; "
@@ -287,7 +293,13 @@ class Window:
                 f"{thousands(self.pinned_tokens)} tokens of pinned items; unpin some first"
             )
         self.limits = limits
-        return self._evict_to_fit(protect=())
+        return self._evict_to_fit(protect=(), token_reason=token_reason)
+
+    def recent(self, count: int) -> list[Item]:
+        """The ``count`` newest items, oldest first (without walking the whole window)."""
+        newest = list(itertools.islice(reversed(self._items.values()), count))
+        newest.reverse()
+        return newest
 
     def retokenize(self, count_tokens: Callable[[str], int], encoding: str) -> list[Eviction]:
         """Switch encodings: every item is counted once more, then the budget applies.
@@ -485,7 +497,9 @@ class Window:
                 best, best_score = item, score
         return best
 
-    def _evict_to_fit(self, protect: Collection[str]) -> list[Eviction]:
+    def _evict_to_fit(
+        self, protect: Collection[str], token_reason: EvictionReason = "maxTokens"
+    ) -> list[Eviction]:
         evicted: list[Eviction] = []
         max_items, max_tokens = self.limits.max_items, self.limits.max_tokens
         while True:
@@ -493,7 +507,7 @@ class Window:
             if len(self._items) > max_items:
                 reason = "maxItems"
             elif self.tokens > max_tokens:
-                reason = "maxTokens"
+                reason = token_reason
             else:
                 return evicted
             victim = self._victim(protect)
