@@ -28,13 +28,13 @@ typecheck: setup
 	$(BIN)/mypy
 
 schema: setup
-	$(BIN)/python -m contextls.schema
+	$(BIN)/python -m contextls.protocol.schema
 
 # Everything CI runs: the Python checks and suite, then each editor's stage.
 test: test-python test-vscode test-emacs
 
 test-python: setup lint typecheck mcp-test-clients
-	$(BIN)/python -m contextls.schema --check
+	$(BIN)/python -m contextls.protocol.schema --check
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 # The MCP tests' outside clients (the TypeScript SDK, the reference filesystem server), from npm.

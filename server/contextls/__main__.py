@@ -8,12 +8,12 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["daemon"]:
-        from contextls.lsp.cli import daemon_main
+        from contextls.daemon.cli import daemon_main
 
         return daemon_main(args[1:])
     if args[:1] == ["serve"]:
         args = args[1:]
-    from contextls.lsp.cli import main as serve
+    from contextls.daemon.cli import main as serve
 
     return serve(args)
 

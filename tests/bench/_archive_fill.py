@@ -1,6 +1,6 @@
 """Filling a contextls archive with N generated items, two ways.
 
-* ``store``: through ``contextls.store.Store.archive``, the very function the
+* ``store``: through ``contextls.storage.store.Store.archive``, the very function the
   server calls when it evicts, in a few big transactions. Fast (seconds for
   100,000 items), so the search bench can use a realistic archive size.
 * ``lsp``: through the protocol, as a user would: a server with maxItems 1
@@ -39,7 +39,7 @@ async def workspace_key(the_lab: Lab, workspace: str, storage: Path) -> str:
 
 def fill_store(storage: Path, root: str, corpus: Corpus, n: int) -> None:
     from contextls.core.items import Item
-    from contextls.store import Store, WorkspaceRow
+    from contextls.storage.store import Store, WorkspaceRow
 
     enc = _tokenizer.encoding()
     store = Store(storage)

@@ -25,8 +25,8 @@ from typing import IO, Any
 
 import msgspec
 
-from contextls.framing import FrameParser
-from contextls.framing import frame as frame_body
+from contextls.protocol.framing import FrameParser
+from contextls.protocol.framing import frame as frame_body
 
 _encode = msgspec.json.Encoder().encode
 _decode_any = msgspec.json.Decoder().decode

@@ -285,7 +285,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fill",
         choices=("store", "lsp"),
         default="store",
-        help="bench 5: fill the archive through contextls.store (fast) or contextls/addText",
+        help="bench 5: fill the archive through the store (fast) or contextls/addText",
     )
     parser.add_argument(
         "--placement",

@@ -21,7 +21,7 @@ from tiktoken_ext import openai_public
 @functools.cache
 def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
     try:
-        from contextls.bpe import load_encoding
+        from contextls.app.tokenizers import load_encoding
     except ImportError:
         return _from_bundled_ranks(name)
     return load_encoding(name)

@@ -32,8 +32,8 @@ from _corpus import Corpus
 from _harness import lab
 from _stats import Row, fmt_us, median, percentile, print_rows, ratio
 
-from contextls.service import PRUNE_BATCH, ContextService
-from contextls.session import Session
+from contextls.app.service import PRUNE_BATCH, ContextService
+from contextls.app.session import Session
 
 TARGET = 1.1
 

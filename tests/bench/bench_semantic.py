@@ -54,7 +54,7 @@ from contextls.semantic.chunks import chunk_ids  # noqa: E402
 from contextls.semantic.engine import Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
 from contextls.semantic.retrieval import retrieve  # noqa: E402
-from contextls.store import Store  # noqa: E402
+from contextls.storage.store import Store  # noqa: E402
 
 ROOT = "file:///bench"
 WORDS = [

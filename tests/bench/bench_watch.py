@@ -22,8 +22,8 @@ from pathlib import Path
 
 from _stats import Row, fmt_us, median, print_rows, ratio
 
-from contextls.service import WATCH_INTERVAL, ContextService
-from contextls.session import Session
+from contextls.app.service import WATCH_INTERVAL, ContextService
+from contextls.app.session import Session
 
 
 def timed(action: Callable[[], object], runs: int) -> list[float]:

@@ -16,7 +16,7 @@ Three figures, each at 50 / 500 / 1,000 items:
 * contextls core in process (secondary): ``contextls.core.window.Window.add``
   timed in batches, with a constant-cost token counter so that tokenizing
   cannot hide a size-dependent cost of the data structure itself; and the
-  same followed by the status snapshot (``contextls.wire.status``) the server
+  same followed by the status snapshot (``contextls.app.protocol_views.status``) the server
   takes after every add, since that is per-add work too.
 * the seed's algorithm as the baseline (000: ``subseq`` then append, i.e.
   copy the window on every eviction): ``items = items[1:]; items.append(x)``.
@@ -87,9 +87,9 @@ def seed_add_factory(size: int) -> Callable[[object], None]:
 
 def core_add_factory(size: int, with_status: bool = False) -> Callable[[object], None] | None:
     try:
+        from contextls.app.protocol_views import status
         from contextls.core.window import Candidate, Limits, Window
-        from contextls.store import ArchiveState
-        from contextls.wire import status
+        from contextls.storage.store import ArchiveState
     except ImportError:
         return None
     clock = iter(range(1, 1 << 62))

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from contextls import __version__, places
+from contextls import __version__
+from contextls.protocol import places
 
 from .conftest import Cli
 

@@ -20,8 +20,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from contextls.framing import MessageReader
-from contextls.framing import frame as frame_body
+from contextls.protocol.framing import MessageReader
+from contextls.protocol.framing import frame as frame_body
 
 from .conftest import SERVER
 

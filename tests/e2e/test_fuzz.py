@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from contextls.framing import frame
+from contextls.protocol.framing import frame
 
 from .rawio import RawServers, RawStdio
 

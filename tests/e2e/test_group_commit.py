@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from contextls.store import SCHEMA_VERSION
+from contextls.storage.store import SCHEMA_VERSION
 
 from .conftest import Starter
 from .rawio import RawServers, RawStdio, is_response, request

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from contextls.framing import MessageReader, frame
 from contextls.protocol import ErrorCode
+from contextls.protocol.framing import MessageReader, frame
 
 from .conftest import SERVER, window_state
 from .rawio import is_response, read_all_messages

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from contextls.framing import frame
 from contextls.protocol import ErrorCode
+from contextls.protocol.framing import frame
 
 from .rawio import RawServers, RawStdio
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contextls.framing import MessageReader
+from contextls.protocol.framing import MessageReader
 
 from .conftest import SERVER, Session, Starter, stop
 from .rawio import frame, read_message, request

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from contextls.framing import MessageReader
+from contextls.protocol.framing import MessageReader
 
 from .conftest import SERVER
 from .rawio import END_OF_OUTPUT, frame, notification, read_message, request

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from contextls.bpe import tokenizer
+from contextls.app.tokenizers import tokenizer
 from contextls.protocol import ITEM_KINDS
 
 from ..cli.conftest import Cli

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from contextls.app.session import Session
 from contextls.core.errors import ContextError
 from contextls.protocol import TASKS
-from contextls.session import Session
 
 from ..unit.test_service import Editor, start
 

@@ -18,9 +18,9 @@ import msgspec
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+from contextls.app.session import Session
 from contextls.core.errors import ContextError
 from contextls.protocol import AddFilesParams, AddFilesResult, ErrorCode, FileTarget
-from contextls.session import Session
 
 from ..unit.test_service import Editor, start
 

@@ -17,7 +17,7 @@ from contextls.core.items import Item
 from contextls.semantic import fusion
 from contextls.semantic.engine import Engine
 from contextls.semantic.retrieval import retrieve
-from contextls.store import Store
+from contextls.storage.store import Store
 
 from . import stdlib
 from .corpus import QUERIES, Document, documents

@@ -19,7 +19,7 @@ COUNT = (
     "def refuse(*args, **kwargs):\n"
     "    raise OSError('no network here')\n"
     "socket.create_connection = refuse\n"
-    "from contextls.bpe import load_encoding\n"
+    "from contextls.app.tokenizers import load_encoding\n"
     "print(len(load_encoding('o200k_base').encode('hello world')),"
     " len(load_encoding('cl100k_base').encode('hello world')))\n"
 )

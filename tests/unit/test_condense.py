@@ -1,4 +1,4 @@
-"""The chat-completions summariser (contextls.condense) against a real local
+"""The chat-completions summariser (contextls.app.condense) against a real local
 HTTP server, and the prepareConversation service that wires it to the core."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from contextls.condense import (
+from contextls.app.condense import (
     DEFAULT_CONDENSE_PROMPT,
     FINAL_REQUEST,
     NOT_CONFIGURED,
@@ -20,7 +20,7 @@ from contextls.condense import (
     make_summarizer,
     summarize_with_endpoint,
 )
-from contextls.conversation import prepare_conversation
+from contextls.app.prepare import prepare_conversation
 from contextls.core.conversation import ConversationParamsError, SummaryRequest
 from contextls.protocol import CondenseSettings, PrepareConversationParams
 from tests.support.fake_llm import FakeLLM

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from contextls.app.expand import SKIPPED_DIRECTORIES, expand, glob_regex
 from contextls.core.errors import InvalidParams
-from contextls.expand import SKIPPED_DIRECTORIES, expand, glob_regex
 from contextls.protocol import ErrorCode, FileTarget, Position, Range
 
 LINE_1 = Range(start=Position(line=0, character=0), end=Position(line=1, character=0))

@@ -1,4 +1,4 @@
-"""Content-Length framing (contextls.lsp.framing): the outbox and the frame reader.
+"""Content-Length framing (contextls.lsp.outbox): the outbox and the frame reader.
 
 The outbox is the server's only way out: everything queued while the event
 loop is busy leaves in one write when the loop next turns, in order, and
@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from contextls.framing import MAX_BODY_BYTES, MAX_HEADER_LINE, frame
-from contextls.lsp.framing import FrameReader, Outbox
+from contextls.lsp.outbox import FrameReader, Outbox
 from contextls.protocol import CountTokensResult, ErrorCode
+from contextls.protocol.framing import MAX_BODY_BYTES, MAX_HEADER_LINE, frame
 
 COUNTED = {"tokens": 3, "encoding": "o200k_base", "files": [], "skipped": [], "refused": []}
 """A ``CountTokensResult(tokens=3, encoding="o200k_base")`` as the wire carries it."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from contextls.bpe import tokenizer as offline_tokenizer
+from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.core.render import Rendered, fence_for, render, select

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 
-from contextls import protocol, schema
+from contextls import protocol
+from contextls.protocol import schema
 
 
 def test_schema_file_matches_protocol() -> None:
     on_disk = schema.SCHEMA_PATH.read_text()
-    assert on_disk == schema.render(), "run `python -m contextls.schema` and commit the result"
+    assert on_disk == schema.render(), (
+        "run `python -m contextls.protocol.schema` and commit the result"
+    )
 
 
 def test_schema_names_every_method_and_notification() -> None:

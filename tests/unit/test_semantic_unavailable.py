@@ -8,7 +8,7 @@ from contextls.core.items import Item
 from contextls.semantic import availability
 from contextls.semantic.engine import Engine
 from contextls.semantic.retrieval import retrieve
-from contextls.store import Store
+from contextls.storage.store import Store
 
 
 def test_missing_package_means_keyword_search_with_a_reason(

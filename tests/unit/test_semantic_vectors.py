@@ -9,7 +9,7 @@ pytest.importorskip("onnxruntime")
 
 from contextls.semantic import vectors  # noqa: E402
 from contextls.semantic.scan import Scanner, quantize_rows  # noqa: E402
-from contextls.store import Store  # noqa: E402
+from contextls.storage.store import Store  # noqa: E402
 
 
 def _db(path: str, model: str = "m1") -> sqlite3.Connection:

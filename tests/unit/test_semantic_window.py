@@ -20,7 +20,7 @@ from contextls.semantic import indexer, vectors  # noqa: E402
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
 from contextls.semantic.retrieval import relevant_history, retrieve  # noqa: E402
-from contextls.store import Store  # noqa: E402
+from contextls.storage.store import Store  # noqa: E402
 
 ROOT = "file:///ws"
 SOURCE = "def _backoff_put(url, body):\n    for attempt in range(5):\n        sleep(2 ** attempt)\n"

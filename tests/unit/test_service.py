@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from contextls.app.service import ContextService
+from contextls.app.session import Session
 from contextls.core.errors import ContextError
 from contextls.protocol import ContextItem, ErrorCode, EvictionReason, Status
-from contextls.service import ContextService
-from contextls.session import Session
-from contextls.store import SCHEMA_VERSION, NewerSchema, Store
+from contextls.storage.store import SCHEMA_VERSION, NewerSchema, Store
 
 
 class Editor:
@@ -316,7 +316,9 @@ def test_a_schema_4_archive_gains_digests_and_its_copies_are_still_found(db: str
     raw = sqlite3.connect(db)
     indexes = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert "archive_by_digest" in indexes and "archive_by_text" not in indexes
-    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
+    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(
+        SCHEMA_VERSION
+    )
     store.close()
 
 
@@ -386,7 +388,7 @@ def test_the_first_add_of_a_fresh_server_holds_the_write_lock_only_briefly(
     ("database is locked"). The one-time work comes before the lock."""
     import time
 
-    from contextls import bpe
+    from contextls.app import tokenizers as bpe
 
     monkeypatch.setattr(bpe, "_LOADED", {})  # as in a fresh process
     held: list[float] = []

@@ -1,10 +1,10 @@
-"""Exact token counts with tiktoken, loaded offline (contextls.bpe) and lazily (core.tokens)."""
+"""Exact token counts with tiktoken, loaded offline (app.tokenizers) and lazily (core.tokens)."""
 
 from __future__ import annotations
 
 import pytest
 
-from contextls.bpe import load_encoding, tokenizer
+from contextls.app.tokenizers import load_encoding, tokenizer
 from contextls.core.tokens import DEFAULT_ENCODING, Tokenizer
 from contextls.protocol import ENCODINGS
 from tests.support.offline_tiktoken import encoding as reference_encoding

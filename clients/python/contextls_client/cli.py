@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from contextls.places import log_path
 from contextls.protocol import ErrorCode
+from contextls.protocol.places import log_path
 from contextls_client.arguments import PROGRAM, build_parser, command_in
 from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
@@ -134,7 +134,7 @@ def _mcp(workspace: str | None, storage: str | None) -> int:
 
 
 def _connect(storage: str | None) -> int:
-    from contextls.places import can_check_peers
+    from contextls.protocol.places import can_check_peers
     from contextls_client.bridge import bridge
 
     if not can_check_peers():
@@ -160,7 +160,7 @@ def _refused(console: Console, code: int, message: str) -> int:
 
 def _serve(arguments: list[str]) -> int:
     """Hand over to the server; imported only now so other commands stay light."""
-    server_cli = importlib.import_module("contextls.lsp.cli")
+    server_cli = importlib.import_module("contextls.daemon.cli")
     return int(server_cli.main(arguments))
 
 

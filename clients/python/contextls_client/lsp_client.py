@@ -29,7 +29,6 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 
-from contextls.framing import FramingError, MessageReader, frame
 from contextls.protocol import (
     DidEvictParams,
     Notification,
@@ -38,6 +37,7 @@ from contextls.protocol import (
     Status,
     Wire,
 )
+from contextls.protocol.framing import FramingError, MessageReader, frame
 from contextls_client.messages import (
     CLIENT_NAME,
     ContextlsError,
@@ -74,7 +74,7 @@ NotificationHandler = Callable[[ReceivedNotification], None]
 class ContextlsClient:
     """An LSP client for one ``contextls serve`` process, or one session on the daemon.
 
-    ``socket`` is the daemon's Unix socket (see ``contextls.places``); without
+    ``socket`` is the daemon's Unix socket (see ``contextls.protocol.places``); without
     it, ``command`` is the argv of the server to spawn (default
     :data:`DEFAULT_SERVER_COMMAND`).
     ``request_timeout`` bounds every request, in seconds. Notifications the
@@ -144,7 +144,7 @@ class ContextlsClient:
         ]
 
     async def _connect(self, path: Path) -> None:
-        from contextls.places import peer_uid
+        from contextls.protocol.places import peer_uid
 
         try:
             self._reader, self._writer = await asyncio.open_unix_connection(str(path))

@@ -20,7 +20,7 @@ The rules, from Roo Code's ``truncateConversationIfNeeded``:
 
 Nothing here does I/O: token counting (``count_text``) and summarising
 (``summarize``) are injected, so the module is testable and the network
-client lives in ``contextls.condense``.
+client lives in ``contextls.app.condense``.
 
 Messages are plain dicts (``{"role", "content", ...}``); keys this module does
 not use (``ts``, ``isSummary``, ...) travel through unchanged, and the dicts

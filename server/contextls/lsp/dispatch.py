@@ -29,7 +29,7 @@ from lsprotocol.types import METHOD_TO_TYPES, ErrorCodes
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol
 
-from contextls.lsp.framing import Outbox
+from contextls.lsp.outbox import Outbox
 from contextls.protocol import NOTIFICATIONS
 
 NOTIFICATION_METHODS = frozenset(

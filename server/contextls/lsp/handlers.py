@@ -20,14 +20,14 @@ from lsprotocol import types as lsp
 
 from contextls import __version__
 from contextls import protocol as p
-from contextls.build import build_id
-from contextls.bulk import count_files
-from contextls.conversation import prepare_conversation
+from contextls.app.bulk import count_files
+from contextls.app.prepare import prepare_conversation
+from contextls.app.transfer import Importing
 from contextls.core.errors import ContextError
-from contextls.lsp.errors import decode_params, to_jsonrpc
+from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
+from contextls.protocol.build import build_id
 from contextls.semantic import hooks as semantic_hooks
-from contextls.transfer import Importing
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +99,13 @@ def _guarded(action: Callable[[], None]) -> None:
 
 
 def _request(
-    server: ContextServer, method: str, handle: Callable[[ContextServer, Any], msgspec.Struct]
+    server: ContextServer,
+    request: p.Request[Any, Any],
+    handle: Callable[[ContextServer, Any], msgspec.Struct],
 ) -> None:
-    params_type = p.METHODS[method][0]
+    params_type = request.params
 
-    @server.request(method)
+    @server.request(request.method)
     def handler(raw: Any) -> msgspec.Struct:
         try:
             result = handle(server, decode_params(raw, params_type))
@@ -117,10 +119,10 @@ def _request(
 
 def _async_request(
     server: ContextServer,
-    method: str,
+    request: p.Request[Any, Any],
     handle: Callable[[ContextServer, Any], Awaitable[msgspec.Struct]],
 ) -> None:
-    params_type = p.METHODS[method][0]
+    params_type = request.params
 
     async def handler(ls: ContextServer, raw: Any) -> Any:
         try:
@@ -129,7 +131,7 @@ def _async_request(
         except Exception as error:
             raise to_jsonrpc(error) from error
 
-    server.feature(method)(handler)
+    server.feature(request.method)(handler)
 
 
 def _start_end(range_: p.Range) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -320,31 +322,31 @@ def configure(ls: ContextServer, params: p.ConfigureParams) -> p.ConfigureResult
     return ls.session.route(params.workspace).configure(wanted, params.reset)
 
 
-_SYNC_HANDLERS: dict[str, Callable[[ContextServer, Any], msgspec.Struct]] = {
-    p.Method.ADD_REGION: add_region,
-    p.Method.ADD_FILE: add_file,
-    p.Method.ADD_SYMBOL: add_symbol,
-    p.Method.ADD_TEXT: add_text,
-    p.Method.ADD_FILES: add_files,
-    p.Method.REMOVE: remove,
-    p.Method.PIN: pin,
-    p.Method.CLEAR: clear,
-    p.Method.LIST: list_items,
-    p.Method.RENDER: render,
-    p.Method.STATUS: status,
-    p.Method.SEARCH: search,
-    p.Method.RESTORE: restore,
-    p.Method.COUNT_TOKENS: count_tokens,
-    p.Method.REFRESH: refresh,
-    p.Method.CONFIGURE: configure,
-    p.Method.SERVER_INFO: server_info,
-    p.Method.FORGET: forget,
-    p.Method.EXPORT: export,
+_SYNC_HANDLERS: dict[p.Request[Any, Any], Callable[[ContextServer, Any], msgspec.Struct]] = {
+    p.Requests.ADD_REGION: add_region,
+    p.Requests.ADD_FILE: add_file,
+    p.Requests.ADD_SYMBOL: add_symbol,
+    p.Requests.ADD_TEXT: add_text,
+    p.Requests.ADD_FILES: add_files,
+    p.Requests.REMOVE: remove,
+    p.Requests.PIN: pin,
+    p.Requests.CLEAR: clear,
+    p.Requests.LIST: list_items,
+    p.Requests.RENDER: render,
+    p.Requests.STATUS: status,
+    p.Requests.SEARCH: search,
+    p.Requests.RESTORE: restore,
+    p.Requests.COUNT_TOKENS: count_tokens,
+    p.Requests.REFRESH: refresh,
+    p.Requests.CONFIGURE: configure,
+    p.Requests.SERVER_INFO: server_info,
+    p.Requests.FORGET: forget,
+    p.Requests.EXPORT: export,
 }
 
 
 def _register_requests(server: ContextServer) -> None:
-    for method, handle in _SYNC_HANDLERS.items():
-        _request(server, method, handle)
-    _async_request(server, p.Method.PREPARE_CONVERSATION, prepare)
-    _async_request(server, p.Method.IMPORT, import_document)
+    for request, handle in _SYNC_HANDLERS.items():
+        _request(server, request, handle)
+    _async_request(server, p.Requests.PREPARE_CONVERSATION, prepare)
+    _async_request(server, p.Requests.IMPORT, import_document)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from contextls.app.session import normalize_uri
 from contextls.protocol import ContextItem, EvictionReason, Status
-from contextls.session import normalize_uri
 
 if TYPE_CHECKING:
     from contextls.lsp.server import ContextServer

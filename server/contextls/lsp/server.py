@@ -11,13 +11,13 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from contextls import __version__
+from contextls.app.service import ContextService
+from contextls.app.session import Session
 from contextls.lsp.converter import converter_factory
 from contextls.lsp.dispatch import DirectHandler
-from contextls.lsp.framing import Outbox
 from contextls.lsp.hub import Hub
+from contextls.lsp.outbox import Outbox
 from contextls.protocol import ContextItem, DidEvictParams, EvictionReason, Notification, Status
-from contextls.service import ContextService
-from contextls.session import Session
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from contextls.lsp.dispatch import Dispatcher
-from contextls.lsp.framing import FrameReader
+from contextls.lsp.outbox import FrameReader
 
 if TYPE_CHECKING:
     from contextls.lsp.server import ContextServer

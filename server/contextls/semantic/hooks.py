@@ -18,14 +18,14 @@ from .engine import engine_for
 from .retrieval import relevant_history, retrieve
 
 if TYPE_CHECKING:
-    from ..store import Store
-    from ..workspace import Workspace
+    from ..app.workspace import Workspace
+    from ..storage.store import Store
 
 
 def search(
     workspace: Workspace, query: str, limit: int, kinds: Sequence[str] | None, mode: str | None
 ) -> SearchResult:
-    from .. import wire
+    from ..app import protocol_views as wire
 
     store = workspace.store
     found = retrieve(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..core.items import Item
 from ..core.snippets import STOP_WORDS, Snippet, opening, snippet, telling_words
-from ..store import Store
+from ..storage.store import Store
 from . import fusion
 from .engine import AUTO_RETRIEVE_RELATIVE, AUTO_RETRIEVE_THRESHOLD, Engine
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 
-from contextls.places import resolve_storage
 from contextls.protocol import (
     ClearParams,
     ListParams,
@@ -15,6 +14,7 @@ from contextls.protocol import (
     Requests,
     StatusParams,
 )
+from contextls.protocol.places import resolve_storage
 from contextls_client.commands._ids import targets
 from contextls_client.human import (
     count,

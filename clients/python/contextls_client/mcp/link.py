@@ -21,7 +21,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final, TypeVar
 
-from contextls.places import log_path
 from contextls.protocol import (
     Notification,
     Request,
@@ -31,6 +30,7 @@ from contextls.protocol import (
     Status,
     Wire,
 )
+from contextls.protocol.places import log_path
 from contextls_client.console import Console
 from contextls_client.daemon import DaemonError, connect, daemon_socket
 from contextls_client.lsp_client import ContextlsClient

@@ -2,7 +2,7 @@
 
 This module is the single source of truth for the wire format. The JSON Schema
 in ``clients/protocol/contextls.schema.json`` is generated from it
-(``python -m contextls.schema``), and the editor clients are checked against
+(``python -m contextls.protocol.schema``), and the editor clients are checked against
 that schema. Field names are camelCase on the wire (``rename="camel"``).
 
 Every request takes an optional ``workspace`` (a folder URI or path). Without
@@ -12,20 +12,106 @@ folder.
 
 from __future__ import annotations
 
-from enum import IntEnum
-from typing import Annotated, Any, Final, Generic, Literal, TypeVar, get_args
+from typing import Annotated, Any, Final, Literal, get_args
 
 import msgspec
 from msgspec import Meta, Struct
 
 __all__ = [
-    "METHODS",
-    "NOTIFICATIONS",
-    "ErrorCode",
-    "Method",
-    "Notification",
-    "Request",
-    "Requests",
+    "ARCHIVE_MAX_ITEMS_DEFAULT",
+    "ENCODINGS",
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "ITEM_KINDS",
+    "RANGED_KINDS",
+    "STORAGE_ENV",
+    "TASKS",
+    "AddFileParams",
+    "AddFilesParams",
+    "AddFilesResult",
+    "AddParams",
+    "AddRegionParams",
+    "AddResult",
+    "AddSymbolParams",
+    "AddTextParams",
+    "ArchiveMaxAgeDays",
+    "ArchiveMaxBytes",
+    "ArchiveMaxItems",
+    "BudgetCeiling",
+    "BudgetPolicy",
+    "ClearParams",
+    "ClearResult",
+    "CondenseSettings",
+    "ConfigureParams",
+    "ConfigureResult",
+    "ContextItem",
+    "ConversationMessage",
+    "CountTokensParams",
+    "CountTokensResult",
+    "DidEvictParams",
+    "Durability",
+    "Encoding",
+    "EvictionPolicy",
+    "EvictionReason",
+    "ExportDocument",
+    "ExportItem",
+    "ExportParams",
+    "FileTarget",
+    "FileTokens",
+    "ForgetParams",
+    "ForgetResult",
+    "IdList",
+    "ImportParams",
+    "ImportResult",
+    "ItemId",
+    "ItemKind",
+    "ItemSummary",
+    "ListParams",
+    "ListResult",
+    "MaxFileBytes",
+    "MaxItems",
+    "MaxTokens",
+    "Metadata",
+    "NoRoomData",
+    "NonNegative",
+    "Omission",
+    "PinParams",
+    "PinResult",
+    "PinnedGrowth",
+    "Position",
+    "PositiveLimit",
+    "PrepareConversationParams",
+    "PrepareConversationResult",
+    "Pruned",
+    "Range",
+    "RefreshParams",
+    "RefreshResult",
+    "RemoveParams",
+    "RemoveResult",
+    "RenderFormat",
+    "RenderParams",
+    "RenderResult",
+    "RestoreParams",
+    "RestoreResult",
+    "SearchHit",
+    "SearchMode",
+    "SearchParams",
+    "SearchResult",
+    "SemanticStatus",
+    "ServerInfo",
+    "ServerInfoParams",
+    "Settings",
+    "SkippedFile",
+    "Span",
+    "Status",
+    "StatusParams",
+    "TargetRefusal",
+    "Task",
+    "WindowSettingName",
+    "WindowSettings",
+    "WindowSettingsChange",
+    "Wire",
+    "WorkspaceParams",
 ]
 
 
@@ -771,142 +857,3 @@ class DidEvictParams(Wire):
     workspace: str
     items: list[ContextItem]
     reason: EvictionReason
-
-
-# --------------------------------------------------------------------------
-# Method names
-# --------------------------------------------------------------------------
-
-
-class Method:
-    ADD_REGION: Final = "contextls/addRegion"
-    ADD_FILE: Final = "contextls/addFile"
-    ADD_SYMBOL: Final = "contextls/addSymbol"
-    ADD_TEXT: Final = "contextls/addText"
-    ADD_FILES: Final = "contextls/addFiles"
-    REMOVE: Final = "contextls/remove"
-    PIN: Final = "contextls/pin"
-    CLEAR: Final = "contextls/clear"
-    LIST: Final = "contextls/list"
-    RENDER: Final = "contextls/render"
-    STATUS: Final = "contextls/status"
-    SEARCH: Final = "contextls/search"
-    RESTORE: Final = "contextls/restore"
-    COUNT_TOKENS: Final = "contextls/countTokens"
-    PREPARE_CONVERSATION: Final = "contextls/prepareConversation"
-    REFRESH: Final = "contextls/refresh"
-    CONFIGURE: Final = "contextls/configure"
-    SERVER_INFO: Final = "contextls/serverInfo"
-    FORGET: Final = "contextls/forget"
-    EXPORT: Final = "contextls/export"
-    IMPORT: Final = "contextls/import"
-
-
-class Notification:
-    DID_CHANGE_STATUS: Final = "contextls/didChangeStatus"
-    DID_EVICT: Final = "contextls/didEvict"
-
-
-P = TypeVar("P", bound=Wire)
-R = TypeVar("R", bound=Wire)
-
-
-class Request(Generic[P, R]):
-    """A request as clients call it: its method, params type and result type.
-
-    A plain class: every CLI command imports this module, and ``dataclasses``
-    (with the ``inspect`` it loads) would add ~7 ms to each.
-    """
-
-    __slots__ = ("method", "params", "result")
-
-    def __init__(self, method: str, params: type[P], result: type[R]) -> None:
-        self.method = method
-        self.params = params
-        self.result = result
-
-    def __repr__(self) -> str:
-        return f"Request({self.method!r}, {self.params.__name__}, {self.result.__name__})"
-
-
-class Requests:
-    """Every request, typed (``client.call(Requests.STATUS, StatusParams())``)."""
-
-    ADD_REGION: Final = Request(Method.ADD_REGION, AddRegionParams, AddResult)
-    ADD_FILE: Final = Request(Method.ADD_FILE, AddFileParams, AddResult)
-    ADD_SYMBOL: Final = Request(Method.ADD_SYMBOL, AddSymbolParams, AddResult)
-    ADD_TEXT: Final = Request(Method.ADD_TEXT, AddTextParams, AddResult)
-    ADD_FILES: Final = Request(Method.ADD_FILES, AddFilesParams, AddFilesResult)
-    REMOVE: Final = Request(Method.REMOVE, RemoveParams, RemoveResult)
-    PIN: Final = Request(Method.PIN, PinParams, PinResult)
-    CLEAR: Final = Request(Method.CLEAR, ClearParams, ClearResult)
-    LIST: Final = Request(Method.LIST, ListParams, ListResult)
-    RENDER: Final = Request(Method.RENDER, RenderParams, RenderResult)
-    STATUS: Final = Request(Method.STATUS, StatusParams, Status)
-    SEARCH: Final = Request(Method.SEARCH, SearchParams, SearchResult)
-    RESTORE: Final = Request(Method.RESTORE, RestoreParams, RestoreResult)
-    COUNT_TOKENS: Final = Request(Method.COUNT_TOKENS, CountTokensParams, CountTokensResult)
-    PREPARE_CONVERSATION: Final = Request(
-        Method.PREPARE_CONVERSATION, PrepareConversationParams, PrepareConversationResult
-    )
-    REFRESH: Final = Request(Method.REFRESH, RefreshParams, RefreshResult)
-    CONFIGURE: Final = Request(Method.CONFIGURE, ConfigureParams, ConfigureResult)
-    SERVER_INFO: Final = Request(Method.SERVER_INFO, ServerInfoParams, ServerInfo)
-    FORGET: Final = Request(Method.FORGET, ForgetParams, ForgetResult)
-    EXPORT: Final = Request(Method.EXPORT, ExportParams, ExportDocument)
-    IMPORT: Final = Request(Method.IMPORT, ImportParams, ImportResult)
-
-
-METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {
-    request.method: (request.params, request.result)
-    for request in vars(Requests).values()
-    if isinstance(request, Request)
-}
-"""Every request: method name -> (params type, result type)."""
-
-NOTIFICATIONS: Final[dict[str, type[Wire]]] = {
-    Notification.DID_CHANGE_STATUS: Status,
-    Notification.DID_EVICT: DidEvictParams,
-}
-"""Every server -> client notification: method name -> params type."""
-
-
-# --------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------
-
-
-class ErrorCode(IntEnum):
-    """JSON-RPC error codes of contextls's answers.
-
-    ``INVALID_PARAMS`` is JSON-RPC's own (-32602, lsprotocol's
-    ``ErrorCodes.InvalidParams``; a test checks they agree). The domain codes
-    live in -31099..-31001, outside both ranges JSON-RPC and LSP reserve
-    (-32768..-32000 and -32899..-32800), so no client mistakes them for a
-    protocol failure. Clients match on the names, which the schema carries
-    under ``x-errorCodes``.
-    """
-
-    INVALID_PARAMS = -32602
-    NO_WORKSPACE = -31001
-    OUTSIDE_WORKSPACE = -31002
-    FILE_NOT_FOUND = -31003
-    BINARY_FILE = -31004
-    FILE_TOO_LARGE = -31005
-    ITEM_TOO_LARGE = -31006
-    NO_ROOM = -31007
-    UNKNOWN_ITEM = -31008
-    NOT_ARCHIVED = -31009
-    INVALID_RANGE = -31010
-    STORAGE = -31011
-    CONDENSE = -31012
-    NEEDS_FORCE = -31013
-    """A bulk add would evict more than half of the window; ``data`` says what would go.
-    Ask the person, then send it again with ``force``."""
-
-
-ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {
-    ErrorCode.NO_ROOM: NoRoomData,
-    ErrorCode.NEEDS_FORCE: AddFilesResult,
-}
-"""The ``data`` an error carries, where it carries one (``NO_ROOM`` only from a bulk add)."""

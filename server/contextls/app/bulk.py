@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from contextls import wire
-from contextls.changes import Change
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.expand import PlannedFile, expand
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
 from contextls.core.window import AddOutcome, Candidate, Eviction, Window
-from contextls.expand import PlannedFile, expand
 from contextls.protocol import (
     AddFilesParams,
     AddFilesResult,
@@ -37,7 +37,7 @@ from contextls.protocol import (
 )
 
 if TYPE_CHECKING:
-    from contextls.workspace import Workspace
+    from contextls.app.workspace import Workspace
 
 SKIPPED_WHEN_EXPANDING: Final[dict[int, str]] = {
     ErrorCode.BINARY_FILE: "binary",

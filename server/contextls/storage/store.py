@@ -34,7 +34,7 @@ import msgspec
 
 from contextls.core.items import Item
 from contextls.core.snippets import Snippet, opening, snippet
-from contextls.places import default_database, keep_private, private_file
+from contextls.protocol.places import default_database, keep_private, private_file
 
 log = logging.getLogger(__name__)
 

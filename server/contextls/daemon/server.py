@@ -29,7 +29,7 @@ from contextls.lsp.handlers import register
 from contextls.lsp.hub import Hub
 from contextls.lsp.server import ContextServer, shared_service
 from contextls.lsp.transport import FrameProtocol
-from contextls.places import peer_uid, socket_path
+from contextls.protocol.places import peer_uid, socket_path
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextls.core.items import Item
-from contextls.store import Store, WorkspaceRow
+from contextls.storage.store import Store, WorkspaceRow
 
 if TYPE_CHECKING:
-    from contextls.workspace import Workspace
+    from contextls.app.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

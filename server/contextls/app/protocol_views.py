@@ -6,7 +6,7 @@ from contextls.core import adaptive
 from contextls.core.items import Item
 from contextls.core.window import Window
 from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
-from contextls.store import ArchiveState
+from contextls.storage.store import ArchiveState
 
 EMPTY_STATUS = Status(
     workspace="",

@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Final
 
-from contextls import wire
-from contextls.changes import Change
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.settings import WINDOW_KEYS, chosen_of
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
 from contextls.core.window import Candidate
@@ -28,10 +29,9 @@ from contextls.protocol import (
     ImportResult,
     WindowSettings,
 )
-from contextls.settings import WINDOW_KEYS, chosen_of
 
 if TYPE_CHECKING:
-    from contextls.workspace import Workspace
+    from contextls.app.workspace import Workspace
 
 MAX_IMPORTED_ITEMS: Final = 100_000
 """More items than an archive keeps by default ten times over: refused as hostile."""

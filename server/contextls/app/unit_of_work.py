@@ -20,14 +20,14 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from contextls import wire
+from contextls.app import protocol_views as wire
 from contextls.core.items import Item
 from contextls.core.window import Eviction
 from contextls.protocol import ContextItem, EvictionReason, Status
 
 if TYPE_CHECKING:
-    from contextls.store import Store
-    from contextls.workspace import Workspace
+    from contextls.app.workspace import Workspace
+    from contextls.storage.store import Store
 
 
 class Listener(Protocol):

@@ -19,9 +19,14 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from contextls import bulk, wire
-from contextls.burst import WriteBurst
-from contextls.changes import Change
+from contextls.app import bulk
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.files import check_size
+from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.app.sources import Documents, FileWatch, Sources
+from contextls.app.transfer import Importing, exported
+from contextls.app.unit_of_work import WriteBurst
 from contextls.core import adaptive, candidates
 from contextls.core.errors import (
     ContextError,
@@ -38,7 +43,6 @@ from contextls.core.secrets import secret_warnings
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import AddOutcome, Candidate, Limits, Window
-from contextls.files import check_size
 from contextls.protocol import (
     AddFilesParams,
     AddFilesResult,
@@ -63,10 +67,7 @@ from contextls.protocol import (
     WindowSettings,
 )
 from contextls.semantic import hooks as semantic_hooks
-from contextls.settings import WINDOW_KEYS, chosen_of, window_settings
-from contextls.sources import Documents, FileWatch, Sources
-from contextls.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
-from contextls.transfer import Importing, exported
+from contextls.storage.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
 
 T = TypeVar("T")
 

@@ -28,9 +28,9 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from contextls.app.files import resolve, uri_to_path
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.secrets import is_secret_path
-from contextls.files import resolve, uri_to_path
 from contextls.protocol import ErrorCode, FileTarget, Range, TargetRefusal
 
 SKIPPED_DIRECTORIES: Final = frozenset(

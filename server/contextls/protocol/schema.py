@@ -1,7 +1,7 @@
 """Generate ``clients/protocol/contextls.schema.json`` from protocol.py.
 
-    python -m contextls.schema            # write the file
-    python -m contextls.schema --check    # exit 1 if the file is stale
+    python -m contextls.protocol.schema            # write the file
+    python -m contextls.protocol.schema --check    # exit 1 if the file is stale
 
 The schema lists every request (params and result) and notification under
 ``x-methods`` / ``x-notifications`` so editor clients can be checked against it.
@@ -18,7 +18,7 @@ import msgspec
 
 from contextls import protocol
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "clients" / "protocol" / "contextls.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / "clients" / "protocol" / "contextls.schema.json"
 
 
 def build() -> dict[str, Any]:
@@ -62,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.output.read_text() if args.output.exists() else ""
         if current != text:
-            print(f"{args.output} is stale: run `python -m contextls.schema`", file=sys.stderr)
+            print(
+                f"{args.output} is stale: run `python -m contextls.protocol.schema`",
+                file=sys.stderr,
+            )
             return 1
         return 0
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -23,8 +23,8 @@ from typing import Any
 import msgspec
 from lsprotocol.types import ErrorCodes
 
-from contextls.framing import FrameParser, frame
 from contextls.protocol import ErrorCode
+from contextls.protocol.framing import FrameParser, frame
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
+from contextls.app.files import resolve, uri_to_path
+from contextls.app.service import ContextService, NoWorkspace
+from contextls.app.settings import parse_settings
+from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError
-from contextls.files import resolve, uri_to_path
 from contextls.protocol import ErrorCode, Settings
-from contextls.service import ContextService, NoWorkspace
-from contextls.settings import parse_settings
-from contextls.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

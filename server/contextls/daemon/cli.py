@@ -53,7 +53,7 @@ def _logging(level: str, log_file: str | None) -> None:
     if log_file:  # a log names files and workspaces: the user's alone
         from pathlib import Path
 
-        from contextls.places import keep_private, private_file
+        from contextls.protocol.places import keep_private, private_file
 
         private_file(Path(log_file))
         keep_private(Path(log_file), 0o600)
@@ -95,7 +95,7 @@ def daemon_parser() -> argparse.ArgumentParser:
 def daemon_main(argv: list[str] | None = None) -> int:
     import os
 
-    from contextls.lsp import daemon
+    from contextls.daemon import server as daemon
 
     args = daemon_parser().parse_args(argv)
     _logging(args.log_level, args.log_file)

@@ -23,16 +23,16 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from contextls.bpe import tokenizer as offline_tokenizer
-from contextls.burst import Listener, WriteBurst
+from contextls.app.idle import IdleIndexing, Later
+from contextls.app.sources import Documents
+from contextls.app.tokenizers import tokenizer as offline_tokenizer
+from contextls.app.unit_of_work import Listener, WriteBurst
+from contextls.app.workspace import Workspace, now_ms
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
-from contextls.idle import IdleIndexing, Later
 from contextls.protocol import STORAGE_ENV, CountTokensResult, Durability, Encoding, ErrorCode
-from contextls.rescue import rescue_into_fresh_database
-from contextls.sources import Documents
-from contextls.store import StorageError, Store
-from contextls.workspace import Workspace, now_ms
+from contextls.storage.rescue import rescue_into_fresh_database
+from contextls.storage.store import StorageError, Store
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ current condense settings and the workspace's token counter; a malformed
 message raises the core's ``ConversationParamsError``, an ``InvalidParams``,
 which the LSP layer's one error mapping turns into JSON-RPC ``-32602``. The
 decision itself is the pure ``contextls.core.conversation``; the summariser is
-``contextls.condense``.
+``contextls.app.condense``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from contextls.condense import make_summarizer
+from contextls.app.condense import make_summarizer
 from contextls.core.conversation import TruncateResult, truncate_conversation_if_needed
 from contextls.protocol import (
     CondenseSettings,

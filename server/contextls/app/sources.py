@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from contextls.app.files import check_size, read_text_file, resolve, uri_to_path
 from contextls.core.errors import ContextError
 from contextls.core.items import StaleReason
-from contextls.files import check_size, read_text_file, resolve, uri_to_path
 from contextls.protocol import ErrorCode
 
 SNIFF_CHARS = 8192

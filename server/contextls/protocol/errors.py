@@ -1,0 +1,46 @@
+"""The error codes of contextls's answers, and the ``data`` some of them carry."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final
+
+from contextls.protocol.types import AddFilesResult, NoRoomData, Wire
+
+__all__ = ["ERROR_DATA", "ErrorCode"]
+
+
+class ErrorCode(IntEnum):
+    """JSON-RPC error codes of contextls's answers.
+
+    ``INVALID_PARAMS`` is JSON-RPC's own (-32602, lsprotocol's
+    ``ErrorCodes.InvalidParams``; a test checks they agree). The domain codes
+    live in -31099..-31001, outside both ranges JSON-RPC and LSP reserve
+    (-32768..-32000 and -32899..-32800), so no client mistakes them for a
+    protocol failure. Clients match on the names, which the schema carries
+    under ``x-errorCodes``.
+    """
+
+    INVALID_PARAMS = -32602
+    NO_WORKSPACE = -31001
+    OUTSIDE_WORKSPACE = -31002
+    FILE_NOT_FOUND = -31003
+    BINARY_FILE = -31004
+    FILE_TOO_LARGE = -31005
+    ITEM_TOO_LARGE = -31006
+    NO_ROOM = -31007
+    UNKNOWN_ITEM = -31008
+    NOT_ARCHIVED = -31009
+    INVALID_RANGE = -31010
+    STORAGE = -31011
+    CONDENSE = -31012
+    NEEDS_FORCE = -31013
+    """A bulk add would evict more than half of the window; ``data`` says what would go.
+    Ask the person, then send it again with ``force``."""
+
+
+ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {
+    ErrorCode.NO_ROOM: NoRoomData,
+    ErrorCode.NEEDS_FORCE: AddFilesResult,
+}
+"""The ``data`` an error carries, where it carries one (``NO_ROOM`` only from a bulk add)."""

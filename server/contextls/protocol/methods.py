@@ -1,0 +1,125 @@
+"""The method table: every request with its params and result types, once.
+
+A server implements a request by registering a handler for its ``Request``
+(``contextls.lsp.handlers``); a client calls it with the same object
+(``client.call(Requests.STATUS, StatusParams())``), typed end to end.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Generic, TypeVar
+
+from contextls.protocol.types import (
+    AddFileParams,
+    AddFilesParams,
+    AddFilesResult,
+    AddRegionParams,
+    AddResult,
+    AddSymbolParams,
+    AddTextParams,
+    ClearParams,
+    ClearResult,
+    ConfigureParams,
+    ConfigureResult,
+    CountTokensParams,
+    CountTokensResult,
+    DidEvictParams,
+    ExportDocument,
+    ExportParams,
+    ForgetParams,
+    ForgetResult,
+    ImportParams,
+    ImportResult,
+    ListParams,
+    ListResult,
+    PinParams,
+    PinResult,
+    PrepareConversationParams,
+    PrepareConversationResult,
+    RefreshParams,
+    RefreshResult,
+    RemoveParams,
+    RemoveResult,
+    RenderParams,
+    RenderResult,
+    RestoreParams,
+    RestoreResult,
+    SearchParams,
+    SearchResult,
+    ServerInfo,
+    ServerInfoParams,
+    Status,
+    StatusParams,
+    Wire,
+)
+
+__all__ = ["METHODS", "NOTIFICATIONS", "Notification", "Request", "Requests"]
+
+
+class Notification:
+    DID_CHANGE_STATUS: Final = "contextls/didChangeStatus"
+    DID_EVICT: Final = "contextls/didEvict"
+
+
+P = TypeVar("P", bound=Wire)
+R = TypeVar("R", bound=Wire)
+
+
+class Request(Generic[P, R]):
+    """A request as clients call it: its method, params type and result type.
+
+    A plain class: every CLI command imports this module, and ``dataclasses``
+    (with the ``inspect`` it loads) would add ~7 ms to each.
+    """
+
+    __slots__ = ("method", "params", "result")
+
+    def __init__(self, method: str, params: type[P], result: type[R]) -> None:
+        self.method = method
+        self.params = params
+        self.result = result
+
+    def __repr__(self) -> str:
+        return f"Request({self.method!r}, {self.params.__name__}, {self.result.__name__})"
+
+
+class Requests:
+    """Every request, typed (``client.call(Requests.STATUS, StatusParams())``)."""
+
+    ADD_REGION: Final = Request("contextls/addRegion", AddRegionParams, AddResult)
+    ADD_FILE: Final = Request("contextls/addFile", AddFileParams, AddResult)
+    ADD_SYMBOL: Final = Request("contextls/addSymbol", AddSymbolParams, AddResult)
+    ADD_TEXT: Final = Request("contextls/addText", AddTextParams, AddResult)
+    ADD_FILES: Final = Request("contextls/addFiles", AddFilesParams, AddFilesResult)
+    REMOVE: Final = Request("contextls/remove", RemoveParams, RemoveResult)
+    PIN: Final = Request("contextls/pin", PinParams, PinResult)
+    CLEAR: Final = Request("contextls/clear", ClearParams, ClearResult)
+    LIST: Final = Request("contextls/list", ListParams, ListResult)
+    RENDER: Final = Request("contextls/render", RenderParams, RenderResult)
+    STATUS: Final = Request("contextls/status", StatusParams, Status)
+    SEARCH: Final = Request("contextls/search", SearchParams, SearchResult)
+    RESTORE: Final = Request("contextls/restore", RestoreParams, RestoreResult)
+    COUNT_TOKENS: Final = Request("contextls/countTokens", CountTokensParams, CountTokensResult)
+    PREPARE_CONVERSATION: Final = Request(
+        "contextls/prepareConversation", PrepareConversationParams, PrepareConversationResult
+    )
+    REFRESH: Final = Request("contextls/refresh", RefreshParams, RefreshResult)
+    CONFIGURE: Final = Request("contextls/configure", ConfigureParams, ConfigureResult)
+    SERVER_INFO: Final = Request("contextls/serverInfo", ServerInfoParams, ServerInfo)
+    FORGET: Final = Request("contextls/forget", ForgetParams, ForgetResult)
+    EXPORT: Final = Request("contextls/export", ExportParams, ExportDocument)
+    IMPORT: Final = Request("contextls/import", ImportParams, ImportResult)
+
+
+METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {
+    request.method: (request.params, request.result)
+    for request in vars(Requests).values()
+    if isinstance(request, Request)
+}
+"""Every request: method name -> (params type, result type)."""
+
+NOTIFICATIONS: Final[dict[str, type[Wire]]] = {
+    Notification.DID_CHANGE_STATUS: Status,
+    Notification.DID_EVICT: DidEvictParams,
+}
+"""Every server -> client notification: method name -> params type."""
