@@ -71,7 +71,14 @@ STEP_SHARE: Final = 0.25
 
 
 def signs(item: Item) -> int:
-    """How many of the five signs of demanding work ``item`` shows."""
+    """How many of the five signs of demanding work ``item`` shows (counted once: every
+    status reads the ten newest items)."""
+    if item.demand < 0:
+        item.demand = _count_signs(item)
+    return item.demand
+
+
+def _count_signs(item: Item) -> int:
     text = item.content
     lower = text.lower()
     return (

@@ -52,6 +52,9 @@ class Item:
     seq: int = 0
     encoding: str = ""
     label: str = field(default="", compare=False)
+    demand: int = field(default=-1, compare=False, repr=False, init=False)
+    """The signs of demanding work its text shows (``core.adaptive``), once counted;
+    -1 until then (and again when its text changes)."""
 
     def __post_init__(self) -> None:
         if not self.label:

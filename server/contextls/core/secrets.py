@@ -78,6 +78,12 @@ class _Kind:
     """Found inside longer names too (``DB_PASSWORD=…``, ``STRIPE_API_KEY=…``)."""
     real: Callable[[str], bool] | None = None
     """A test of the match's ``value`` group: a value, not a placeholder or a name."""
+    needs_folded: tuple[str, ...] = ()
+    """Lower-case text the kind cannot match without, looked for in the lower-cased text
+    (its expression is case-blind, so ``needs`` cannot rule it out)."""
+    shape: re.Pattern[str] | None = None
+    """A cheap expression the text must match first (one that starts with a literal
+    character ``re`` can skip to), for a kind whose own expression cannot start so."""
 
     def standalone(self, text: str, match: re.Match[str]) -> bool:
         if self.anywhere:
@@ -89,8 +95,14 @@ class _Kind:
             start -= 1
         return start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")
 
-    def found_in(self, text: str) -> bool:
-        return any(needed in text for needed in self.needs) and any(
+    def found_in(self, text: str, folded: str) -> bool:
+        if not any(needed in text for needed in self.needs):
+            return False
+        if self.needs_folded and not any(needed in folded for needed in self.needs_folded):
+            return False
+        if self.shape is not None and self.shape.search(text) is None:
+            return False
+        return any(
             self.standalone(text, match) and (self.real is None or self.real(match.group("value")))
             for match in self.pattern.finditer(text)
         )
@@ -181,6 +193,7 @@ _ASSIGNMENT: Final = _Kind(
         r"[A-Za-z0-9+/=_\-]{20,}"
     ),
     anywhere=True,
+    needs_folded=("api", "secret", "access", "auth", "passw"),
 )
 _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
     _Kind(
@@ -264,6 +277,7 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
         re.compile(
             r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"
         ),
+        shape=re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}"),
     ),
     _Kind(
         "a Django SECRET_KEY",
@@ -304,7 +318,8 @@ def is_secret_path(path: str | PurePath) -> bool:
 
 def secret_warnings(text: str, where: str) -> list[str]:
     """One message per kind of secret that ``text`` seems to hold (the secret not shown)."""
-    found = [kind for kind in _SECRET_TEXT if kind.found_in(text)]
+    folded = text.lower()
+    found = [kind for kind in _SECRET_TEXT if kind.found_in(text, folded)]
     if len(found) > 1:  # a named kind says more than "an assignment" of the same token
         found = [kind for kind in found if kind is not _ASSIGNMENT]
     return [

@@ -270,6 +270,7 @@ class Window:
         self._check_fits(tokens, [item])
         self._unindex(item)
         item.content = content
+        item.demand = -1
         self._set_tokens(item, tokens)
         item.encoding = self.encoding
         self._index(item)

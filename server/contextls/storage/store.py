@@ -487,9 +487,10 @@ class Store:
         return True
 
     def commit(self) -> None:
+        # The main file changes only when the WAL is checkpointed into it; ``damaged``
+        # reads the header again after one, so a commit need not stat the file.
         if self._db.in_transaction:
             self._db.execute("COMMIT")
-            self.checkpointed()
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
