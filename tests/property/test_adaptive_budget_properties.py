@@ -4,7 +4,7 @@ Adds of every kind, removals, pins and unpins, changes of policy, task and ceili
 After every step: the window's tokens are within the effective budget; the budget is
 within [max(base/2, pinned), min(4 × base, ceiling)] under ``adaptive`` and is the base
 under ``fixed``; no step moved it by more than a quarter of the base (unless the base or
-policy was set anew); pinned items were never evicted; evictions for the budget are
+policy was set anew); pinned items were never evicted (an item unpinned in the step is no longer pinned); evictions for the budget are
 announced with the reason ``budget`` only under ``adaptive``.
 """
 
@@ -82,7 +82,9 @@ class AdaptiveWindow(RuleBasedStateMachine):
     @rule(index=st.integers(0, 40), pinned=st.booleans())
     def pin(self, index: int, pinned: bool) -> None:
         ids = [item.id for item in self.workspace.window]
-        self.removed = set()
+        # An unpinned item is evictable again: if the pinned items held the budget up,
+        # the step after the unpin may evict it.
+        self.removed = {ids[index % len(ids)]} if ids and not pinned else set()
         self.reset = False
         self._do(lambda: self.workspace.pin(ids[index % len(ids)], pinned) if ids else None)
 
