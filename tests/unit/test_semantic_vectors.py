@@ -126,28 +126,6 @@ def test_int8_scan_ranks_like_float32() -> None:
     assert list(np.argsort(-approx)[:2]) == list(np.argsort(-exact)[:2]) == [17, 42]
 
 
-def test_vectors_of_a_file_from_before_are_packed_in_place_not_re_embedded(tmp_path) -> None:
-    path = str(tmp_path / "s.db")
-    db = _db(path)
-    _archive(db, "r", "old", "old text")
-    db.execute("DELETE FROM semantic_queue")
-    row = _unit(0.6, 0.8)
-    db.execute(
-        "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES ('r', 'old', 0,"
-        " 'm1', ?)",
-        (row.astype("<f4").tobytes(),),
-    )
-    db.execute("DELETE FROM semantic_meta WHERE key = 'format'")  # as the file was
-    db.close()
-    db = _db(path)
-    (blob,) = db.execute("SELECT vector FROM semantic_vectors").fetchone()
-    assert len(blob) == vectors.ROW_BYTES
-    assert vectors.pending_count(db, "r") == 0
-    index = vectors.VectorIndex("r", "m1")
-    index.refresh(db)
-    assert index.search(Scanner(384), row, 1)[0][1] == pytest.approx(1.0, abs=0.01)
-
-
 def test_packed_rows_keep_the_cosine() -> None:
     rng = np.random.default_rng(5)
     rows = rng.standard_normal((50, 384)).astype(np.float32)
@@ -157,9 +135,7 @@ def test_packed_rows_keep_the_cosine() -> None:
     assert np.abs(approx - rows @ rows[7]).max() < 0.01
 
 
-def test_items_with_vectors_are_counted_by_triggers_and_counted_once_for_older_files(
-    tmp_path,
-) -> None:
+def test_items_with_vectors_are_counted_by_triggers(tmp_path) -> None:
     path = str(tmp_path / "s.db")
     db = _db(path)
     _store(db, "r", "a", _unit(1.0), _unit(0.0, 1.0))  # two chunks: one item
@@ -168,10 +144,7 @@ def test_items_with_vectors_are_counted_by_triggers_and_counted_once_for_older_f
     assert (vectors.indexed_count(db, "r"), vectors.indexed_count(db, "q")) == (2, 1)
     db.execute("DELETE FROM archive WHERE id = 'a'")  # its vectors go, and its count
     assert vectors.indexed_count(db, "r") == 1
-    # A file from before the counts: install counts what is there, once.
-    db.execute("DELETE FROM semantic_counts")
-    db.execute("DELETE FROM semantic_meta WHERE key = 'counts'")
     db.close()
-    db = _db(path)
+    db = _db(path)  # opened again: the counts are kept, not made again
     assert (vectors.indexed_count(db, "r"), vectors.indexed_count(db, "q")) == (1, 1)
     assert vectors.indexed_count(db, "nowhere") == 0

@@ -19,7 +19,7 @@ from contextls.app.service import ContextService
 from contextls.app.session import Session
 from contextls.core.errors import ContextError
 from contextls.protocol import ContextItem, ErrorCode, EvictionReason, Status
-from contextls.storage.store import SCHEMA_VERSION, NewerSchema, Store
+from contextls.storage.store import Store
 
 
 class Editor:
@@ -279,57 +279,6 @@ def test_reads_do_not_reload_when_nothing_changed_elsewhere(root: Path, db: str)
 
 
 # ------------------------------------------------------ the database file
-
-
-def test_a_newer_database_is_refused_untouched(db: str) -> None:
-    Store(db).close()
-    raw = sqlite3.connect(db)
-    raw.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION + 1,))
-    raw.commit()
-    raw.close()
-    with pytest.raises(NewerSchema, match="newer contextls"):
-        Store(db)
-    raw = sqlite3.connect(db)
-    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(
-        SCHEMA_VERSION + 1
-    )
-
-
-def test_a_schema_4_archive_gains_digests_and_its_copies_are_still_found(db: str) -> None:
-    from contextls.core.items import Item
-
-    store = Store(db)
-    note = Item("ctx-1", "text", "note: retry budget is 3 attempts", {}, 0, 9, encoding="x")
-    with store.write():
-        store.archive("r", [note], "maxItems", 0)
-    store.close()
-    raw = sqlite3.connect(db, isolation_level=None)  # back to what schema 4 wrote
-    raw.execute("DROP INDEX archive_by_digest")
-    raw.execute("ALTER TABLE archive DROP COLUMN digest")
-    raw.execute("CREATE INDEX archive_by_text ON archive (root, kind, length(content))")
-    raw.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
-    raw.close()
-    store = Store(db)
-    assert store.archived_duplicates("r", Item("ctx-9", "text", note.content, {}, 0, 9)) == [
-        "ctx-1"
-    ]
-    raw = sqlite3.connect(db)
-    indexes = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert "archive_by_digest" in indexes and "archive_by_text" not in indexes
-    assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(
-        SCHEMA_VERSION
-    )
-    store.close()
-
-
-def test_the_schema_version_is_written_once_not_on_every_open(db: str) -> None:
-    Store(db).close()
-    raw = sqlite3.connect(db)
-    raw.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
-    raw.commit()
-    changes = raw.execute("PRAGMA data_version").fetchone()[0]
-    Store(db).close()
-    assert raw.execute("PRAGMA data_version").fetchone()[0] == changes
 
 
 def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db: str) -> None:

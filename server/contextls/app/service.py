@@ -219,7 +219,9 @@ class ContextService:
         store = self._store
         assert store is not None
         self.burst.abandon()
-        fresh, moved_to = rescue_into_fresh_database(store, list(self._workspaces.values()))
+        fresh, moved_to = rescue_into_fresh_database(
+            store, [workspace.in_memory() for workspace in self._workspaces.values()]
+        )
         self._store = fresh
         for workspace in self._workspaces.values():
             workspace.store = fresh

@@ -67,6 +67,7 @@ from contextls.protocol import (
     WindowSettings,
 )
 from contextls.semantic import hooks as semantic_hooks
+from contextls.storage.rescue import WindowInMemory
 from contextls.storage.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
 
 T = TypeVar("T")
@@ -220,7 +221,7 @@ class Workspace:
                     store.save_items(root, present)
                 if gone:
                     store.delete_items(root, gone)
-                gained = -store.unarchive(root, change.restored)
+                gained = -store.delete_archived(root, change.restored)
                 at = self.clock()
                 by_reason: dict[str, list[Item]] = {}
                 for item_id, (item, reason) in change.archived.items():
@@ -237,15 +238,8 @@ class Workspace:
                 if change.settings is not None:
                     store.save_window_settings(root, change.settings)
                 gained += change.archive_delta
-                adaptive_budget = window.limits.max_tokens
-                if (change.new_settings or self.settings).budget_policy != "adaptive":
-                    adaptive_budget = 0
-                store.save_workspace(
-                    root,
-                    WorkspaceRow(
-                        window.next_id, window.next_seq, revision, evicted_total, adaptive_budget
-                    ),
-                )
+                settings = change.new_settings or self.settings
+                store.save_workspace(root, self._row(revision, evicted_total, settings))
         except Exception as error:
             self.load()
             if "full" in str(error):
@@ -264,6 +258,21 @@ class Workspace:
             self.archive = store.archive_state(root)
         self._status = None
         self.burst.changed(self, change.evictions)
+
+    def _row(self, revision: int, evicted_total: int, settings: WindowSettings) -> WorkspaceRow:
+        window = self.window
+        # The adaptive budget the window reached is kept; a fixed one is the setting.
+        budget = window.limits.max_tokens if settings.budget_policy == "adaptive" else 0
+        return WorkspaceRow(window.next_id, window.next_seq, revision, evicted_total, budget)
+
+    def in_memory(self) -> WindowInMemory:
+        """The window as it is now, for a fresh database when the file was destroyed."""
+        return WindowInMemory(
+            self.root_uri,
+            list(self.window),
+            self.chosen,
+            self._row(self.revision, self.evicted_total, self.settings),
+        )
 
     # ---------------------------------------------------------------- adding
 

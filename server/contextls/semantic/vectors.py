@@ -22,7 +22,7 @@ Vectors are stored as the index holds them: 384 uint8 (zero point 128) and a
 float32 factor per row (``pack``), 388 bytes instead of float32's 1,536. The
 store pages are 1 KiB, so float32 rows spilled into overflow pages; reading
 100,000 of them and quantising took ~0.9 s of a cold start, the packed rows
-~0.2 s. Files from before are converted in place once (``install``).
+~0.2 s.
 
 Items still in the window are embedded too, once their text has settled
 (``WINDOW_SETTLE_MS``), into ``semantic_window``: when one is evicted its
@@ -37,6 +37,8 @@ from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from ..storage import migrations
+from ..storage.migrations import Migration, Migrations
 from .model import DIMENSIONS
 
 if TYPE_CHECKING:
@@ -48,85 +50,87 @@ SWEEP_BATCH: Final = 5_000
 """Vector rows checked per sweep step (an index lookup each: ~5 ms)."""
 GONE_KEEP: Final = 50_000
 """Entries kept in ``semantic_gone``; an index that fell further behind reloads."""
-FORMAT: Final = "u8+f32scale"
 ROW_BYTES: Final = DIMENSIONS + 4
 WINDOW_SETTLE_MS: Final = 2_000
 """A window item is embedded once its text has not changed for this long: a file
 followed while it is typed in changes every half second, and each embedding of a
 whole file costs ~0.1 s of a core."""
 
-SCHEMA: Final = (
-    """CREATE TABLE IF NOT EXISTS semantic_vectors (
-        rowid INTEGER PRIMARY KEY,
-        root TEXT NOT NULL,
-        id TEXT NOT NULL,
-        chunk INTEGER NOT NULL,
-        model TEXT NOT NULL,
-        vector BLOB NOT NULL
-    )""",
-    "CREATE UNIQUE INDEX IF NOT EXISTS semantic_vectors_key ON semantic_vectors (root, id, chunk)",
-    "CREATE TABLE IF NOT EXISTS semantic_queue (rowid INTEGER PRIMARY KEY)",
-    """CREATE TABLE IF NOT EXISTS semantic_claims (
-        rowid INTEGER PRIMARY KEY,
-        owner TEXT NOT NULL,
-        until INTEGER NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS semantic_gone (
-        seq INTEGER PRIMARY KEY,
-        root TEXT NOT NULL,
-        id TEXT NOT NULL
-    )""",
-    "CREATE TABLE IF NOT EXISTS semantic_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    """CREATE TRIGGER IF NOT EXISTS semantic_queue_archived AFTER INSERT ON archive BEGIN
-        INSERT OR IGNORE INTO semantic_queue (rowid) VALUES (new.rowid);
-    END""",
-    # An item leaving the archive (restored, pruned, forgotten, merged) takes its
-    # vectors along in the same transaction: a forget's secure_delete zeroes them too.
-    """CREATE TRIGGER IF NOT EXISTS semantic_unarchived AFTER DELETE ON archive
-    WHEN EXISTS (SELECT 1 FROM semantic_vectors WHERE root = old.root AND id = old.id) BEGIN
-        INSERT INTO semantic_gone (root, id) VALUES (old.root, old.id);
-        DELETE FROM semantic_vectors WHERE root = old.root AND id = old.id;
-    END""",
-    # Items with vectors per root, kept by triggers (counting 100,000 rows took ~50 ms,
-    # and status asks after every commit); written by the worker, never by an add.
-    "CREATE TABLE IF NOT EXISTS semantic_counts (root TEXT PRIMARY KEY, indexed INTEGER NOT NULL)",
-    """CREATE TRIGGER IF NOT EXISTS semantic_counted AFTER INSERT ON semantic_vectors
-    WHEN new.chunk = 0 BEGIN
-        INSERT INTO semantic_counts (root, indexed) VALUES (new.root, 1)
-        ON CONFLICT (root) DO UPDATE SET indexed = indexed + 1;
-    END""",
-    """CREATE TRIGGER IF NOT EXISTS semantic_uncounted AFTER DELETE ON semantic_vectors
-    WHEN old.chunk = 0 BEGIN
-        UPDATE semantic_counts SET indexed = indexed - 1 WHERE root = old.root;
-    END""",
-    # Window items: queued on every write of the item (a replace restarts the wait).
-    """CREATE TABLE IF NOT EXISTS semantic_window_queue (
-        root TEXT NOT NULL,
-        id TEXT NOT NULL,
-        queued_at INTEGER NOT NULL,
-        PRIMARY KEY (root, id)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS semantic_window (
-        rowid INTEGER PRIMARY KEY,
-        root TEXT NOT NULL,
-        id TEXT NOT NULL,
-        chunk INTEGER NOT NULL,
-        digest BLOB NOT NULL,
-        model TEXT NOT NULL,
-        vector BLOB NOT NULL
-    )""",
-    "CREATE UNIQUE INDEX IF NOT EXISTS semantic_window_key ON semantic_window (root, id, chunk)",
-    # queued_at 0: not seen yet. The worker's side stamps the time it first sees an
-    # entry (``stamp_window``); reading the clock here cost ~3 us of every add.
-    """CREATE TRIGGER IF NOT EXISTS semantic_window_queued AFTER INSERT ON items BEGIN
-        INSERT OR REPLACE INTO semantic_window_queue (root, id, queued_at)
-        VALUES (new.root, new.id, 0);
-    END""",
-    # Evicted, forgotten or merged before it settled: nothing to embed any more.
-    """CREATE TRIGGER IF NOT EXISTS semantic_window_left AFTER DELETE ON items BEGIN
-        DELETE FROM semantic_window_queue WHERE root = old.root AND id = old.id;
-    END""",
-)
+TABLES: Final = """
+CREATE TABLE IF NOT EXISTS semantic_vectors (
+    rowid INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS semantic_vectors_key ON semantic_vectors (root, id, chunk);
+CREATE TABLE IF NOT EXISTS semantic_queue (rowid INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS semantic_claims (
+    rowid INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL,
+    until INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS semantic_gone (
+    seq INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS semantic_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TRIGGER IF NOT EXISTS semantic_queue_archived AFTER INSERT ON archive BEGIN
+    INSERT OR IGNORE INTO semantic_queue (rowid) VALUES (new.rowid);
+END;
+-- An item leaving the archive (restored, pruned, forgotten, merged) takes its
+-- vectors along in the same transaction: a forget's secure_delete zeroes them too.
+CREATE TRIGGER IF NOT EXISTS semantic_unarchived AFTER DELETE ON archive
+WHEN EXISTS (SELECT 1 FROM semantic_vectors WHERE root = old.root AND id = old.id) BEGIN
+    INSERT INTO semantic_gone (root, id) VALUES (old.root, old.id);
+    DELETE FROM semantic_vectors WHERE root = old.root AND id = old.id;
+END;
+-- Items with vectors per root, kept by triggers (counting 100,000 rows took ~50 ms,
+-- and status asks after every commit); written by the worker, never by an add.
+CREATE TABLE IF NOT EXISTS semantic_counts (root TEXT PRIMARY KEY, indexed INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS semantic_counted AFTER INSERT ON semantic_vectors
+WHEN new.chunk = 0 BEGIN
+    INSERT INTO semantic_counts (root, indexed) VALUES (new.root, 1)
+    ON CONFLICT (root) DO UPDATE SET indexed = indexed + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS semantic_uncounted AFTER DELETE ON semantic_vectors
+WHEN old.chunk = 0 BEGIN
+    UPDATE semantic_counts SET indexed = indexed - 1 WHERE root = old.root;
+END;
+-- Window items: queued on every write of the item (a replace restarts the wait).
+CREATE TABLE IF NOT EXISTS semantic_window_queue (
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    queued_at INTEGER NOT NULL,
+    PRIMARY KEY (root, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS semantic_window (
+    rowid INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    digest BLOB NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS semantic_window_key ON semantic_window (root, id, chunk);
+-- queued_at 0: not seen yet. The worker's side stamps the time it first sees an
+-- entry (``stamp_window``); reading the clock here cost ~3 us of every add.
+CREATE TRIGGER IF NOT EXISTS semantic_window_queued AFTER INSERT ON items BEGIN
+    INSERT OR REPLACE INTO semantic_window_queue (root, id, queued_at)
+    VALUES (new.root, new.id, 0);
+END;
+-- Evicted, forgotten or merged before it settled: nothing to embed any more.
+CREATE TRIGGER IF NOT EXISTS semantic_window_left AFTER DELETE ON items BEGIN
+    DELETE FROM semantic_window_queue WHERE root = old.root AND id = old.id;
+END;
+"""
+
+SEMANTIC: Final = Migrations(prefix="semantic.", steps=(Migration("semantic.1_vectors", TABLES),))
+"""The semantic extra's own named migrations (recorded with the store's)."""
 
 
 @dataclass(frozen=True)
@@ -138,15 +142,14 @@ class Pending:
 
 
 def install(db: sqlite3.Connection, model: str) -> None:
-    """Create the tables and triggers; queue every archived item without a vector of
-    ``model``, and every window item without vectors made in the window.
+    """Make the tables (the extra's migrations); queue every archived item without a
+    vector of ``model``, and every window item without vectors made in the window.
 
-    Runs in its own write transaction; cheap when nothing changed.
+    Runs in its own write transactions; cheap when nothing changed.
     """
+    migrations.upgrade(db, SEMANTIC, "the context database")
     db.execute("BEGIN IMMEDIATE")
     try:
-        for statement in SCHEMA:
-            db.execute(statement)
         row = db.execute("SELECT value FROM semantic_meta WHERE key = 'model'").fetchone()
         if row is None or row[0] != model:
             # New file, or another model made the vectors: they are all re-embedded.
@@ -159,27 +162,13 @@ def install(db: sqlite3.Connection, model: str) -> None:
             db.execute(
                 "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('model', ?)", (model,)
             )
-        # Window items written before the trigger existed (or by another model).
+        # Window items written while the extra was not installed (or by another model).
         db.execute(
             "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) "
             "SELECT root, id, 0 FROM items AS i WHERE NOT EXISTS (SELECT 1 FROM semantic_window "
             "AS w WHERE w.root = i.root AND w.id = i.id AND w.model = ?)",
             (model,),
         )
-        if db.execute("SELECT 1 FROM semantic_meta WHERE key = 'counts'").fetchone() is None:
-            # Vectors stored before the counting triggers: counted once.
-            db.execute("DELETE FROM semantic_counts")
-            db.execute(
-                "INSERT INTO semantic_counts (root, indexed) "
-                "SELECT root, count(*) FROM semantic_vectors WHERE chunk = 0 GROUP BY root"
-            )
-            db.execute("INSERT INTO semantic_meta (key, value) VALUES ('counts', '1')")
-        form = db.execute("SELECT value FROM semantic_meta WHERE key = 'format'").fetchone()
-        if form is None or form[0] != FORMAT:
-            _pack_float_rows(db)
-            db.execute(
-                "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('format', ?)", (FORMAT,)
-            )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -208,26 +197,6 @@ def unpack(
     block = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(-1, ROW_BYTES)
     factors = block[:, DIMENSIONS:].copy().view("<f4").reshape(-1)
     return block[:, :DIMENSIONS], factors.astype(np.float32)
-
-
-def _pack_float_rows(db: sqlite3.Connection) -> None:
-    """Convert float32 vectors (files from before ``FORMAT``) in place; no re-embedding."""
-    import numpy as np
-
-    width = DIMENSIONS * 4
-    after = 0
-    while rows := db.execute(
-        "SELECT rowid, vector FROM semantic_vectors WHERE rowid > ? AND length(vector) = ? "
-        "ORDER BY rowid LIMIT 10000",
-        (after, width),
-    ).fetchall():
-        block = np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f4")
-        packed = pack(block.reshape(-1, DIMENSIONS))
-        db.executemany(
-            "UPDATE semantic_vectors SET vector = ? WHERE rowid = ?",
-            [(blob, rowid) for blob, (rowid, _) in zip(packed, rows, strict=True)],
-        )
-        after = rows[-1][0]
 
 
 def _log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object, ...] = ()) -> int:

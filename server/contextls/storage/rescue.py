@@ -11,54 +11,45 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from contextls.core.items import Item
-from contextls.storage.store import Store, WorkspaceRow
-
-if TYPE_CHECKING:
-    from contextls.app.workspace import Workspace
+from contextls.storage.store import Store, WorkspaceRow, move_aside
 
 log = logging.getLogger(__name__)
 
 
-def rescue_into_fresh_database(old: Store, workspaces: Sequence[Workspace]) -> tuple[Store, Path]:
+@dataclass(frozen=True)
+class WindowInMemory:
+    """What a window held when the file went: all that the fresh database needs of it."""
+
+    root: str
+    items: list[Item]
+    chosen: dict[str, Any]
+    row: WorkspaceRow
+
+
+def rescue_into_fresh_database(old: Store, windows: Sequence[WindowInMemory]) -> tuple[Store, Path]:
     """Move the damaged file aside, create a fresh one, and write the windows into it."""
     salvaged = _salvage_archive(old)
     location = Path(old.location)
     with contextlib.suppress(sqlite3.Error):
         old.close()
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    moved_to = location.with_name(f"{location.name}.damaged-{stamp}")
-    for suffix in ("", "-wal", "-shm"):
-        side = location.with_name(location.name + suffix)
-        if side.exists():
-            side.replace(moved_to.with_name(moved_to.name + suffix))
-    fresh = Store(location, _synchronous_name(old))
+    moved_to = move_aside(location, "damaged")
+    fresh = Store(location, "full" if old.synchronous == "FULL" else "normal")
     with fresh.write():
         for root, items, reason, at in salvaged:
             fresh.archive(root, items, reason, at)
-        for workspace in workspaces:
-            window = workspace.window
-            root = workspace.root_uri
-            fresh.unarchive(root, [item.id for item in window])
-            fresh.save_items(root, list(window))
-            fresh.save_window_settings(root, workspace.chosen)
-            fresh.save_workspace(
-                root,
-                WorkspaceRow(
-                    window.next_id, window.next_seq, workspace.revision, workspace.evicted_total
-                ),
-            )
-    log.warning("rescued %d windows into %s", len(workspaces), location)
+        for window in windows:
+            fresh.delete_archived(window.root, [item.id for item in window.items])
+            fresh.save_items(window.root, window.items)
+            fresh.save_window_settings(window.root, window.chosen)
+            fresh.save_workspace(window.root, window.row)
+    log.warning("rescued %d windows into %s", len(windows), location)
     return fresh, moved_to
-
-
-def _synchronous_name(store: Store) -> str:
-    return "full" if store.synchronous == "FULL" else "normal"
 
 
 def _salvage_archive(old: Store) -> list[tuple[str, list[Item], str, int]]:

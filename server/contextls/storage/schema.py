@@ -1,0 +1,107 @@
+"""The store's tables, as its named migrations make them."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from contextls.storage.migrations import Migration, Migrations
+
+INITIAL: Final = """
+CREATE TABLE IF NOT EXISTS workspaces (
+    root TEXT PRIMARY KEY,
+    next_id INTEGER NOT NULL DEFAULT 1,
+    next_seq INTEGER NOT NULL DEFAULT 1,
+    revision INTEGER NOT NULL DEFAULT 0,
+    evicted_total INTEGER NOT NULL DEFAULT 0,
+    budget INTEGER NOT NULL DEFAULT 0
+);
+-- The settings chosen for a window (JSON, camelCase keys; the rest are defaults).
+-- They live with the window so every client sees the same limits.
+CREATE TABLE IF NOT EXISTS window_settings (
+    root TEXT PRIMARY KEY,
+    chosen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS items (
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    pinned INTEGER NOT NULL,
+    stale INTEGER NOT NULL,
+    PRIMARY KEY (root, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS archive (
+    rowid INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    pinned INTEGER NOT NULL,
+    archived_at INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    digest BLOB
+);
+CREATE INDEX IF NOT EXISTS archive_by_id ON archive (root, id);
+CREATE INDEX IF NOT EXISTS archive_by_time ON archive (root, archived_at);
+-- An archived copy of the same text is found by a hash of it: an index on the text's
+-- length read every archived text of that length (~1 ms an eviction among 5,000
+-- notes of one length, bench 1).
+CREATE INDEX IF NOT EXISTS archive_by_digest ON archive (root, digest);
+CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5 (
+    label, content, content='archive', content_rowid='rowid', tokenize='unicode61'
+);
+-- Archive rows not yet in archive_fts. Indexing one row costs more than the
+-- rest of an eviction (FTS5 writes a segment per transaction), so evictions
+-- only queue their rows, and the index catches up in bulk: when the server is
+-- idle, and always before a search (see ``SearchIndex.index_backlog``).
+CREATE TABLE IF NOT EXISTS archive_fts_backlog (rowid INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS archive_fts_queue AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_fts_backlog (rowid) VALUES (new.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS archive_fts_forget AFTER DELETE ON archive BEGIN
+    INSERT INTO archive_fts (archive_fts, rowid, label, content)
+    SELECT 'delete', old.rowid, old.label, old.content
+    WHERE NOT EXISTS (SELECT 1 FROM archive_fts_backlog WHERE rowid = old.rowid);
+    DELETE FROM archive_fts_backlog WHERE rowid = old.rowid;
+END;
+-- Each workspace's archive in bytes (kept by triggers, so reading it never scans
+-- the archive) and what retention pruned.
+CREATE TABLE IF NOT EXISTS archive_state (
+    root TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL DEFAULT 0,
+    pruned_total INTEGER NOT NULL DEFAULT 0,
+    last_count INTEGER,
+    last_bytes INTEGER,
+    last_at INTEGER,
+    last_why TEXT
+);
+CREATE TRIGGER IF NOT EXISTS archive_bytes_in AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_state (root) VALUES (new.root) ON CONFLICT (root) DO NOTHING;
+    UPDATE archive_state SET bytes = bytes + length(CAST(new.content AS BLOB))
+    WHERE root = new.root;
+END;
+CREATE TRIGGER IF NOT EXISTS archive_bytes_out AFTER DELETE ON archive BEGIN
+    UPDATE archive_state SET bytes = bytes - length(CAST(old.content AS BLOB))
+    WHERE root = old.root;
+END;
+-- An id merged into another item (overlapping regions, a whole file absorbing its
+-- regions, a duplicate archived again) still names it.
+CREATE TABLE IF NOT EXISTS aliases (
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    PRIMARY KEY (root, id)
+) WITHOUT ROWID;
+"""
+
+CORE: Final = Migrations(prefix="", steps=(Migration("1_initial", INITIAL),))

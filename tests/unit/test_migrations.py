@@ -1,0 +1,139 @@
+"""One migration scheme: named steps, applied once, recorded; newer files left alone."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from contextls.core.items import Item
+from contextls.storage import migrations
+from contextls.storage.schema import CORE
+from contextls.storage.store import NewerSchema, StorageError, Store
+
+
+def shape(path: Path) -> list[tuple[str, str, str]]:
+    """Every table, index and trigger with its SQL: what a schema is."""
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+            "ORDER BY type, name"
+        ).fetchall()
+    finally:
+        db.close()
+    return [(kind, name, " ".join((sql or "").split())) for kind, name, sql in rows]
+
+
+def applied(path: Path) -> list[str]:
+    db = sqlite3.connect(path)
+    try:
+        return [row[0] for row in db.execute("SELECT name FROM migrations ORDER BY rowid")]
+    finally:
+        db.close()
+
+
+def note(text: str) -> Item:
+    return Item("ctx-1", "text", text, {}, 0, 3, encoding="o200k_base")
+
+
+def test_a_new_database_has_every_step_recorded(tmp_path: Path) -> None:
+    Store(tmp_path / "new.db").close()
+    assert applied(tmp_path / "new.db") == [step.name for step in CORE.steps]
+    assert CORE.steps[0].name == "1_initial"
+
+
+@pytest.mark.parametrize("released", range(len(CORE.steps) + 1))
+def test_a_database_of_every_released_schema_reaches_the_current_one(
+    tmp_path: Path, released: int
+) -> None:
+    """A file made by the first ``released`` steps (as that release left it) is brought
+    to exactly what a new database is, and keeps its rows."""
+    Store(tmp_path / "fresh.db").close()
+    old = tmp_path / "old.db"
+    db = sqlite3.connect(old, isolation_level=None)
+    for step in CORE.steps[:released]:
+        for statement in migrations.statements(step.script):
+            db.execute(statement)
+    db.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at INTEGER)")
+    db.executemany(
+        "INSERT INTO migrations VALUES (?, 0)", [(step.name,) for step in CORE.steps[:released]]
+    )
+    db.close()
+    if released:
+        store = Store(old)
+        with store.write():
+            store.archive("r", [note("kept across the upgrade")], "maxItems", 1)
+        store.close()
+    store = Store(old)
+    assert shape(old) == shape(tmp_path / "fresh.db")
+    assert applied(old) == [step.name for step in CORE.steps]
+    if released:
+        assert [item.content for item, _, _ in store.archive_rows("r")] == [
+            "kept across the upgrade"
+        ]
+    store.close()
+
+
+def test_a_file_of_a_development_build_is_adopted_with_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "dev.db"
+    store = Store(path)
+    with store.write():
+        store.archive("r", [note("from a development build")], "maxItems", 1)
+    store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DROP TABLE migrations")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('schema', ?)", (migrations.LEGACY_SCHEMA,))
+    db.close()
+    store = Store(path)
+    assert [hit.item.content for hit in store.search("r", "development", 5)] == [
+        "from a development build"
+    ]
+    store.close()
+    assert applied(path) == ["1_initial"]
+    assert "meta" not in {name for _, name, _ in shape(path)}
+
+
+def test_an_unreadable_development_file_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "older.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('schema', '3')")
+    db.close()
+    with pytest.raises(StorageError, match=r"development build .* move it aside"):
+        Store(path)
+
+
+def test_a_newer_database_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "newer.db"
+    Store(path).close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("INSERT INTO migrations VALUES ('2_from_a_newer_contextls', 0)")
+    db.close()
+    before = shape(path)
+    with pytest.raises(NewerSchema, match=r"newer contextls .*2_from_a_newer_contextls"):
+        Store(path)
+    assert shape(path) == before
+    assert applied(path)[-1] == "2_from_a_newer_contextls"
+
+
+def test_another_owners_steps_are_not_a_newer_schema(tmp_path: Path) -> None:
+    """The semantic extra records its own steps in the same table."""
+    path = tmp_path / "shared.db"
+    Store(path).close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("INSERT INTO migrations VALUES ('semantic.9_later', 0)")
+    db.close()
+    Store(path).close()
+
+
+def test_opening_an_up_to_date_database_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "same.db"
+    Store(path).close()
+    watcher = sqlite3.connect(path)
+    changes = watcher.execute("PRAGMA data_version").fetchone()[0]
+    Store(path).close()
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == changes
+    watcher.close()
