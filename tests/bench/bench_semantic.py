@@ -49,11 +49,11 @@ from _harness import Config, bench_main, contextls_argv, open_session  # noqa: E
 from _stats import Row, median, percentile, ratio, ratio_row  # noqa: E402
 from tests.relevance.corpus import QUERIES, documents  # noqa: E402
 
+from contextls.search.retrieval import retrieve  # noqa: E402
 from contextls.semantic import vectors  # noqa: E402
 from contextls.semantic.chunks import chunk_ids  # noqa: E402
 from contextls.semantic.engine import Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
-from contextls.semantic.retrieval import retrieve  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
 
 ROOT = "file:///bench"

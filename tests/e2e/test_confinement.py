@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from contextls.app import transfer
 from contextls.core.errors import ContextError
 from contextls.protocol import EXPORT_FORMAT, ErrorCode, ExportDocument, ExportItem
 
@@ -83,7 +84,7 @@ def test_an_import_whose_folder_leads_out_is_refused(places: tuple[Path, Path]) 
         ],
     )
     with pytest.raises(ContextError) as refused:
-        session.route().import_(document, dry_run=False)
+        transfer.import_all(session.route(), document, dry_run=False)
     assert refused.value.code == ErrorCode.OUTSIDE_WORKSPACE
     assert list(session.route().window) == []
 

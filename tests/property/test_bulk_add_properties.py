@@ -18,6 +18,7 @@ import msgspec
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+from contextls.app import bulk
 from contextls.app.session import Session
 from contextls.core.errors import ContextError
 from contextls.protocol import AddFilesParams, AddFilesResult, ErrorCode, FileTarget
@@ -62,7 +63,7 @@ def fresh(root: Path, case: dict[str, Any]) -> Session:
 
 def outcome(session: Session, params: AddFilesParams) -> Any:
     try:
-        result = session.route().add_files(params)
+        result = bulk.add_files(session.route(), params)
     except ContextError as error:
         if isinstance(error.data, AddFilesResult):  # NEEDS_FORCE: the plan
             return ("refused", int(error.code), described(error.data))

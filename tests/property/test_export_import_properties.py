@@ -18,6 +18,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from contextls.app import transfer
 from contextls.app.session import Session
 from contextls.core.errors import ContextError
 from contextls.protocol import ExportDocument
@@ -96,12 +97,12 @@ def shape(document: ExportDocument) -> tuple[list[Any], list[Any]]:
 def test_export_then_import_keeps_everything(steps: list[tuple[Any, ...]], max_items: int) -> None:
     with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as there:
         source = build(Path(here), steps, max_items)
-        exported = source.route().export(archive=True)
+        exported = transfer.export(source.route(), archive=True)
         moved = msgspec.json.decode(msgspec.json.encode(exported), type=ExportDocument)
 
         target = start(Path(there), ":memory:", Editor())
-        result = target.route().import_(moved, dry_run=False)
+        result = transfer.import_all(target.route(), moved, dry_run=False)
         assert result.evicted == []
-        again = target.route().export(archive=True)
+        again = transfer.export(target.route(), archive=True)
         assert shape(again) == shape(exported)
         assert again.settings == exported.settings

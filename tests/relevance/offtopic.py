@@ -90,7 +90,7 @@ if __name__ == "__main__":
     import tempfile
     from pathlib import Path
 
-    from contextls.semantic.retrieval import SEMANTIC_FLOOR
+    from contextls.search.retrieval import SEMANTIC_FLOOR
 
     from .score import ROOT, SETS, Bench
 

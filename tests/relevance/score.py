@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextls.core.items import Item
-from contextls.semantic import fusion
+from contextls.search import fusion
+from contextls.search.retrieval import retrieve
 from contextls.semantic.engine import Engine
-from contextls.semantic.retrieval import retrieve
 from contextls.storage.store import Store
 
 from . import stdlib

@@ -2,8 +2,8 @@
 
 import pytest
 
+from contextls.search.fusion import fuse
 from contextls.semantic.chunks import chunk_ids
-from contextls.semantic.fusion import fuse
 
 
 def test_short_item_is_one_chunk() -> None:
@@ -64,7 +64,7 @@ def test_a_hit_on_a_few_words_of_a_question_does_not_outrank_its_meaning() -> No
 
 def test_query_terms_leave_out_stop_words_and_split_identifiers() -> None:
     from contextls.core.items import Item
-    from contextls.semantic.retrieval import query_terms, term_coverage
+    from contextls.search.retrieval import query_terms, term_coverage
 
     assert query_terms("Where do we retry the _backoff_put?") == {"retry", "backoff", "put"}
     item = Item("ctx-1", "code", "def _backoff_put(url):\n    retry()\n", {}, 0, 5)

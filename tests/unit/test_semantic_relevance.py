@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from contextls.semantic.retrieval import retrieve
+from contextls.search.retrieval import retrieve
 from tests.relevance.corpus import QUERIES, documents
 from tests.relevance.offtopic import OFF_TOPIC
 from tests.relevance.score import ROOT, Bench, Scores

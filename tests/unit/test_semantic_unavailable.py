@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from contextls.core.items import Item
+from contextls.search.retrieval import retrieve
 from contextls.semantic import availability
 from contextls.semantic.engine import Engine
-from contextls.semantic.retrieval import retrieve
 from contextls.storage.store import Store
 
 

@@ -16,10 +16,10 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("onnxruntime")
 
 from contextls.core.items import Item  # noqa: E402
+from contextls.search.retrieval import relevant_history, retrieve  # noqa: E402
 from contextls.semantic import indexer, vectors  # noqa: E402
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
-from contextls.semantic.retrieval import relevant_history, retrieve  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
 
 ROOT = "file:///ws"

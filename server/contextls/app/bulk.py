@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import msgspec
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.expand import PlannedFile, expand
+from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
 from contextls.core.window import AddOutcome, Candidate, Eviction, Window
@@ -35,9 +36,6 @@ from contextls.protocol import (
     SkippedFile,
     TargetRefusal,
 )
-
-if TYPE_CHECKING:
-    from contextls.app.workspace import Workspace
 
 SKIPPED_WHEN_EXPANDING: Final[dict[int, str]] = {
     ErrorCode.BINARY_FILE: "binary",

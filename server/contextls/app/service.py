@@ -23,6 +23,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from contextls.app import searching
 from contextls.app.idle import IdleIndexing, Later
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
@@ -30,7 +31,15 @@ from contextls.app.unit_of_work import Listener, WriteBurst
 from contextls.app.workspace import Workspace, now_ms
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
-from contextls.protocol import STORAGE_ENV, CountTokensResult, Durability, Encoding, ErrorCode
+from contextls.protocol import (
+    STORAGE_ENV,
+    CountTokensResult,
+    Durability,
+    Encoding,
+    ErrorCode,
+    SemanticStatus,
+)
+from contextls.search.meaning import meaning_for
 from contextls.storage.rescue import rescue_into_fresh_database
 from contextls.storage.store import StorageError, Store
 
@@ -147,9 +156,7 @@ class ContextService:
         if store is None or not store.needs_scrub:
             return
         try:
-            from contextls.semantic import hooks  # semantic hook (issue 15)
-
-            hooks.before_scrub(store)
+            meaning_for(store.location).forgotten()  # their vectors first
             store.scrub()
         except Exception as error:
             log.exception("scrubbing forgotten items out of %s failed", store.location)
@@ -255,10 +262,8 @@ class ContextService:
             store.checkpoint()  # idle: the WAL's pages go home off the answers' path
         except Exception:
             log.exception("checkpointing the WAL failed; SQLite will at its own limit")
-        if prune:  # semantic hook (issue 15): embed in the background while idle
-            from contextls.semantic import hooks
-
-            return hooks.index_some(store, self.idle.idle)
+        if prune:  # embed for search by meaning in the background while idle
+            return meaning_for(store.location).index_some(self.idle.idle)
         return False
 
     def _retain(self, store: Store) -> bool:
@@ -311,8 +316,9 @@ class ContextService:
             self._watch()
         return workspace
 
-    def loaded(self, root: str) -> Workspace | None:
-        return self._workspaces.get(root)
+    def semantic_status(self) -> SemanticStatus:
+        """Search by meaning in this process: available or not, and why."""
+        return searching.process_semantic_status(self.store)
 
     def loaded_roots(self) -> list[str]:
         return list(self._workspaces)

@@ -11,11 +11,12 @@ refuses the whole document, with a message naming it.
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.settings import WINDOW_KEYS, chosen_of
+from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
 from contextls.core.window import Candidate
@@ -30,14 +31,34 @@ from contextls.protocol import (
     WindowSettings,
 )
 
-if TYPE_CHECKING:
-    from contextls.app.workspace import Workspace
-
 MAX_IMPORTED_ITEMS: Final = 100_000
 """More items than an archive keeps by default ten times over: refused as hostile."""
 BATCH: Final = 500
 """Items imported per change (~25 ms of work): each is committed on its own (a 100,000-item
 import in one change held the write lock, and every other client's requests, for 4 s)."""
+
+
+def export(workspace: Workspace, archive: bool) -> ExportDocument:
+    """The window (and its archive) as one document, with paths relative to the root."""
+    archived = workspace.store.archive_rows(workspace.root_uri) if archive else []
+    return ExportDocument(
+        exported_at=workspace.clock(),
+        workspace=workspace.root_uri,
+        settings=workspace.settings,
+        window=[exported(item) for item in workspace.window],
+        archive=[exported(item, at, reason) for item, at, reason in archived],
+    )
+
+
+def import_all(workspace: Workspace, document: ExportDocument, dry_run: bool) -> ImportResult:
+    """Merge an exported document, all of it at once (the LSP handler commits between
+    steps instead, see ``Importing``)."""
+    importing = Importing(workspace, document)
+    if dry_run:
+        return importing.planned()
+    while importing.step():
+        pass
+    return importing.result()
 
 
 class Importing:

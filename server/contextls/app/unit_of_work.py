@@ -22,12 +22,20 @@ from typing import TYPE_CHECKING, Protocol
 
 from contextls.app import protocol_views as wire
 from contextls.core.items import Item
-from contextls.core.window import Eviction
+from contextls.core.window import Eviction, Window
 from contextls.protocol import ContextItem, EvictionReason, Status
 
 if TYPE_CHECKING:
-    from contextls.app.workspace import Workspace
     from contextls.storage.store import Store
+
+
+class ChangedWindow(Protocol):
+    """A workspace as the unit of work sees it: whose window changed, and its status."""
+
+    root_uri: str
+    window: Window
+
+    def status(self) -> Status: ...
 
 
 class Listener(Protocol):
@@ -52,7 +60,7 @@ class WriteBurst:
         self._catch_up = catch_up
         self._recover = recover
         self._store: Store | None = None
-        self._changed: dict[str, Workspace] = {}
+        self._changed: dict[str, ChangedWindow] = {}
         self._evicted: dict[str, dict[str, tuple[Item, EvictionReason]]] = {}
         self.changes = 0
         """Changes made so far, ever: an answer given while it grew reported a change."""
@@ -67,7 +75,7 @@ class WriteBurst:
             self._store = store
             self._catch_up()
 
-    def changed(self, workspace: Workspace, evictions: list[Eviction]) -> None:
+    def changed(self, workspace: ChangedWindow, evictions: list[Eviction]) -> None:
         """A change of ``workspace`` was written into the open transaction."""
         self.changes += 1
         self._changed[workspace.root_uri] = workspace

@@ -19,13 +19,12 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from contextls.app import bulk
 from contextls.app import protocol_views as wire
+from contextls.app import searching
 from contextls.app.changes import Change
 from contextls.app.files import check_size
 from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
-from contextls.app.transfer import Importing, exported
 from contextls.app.unit_of_work import WriteBurst
 from contextls.core import adaptive, candidates
 from contextls.core.errors import (
@@ -44,15 +43,11 @@ from contextls.core.text import Position, check_range, display_lines, slice_rang
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import AddOutcome, Candidate, Limits, Window
 from contextls.protocol import (
-    AddFilesParams,
-    AddFilesResult,
     AddResult,
     ClearResult,
     ConfigureResult,
     ErrorCode,
-    ExportDocument,
     ForgetResult,
-    ImportResult,
     ItemKind,
     ListResult,
     Omission,
@@ -63,10 +58,10 @@ from contextls.protocol import (
     RenderResult,
     RestoreResult,
     SearchResult,
+    SemanticStatus,
     Status,
     WindowSettings,
 )
-from contextls.semantic import hooks as semantic_hooks
 from contextls.storage.rescue import WindowInMemory
 from contextls.storage.store import ArchiveState, Retention, StorageError, Store, WorkspaceRow
 
@@ -351,10 +346,6 @@ class Workspace:
         path, rel = self.sources.locate(uri)
         content = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
         return candidates.file(content, uri, rel, language, metadata, pin)
-
-    def add_files(self, params: AddFilesParams) -> AddFilesResult:
-        """Many files as one change, planned as a whole (``bulk``)."""
-        return bulk.add_files(self, params)
 
     def add_text(
         self,
@@ -768,26 +759,6 @@ class Workspace:
                     in_archive.append(item_id)
         return in_window, in_archive
 
-    def export(self, archive: bool) -> ExportDocument:
-        """The window (and its archive) as one document, with paths relative to the root."""
-        archived = self.store.archive_rows(self.root_uri) if archive else []
-        return ExportDocument(
-            exported_at=self.clock(),
-            workspace=self.root_uri,
-            settings=self.settings,
-            window=[exported(item) for item in self.window],
-            archive=[exported(item, at, reason) for item, at, reason in archived],
-        )
-
-    def import_(self, document: ExportDocument, dry_run: bool) -> ImportResult:
-        """Merge an exported document (``transfer.Importing``), all of it at once."""
-        importing = Importing(self, document)
-        if dry_run:
-            return importing.planned()
-        while importing.step():
-            pass
-        return importing.result()
-
     # ---------------------------------------------------------------- reading
 
     def list_items(self, kinds: Sequence[str] | None, limit: int | None) -> ListResult:
@@ -807,9 +778,15 @@ class Workspace:
         history: list[Item] = []
         scores: dict[str, float] = {}
         missed: list[str] = []
-        if query and query.strip():  # semantic hook (issue 15): hybrid "Relevant history"
+        if query and query.strip():  # archived items that answer it: "Relevant history"
             history, scores, missed = self._storage(
-                semantic_hooks.history, self, query, kinds, auto_retrieve
+                searching.history,
+                self.store,
+                self.root_uri,
+                self.archived_count,
+                query,
+                kinds,
+                auto_retrieve,
             )
         budget = self.window.limits.max_tokens
         rendered = render(items, fmt, self.tokenizer.count, max_tokens, history, budget)
@@ -835,8 +812,20 @@ class Workspace:
     def search(
         self, query: str, limit: int, kinds: Sequence[str] | None, mode: str | None = None
     ) -> SearchResult:
-        # semantic hook (issue 15): keyword, semantic or hybrid
-        return self._storage(semantic_hooks.search, self, query, limit, kinds, mode)
+        return self._storage(
+            searching.search,
+            self.store,
+            self.root_uri,
+            self.archived_count,
+            query,
+            limit,
+            kinds,
+            mode,
+        )
+
+    def semantic_status(self) -> SemanticStatus:
+        """Search by meaning here (only ``status`` answers carry it; pushes stay cheap)."""
+        return searching.semantic_status(self.store, self.root_uri, self.archived_count)
 
     def _storage(self, read: Callable[..., T], *args: Any) -> T:
         try:

@@ -20,6 +20,7 @@ from lsprotocol import types as lsp
 
 from contextls import __version__
 from contextls import protocol as p
+from contextls.app import bulk, transfer
 from contextls.app.bulk import count_files
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing
@@ -27,7 +28,6 @@ from contextls.core.errors import ContextError
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
 from contextls.protocol.build import build_id
-from contextls.semantic import hooks as semantic_hooks
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,7 @@ def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
 
 def add_files(ls: ContextServer, params: p.AddFilesParams) -> p.AddFilesResult:
     first = next((target.uri for target in params.targets if target.uri), None)
-    return ls.session.route(params.workspace, first).add_files(params)
+    return bulk.add_files(ls.session.route(params.workspace, first), params)
 
 
 def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
@@ -218,10 +218,7 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
 
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
     workspace = ls.session.route(params.workspace)
-    # semantic hook (issue 15): only this answer carries the backlog; pushes stay cheap.
-    status = workspace.status()
-    semantic = semantic_hooks.status(workspace.store, workspace.root_uri, status.archived_count)
-    return msgspec.structs.replace(status, semantic=semantic)
+    return msgspec.structs.replace(workspace.status(), semantic=workspace.semantic_status())
 
 
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
@@ -272,7 +269,7 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         sessions=len(hub.servers),
         workspaces=ls.service.loaded_roots(),
         idle_timeout=hub.idle_timeout,
-        semantic=semantic_hooks.process_status(ls.service.store),  # semantic hook (issue 15)
+        semantic=ls.service.semantic_status(),
         socket=hub.socket,
         log=hub.log,
         executable=sys.executable,
@@ -285,7 +282,7 @@ def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
 
 
 def export(ls: ContextServer, params: p.ExportParams) -> p.ExportDocument:
-    return ls.session.route(params.workspace).export(params.archive)
+    return transfer.export(ls.session.route(params.workspace), params.archive)
 
 
 async def import_document(ls: ContextServer, params: p.ImportParams) -> p.ImportResult:

@@ -8,18 +8,29 @@ connected client that has that workspace folder open (one in ``serve
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from contextls.app.session import normalize_uri
+from contextls.app.session import Session, normalize_uri
 from contextls.protocol import ContextItem, EvictionReason, Status
 
-if TYPE_CHECKING:
-    from contextls.lsp.server import ContextServer
+
+class Client(Protocol):
+    """One connection, as the hub sees it (``server.Client``)."""
+
+    session: Session
+
+    def status_changed(self, status: Status) -> None: ...
+
+    def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None: ...
+
+    def document_text(self, uri: str) -> str | None: ...
+
+    def warn(self, message: str) -> None: ...
 
 
 class Hub:
     def __init__(self, idle_timeout: float | None = None) -> None:
-        self.servers: list[ContextServer] = []
+        self.servers: list[Client] = []
         self.daemon = idle_timeout is not None
         """Many clients share this process (``contextls daemon``)."""
         self.idle_timeout = idle_timeout
@@ -29,14 +40,14 @@ class Hub:
         self.log = ""
         """The daemon's log file (empty when it logs to stderr)."""
 
-    def join(self, server: ContextServer) -> None:
+    def join(self, server: Client) -> None:
         self.servers.append(server)
 
-    def leave(self, server: ContextServer) -> None:
+    def leave(self, server: Client) -> None:
         if server in self.servers:
             self.servers.remove(server)
 
-    def _showing(self, workspace: str) -> list[ContextServer]:
+    def _showing(self, workspace: str) -> list[Client]:
         key = normalize_uri(workspace)
         return [server for server in self.servers if key in server.session.folders]
 

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from contextls import __version__
+from contextls import __version__, semantic
 from contextls.app.service import ContextService
 from contextls.app.session import Session
 from contextls.lsp.converter import converter_factory
@@ -28,6 +28,7 @@ def later(delay: float, callback: Callable[[], None]) -> None:
 
 def shared_service(hub: Hub) -> ContextService:
     """The service of a process, telling its changes to every client through ``hub``."""
+    semantic.register()  # search by meaning, when its extra is installed
     return ContextService(listener=hub, documents=hub.documents, warn=hub.warn, later=later)
 
 

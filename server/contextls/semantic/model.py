@@ -45,6 +45,20 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def checked_model(model_path: Path | None = None, expected_sha256: str = MODEL_SHA256) -> Path:
+    """The model file, present and with the expected sha256 (ModelError if not)."""
+    path = model_path or default_model_path()
+    if not path.is_file():
+        raise ModelError(f"embedding model file {path} is missing")
+    actual = sha256_of(path)
+    if actual != expected_sha256:
+        raise ModelError(
+            f"embedding model file {path} is corrupt: sha256 {actual[:12]}…, "
+            f"expected {expected_sha256[:12]}…; reinstall contextls[semantic]"
+        )
+    return path
+
+
 class Embedder:
     """Loads once (sha256 checked), then embeds batches of texts on one thread."""
 
@@ -52,15 +66,7 @@ class Embedder:
     dimensions = DIMENSIONS
 
     def __init__(self, model_path: Path | None = None, expected_sha256: str = MODEL_SHA256) -> None:
-        path = model_path or default_model_path()
-        if not path.is_file():
-            raise ModelError(f"embedding model file {path} is missing")
-        actual = sha256_of(path)
-        if actual != expected_sha256:
-            raise ModelError(
-                f"embedding model file {path} is corrupt: sha256 {actual[:12]}…, "
-                f"expected {expected_sha256[:12]}…; reinstall contextls[semantic]"
-            )
+        path = checked_model(model_path, expected_sha256)
         try:
             import onnxruntime
             from tokenizers import Tokenizer

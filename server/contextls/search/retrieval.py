@@ -1,8 +1,8 @@
 """Keyword, semantic or hybrid retrieval of archived items, for search and render.
 
-Keyword is the store's FTS5 bm25 search; semantic comes from the engine;
-hybrid fuses both (``fusion``). When semantic search is asked for but cannot
-run, the answer is keyword hits with a warning saying why.
+Keyword is the store's FTS5 bm25 search; semantic comes from the registered
+provider (``meaning``); hybrid fuses both (``fusion``). When semantic search is
+asked for but cannot run, the answer is keyword hits with a warning saying why.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..core.items import Item
 from ..core.snippets import STOP_WORDS, Snippet, opening, snippet, telling_words
 from ..storage.store import Store
 from . import fusion
-from .engine import AUTO_RETRIEVE_RELATIVE, AUTO_RETRIEVE_THRESHOLD, Engine
+from .meaning import MeaningProvider
 
 SEMANTIC_FLOOR = 0.44
 """Cosine below which a hit found only by meaning is noise, not an answer, so a search
@@ -32,6 +32,11 @@ RELATIVE_FLOOR = 0.6
 small archive everything clears 0.15 (13 files of one project: 0.16-0.52 for a query
 of two identifiers), and a list of every item is no answer. On the relevance sets
 (300+ functions) 0.4-0.7 changed no recall@3 or MRR and cut 0-9 % of the hits."""
+AUTO_RETRIEVE_THRESHOLD = 0.15
+"""Cosine floor for bringing an archived item back (MiniLM gives code-vs-question
+pairs low absolute cosines: ~0.19 for a right answer here, ~0.1 for noise)."""
+AUTO_RETRIEVE_RELATIVE = 0.8
+"""...and it must score at least this share of the best hit's cosine."""
 CANDIDATES = 30
 """Hits per mode before fusion. Keyword hits cost a snippet each; 30 is past the
 point where the relevance set's fused ranking changes (measured: 20, 30, 50 tie)."""
@@ -57,7 +62,7 @@ class Retrieval:
 
 def retrieve(
     store: Store,
-    engine: Engine,
+    meaning: MeaningProvider,
     root: str,
     query: str,
     limit: int,
@@ -65,10 +70,10 @@ def retrieve(
     mode: str | None,
     archived: int | None = None,
 ) -> Retrieval:
-    wanted = mode or ("hybrid" if engine.available else "keyword")
+    wanted = mode or ("hybrid" if meaning.available else "keyword")
     warning = None
-    if wanted != "keyword" and not engine.available:
-        warning = f"semantic search unavailable ({engine.reason}); keyword results"
+    if wanted != "keyword" and not meaning.available:
+        warning = f"semantic search unavailable ({meaning.reason}); keyword results"
         wanted = "keyword"
     keyword_hits = (
         store.search(root, query, max(limit, CANDIDATES) if wanted == "hybrid" else limit, kinds)
@@ -85,13 +90,13 @@ def retrieve(
             warning,
         )
     # The workspace keeps the archive's count; counting it costs ~5 ms at 100,000.
-    waiting = engine.catch_up(root, store.archived_count(root) if archived is None else archived)
+    waiting = meaning.catch_up(root, store.archived_count(root) if archived is None else archived)
     if waiting:
         warning = (
             f"{waiting} archived item{'s' if waiting != 1 else ''} not embedded yet; "
             "semantic results may miss them"
         )
-    nearest = engine.search(root, query, max(limit, CANDIDATES), list(kinds) if kinds else None)
+    nearest = meaning.search(root, query, max(limit, CANDIDATES), list(kinds) if kinds else None)
     cosine = dict(nearest)
     by_id = {hit.item.id: hit for hit in keyword_hits}
     floor = max(SEMANTIC_FLOOR, (nearest[0][1] if nearest else 0.0) * RELATIVE_FLOOR)
@@ -109,7 +114,7 @@ def retrieve(
         ranked = ranked[:limit]
     missing = [f.id for f in ranked if f.id not in by_id]
     items = store.archived(root, missing) if missing else {}
-    places = engine.archive_places(root, missing)
+    places = meaning.archive_places(root, missing)
     words = telling_words(query)
     hits = []
     for fused in ranked:
@@ -154,7 +159,7 @@ AUTO_RETRIEVE_LIMIT = 50
 
 def relevant_history(
     store: Store,
-    engine: Engine,
+    meaning: MeaningProvider,
     root: str,
     query: str,
     kinds: Sequence[str] | None,
@@ -168,15 +173,15 @@ def relevant_history(
     renderer fills whatever budget the window leaves with the relevant ones only.
     """
     if not auto_retrieve:
-        found = retrieve(store, engine, root, query, HISTORY_LIMIT, kinds, None, archived)
+        found = retrieve(store, meaning, root, query, HISTORY_LIMIT, kinds, None, archived)
         if found.mode == "keyword":
-            return found  # as before the extra
+            return found  # words alone: every hit as ranked
         # The window's budget is precious: only hits close to the best one come along
         # (a keyword hit scores ~1 more than the neighbours found by meaning alone).
         best = max((hit.score for hit in found.hits), default=0.0)
         close = [hit for hit in found.hits if hit.score >= best * HISTORY_RELATIVE]
         return Retrieval(close, found.mode, found.warning)
-    found = retrieve(store, engine, root, query, AUTO_RETRIEVE_LIMIT, kinds, None, archived)
+    found = retrieve(store, meaning, root, query, AUTO_RETRIEVE_LIMIT, kinds, None, archived)
     if found.mode == "keyword":
         return Retrieval(found.hits[:HISTORY_LIMIT], found.mode, found.warning)
     best = max((hit.similarity or 0.0 for hit in found.hits), default=0.0)

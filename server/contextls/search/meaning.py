@@ -1,0 +1,97 @@
+"""Search by meaning, as the rest of the server sees it: a provider and its registry.
+
+The provider (``contextls.semantic``, an optional extra) registers itself when the
+server is wired (``lsp``); until then, and where it is not installed, search by
+meaning is unavailable and says why, and every search falls back to words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+
+class MeaningProvider(Protocol):
+    """What search by meaning offers one database file."""
+
+    @property
+    def available(self) -> bool: ...
+
+    @property
+    def reason(self) -> str:
+        """Why it is unavailable ("" when it is available)."""
+        ...
+
+    @property
+    def model_id(self) -> str: ...
+
+    def status(self, root: str, archived: int) -> dict[str, Any]:
+        """``SemanticStatus`` of ``root`` (whose archive holds ``archived`` items), camelCase
+        keys. Must not load a model: a server started for one ``status`` answers at once."""
+        ...
+
+    def catch_up(self, root: str, archived: int) -> int:
+        """Embed a small backlog of ``root`` before a search; how many items still wait."""
+        ...
+
+    def search(
+        self, root: str, query: str, limit: int, kinds: Sequence[str] | None
+    ) -> list[tuple[str, float]]:
+        """Archived items of ``root`` nearest to ``query``, as (id, cosine), best first."""
+        ...
+
+    def archive_places(self, root: str, ids: list[str]) -> dict[str, tuple[int, str]]:
+        """``archived_at`` and ``reason`` of archived items."""
+        ...
+
+    def index_some(self, idle: Callable[[], bool]) -> bool | None:
+        """Idle work: None while it runs, False when nothing waits."""
+        ...
+
+    def forgotten(self) -> None:
+        """Items were forgotten: their vectors go before the scrub that follows."""
+        ...
+
+
+class Unavailable:
+    """Search by meaning where no provider is registered."""
+
+    available = False
+    model_id = ""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def status(self, root: str, archived: int) -> dict[str, Any]:
+        return {"available": False, "reason": self.reason}
+
+    def catch_up(self, root: str, archived: int) -> int:
+        return 0
+
+    def search(
+        self, root: str, query: str, limit: int, kinds: Sequence[str] | None
+    ) -> list[tuple[str, float]]:
+        return []
+
+    def archive_places(self, root: str, ids: list[str]) -> dict[str, tuple[int, str]]:
+        return {}
+
+    def index_some(self, idle: Callable[[], bool]) -> bool | None:
+        return False
+
+    def forgotten(self) -> None:
+        return None
+
+
+_NOT_WIRED = Unavailable("search by meaning is not part of this process")
+_provider_for: Callable[[str], MeaningProvider] | None = None
+
+
+def register(provider_for: Callable[[str], MeaningProvider]) -> None:
+    """Make ``provider_for(database location)`` the provider of search by meaning."""
+    global _provider_for
+    _provider_for = provider_for
+
+
+def meaning_for(location: str) -> MeaningProvider:
+    return _NOT_WIRED if _provider_for is None else _provider_for(location)
