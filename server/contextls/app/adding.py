@@ -1,0 +1,125 @@
+"""Adding to a window: a region, a file, a note; each one change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.files import check_size
+from contextls.app.workspace_state import WorkspaceState, _where
+from contextls.core import candidates
+from contextls.core.errors import (
+    InvalidParams,
+)
+from contextls.core.text import Position, check_range, display_lines, slice_range
+from contextls.core.window import AddOutcome, Candidate
+from contextls.protocol import (
+    AddResult,
+    ItemKind,
+)
+
+
+class Adding(WorkspaceState):
+    def add_region(
+        self,
+        uri: str,
+        start: Position,
+        end: Position,
+        text: str | None = None,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+        symbol: str | None = None,
+        symbol_kind: str | int | None = None,
+    ) -> AddResult:
+        return self._add(
+            self.region_candidate(
+                uri, start, end, text, language, metadata, pin, symbol, symbol_kind
+            )
+        )
+
+    def region_candidate(
+        self,
+        uri: str,
+        start: Position,
+        end: Position,
+        text: str | None = None,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+        symbol: str | None = None,
+        symbol_kind: str | int | None = None,
+    ) -> Candidate:
+        """What adding a region means: the region, or its whole file when that is already
+        context (refreshed rather than cut). Refused before anything changes."""
+        path, rel = self.sources.locate(uri)
+        check_range(start, end)
+        max_bytes = self.settings.max_file_bytes
+        if text is None:
+            # Cut first, so a range the file does not have is refused whatever
+            # the window holds.
+            source: str | None = self.sources.text(uri, path, rel, max_bytes)
+            assert source is not None
+            piece = slice_range(source, start, end, rel)
+            content, lines = piece.content, (piece.start_line, piece.end_line)
+        else:
+            if not text.strip():
+                raise InvalidParams("$.text", "the text is empty")
+            check_size(len(text.encode()), rel, max_bytes)
+            content, lines = text, display_lines(start, end)
+            found = self.sources.current(rel, uri, max_bytes)
+            source = found if isinstance(found, str) else None
+        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
+            # The whole file is already context: refresh it rather than add a piece of it.
+            return self.file_candidate(uri, language, metadata, pin)
+        return candidates.region(
+            content, uri, rel, lines, language, metadata, pin, symbol, symbol_kind, source
+        )
+
+    def add_file(
+        self,
+        uri: str,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+    ) -> AddResult:
+        return self._add(self.file_candidate(uri, language, metadata, pin))
+
+    def file_candidate(
+        self,
+        uri: str,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+    ) -> Candidate:
+        path, rel = self.sources.locate(uri)
+        content = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+        return candidates.file(content, uri, rel, language, metadata, pin)
+
+    def add_text(
+        self,
+        kind: ItemKind,
+        content: str,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+    ) -> AddResult:
+        return self._add(candidates.text(kind, content, language, metadata, pin))
+
+    def _add(self, candidate: Candidate) -> AddResult:
+        def apply(change: Change) -> AddOutcome:
+            outcome = self.window.add(candidate)
+            change.record(outcome)
+            return outcome
+
+        outcome = self.change(apply)
+        warnings = self.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
+        return AddResult(
+            item=wire.context_item(outcome.item),
+            evicted=[wire.context_item(e.item) for e in outcome.evicted],
+            deduplicated=outcome.deduplicated,
+            status=self.status(),
+            merged=[item.id for item in outcome.absorbed],
+            warnings=warnings,
+        )

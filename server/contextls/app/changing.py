@@ -1,0 +1,137 @@
+"""Changing what a window holds: remove, clear, pin, restore."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.workspace_state import WorkspaceState
+from contextls.core.errors import (
+    ItemTooLarge,
+    NoRoom,
+    NotArchived,
+    thousands,
+)
+from contextls.core.items import Item
+from contextls.core.window import Candidate, Window
+from contextls.protocol import (
+    ClearResult,
+    PinResult,
+    RemoveResult,
+    RestoreResult,
+)
+
+
+class Changing(WorkspaceState):
+    def remove(self, ids: list[str]) -> RemoveResult:
+        resolved, merged = self.resolve(ids)
+        removed = self._to_archive(lambda: self.window.remove(resolved), "removed")
+        return RemoveResult(
+            removed=[item.id for item in removed], status=self.status(), merged=merged
+        )
+
+    def clear(self, keep_pinned: bool) -> ClearResult:
+        cleared = self._to_archive(lambda: self.window.clear(keep_pinned), "cleared")
+        return ClearResult(
+            cleared=len(cleared), cleared_ids=[item.id for item in cleared], status=self.status()
+        )
+
+    def _to_archive(self, take: Callable[[], list[Item]], reason: str) -> list[Item]:
+        """Take items out of the window (``take``) and archive them for ``reason``."""
+
+        def apply(change: Change) -> list[Item]:
+            taken = take()
+            for item in taken:
+                change.to_archive(item, reason)
+            return taken
+
+        return self.change(apply)
+
+    def pin(self, item_id: str, pinned: bool) -> PinResult:
+        (item_id,), merged = self.resolve([item_id])
+
+        def apply(change: Change) -> Item:
+            item = self.window.set_pinned(item_id, pinned)
+            change.touch(item)
+            return item
+
+        item = self.change(apply)
+        return PinResult(item=wire.context_item(item), status=self.status(), merged=merged)
+
+    def restore(self, ids: list[str], pin: bool, dry_run: bool = False) -> RestoreResult:
+        """Bring archived items back (their own ids), evicting to make room like an add.
+
+        ``dry_run``: the same change, answered and rolled back (what would come back,
+        what would go), so an editor can ask before evicting.
+        """
+        resolved, merged = self.resolve(ids)
+        already = [item_id for item_id in resolved if item_id in self.window]
+        wanted = [item_id for item_id in resolved if item_id not in self.window]
+        if not wanted:  # nothing to bring back: say so, change nothing
+            return RestoreResult(
+                items=[], evicted=[], status=self.status(), already_in_window=already, merged=merged
+            )
+
+        def apply(change: Change) -> RestoreResult:
+            found = self.store.archived(self.root_uri, wanted)
+            missing = [item_id for item_id in wanted if item_id not in found]
+            if missing:
+                raise NotArchived(_not_archived_message(missing, self.window))
+            restored: list[Item] = []
+            for item_id in wanted:
+                old = found[item_id]
+                try:
+                    outcome = self.window.add(
+                        Candidate(old.kind, old.content, old.metadata, pin or old.pinned, id=old.id)
+                    )
+                except (ItemTooLarge, NoRoom) as error:
+                    raise type(error)(_no_room_to_restore(old, self.window, wanted)) from None
+                change.restore(item_id)
+                change.record(outcome)
+                restored.append(outcome.item)
+            evicted = [eviction.item for eviction in change.evictions]
+            in_window = {item.id for item in self.window}
+            return RestoreResult(
+                items=[wire.context_item(item) for item in restored if item.id in in_window],
+                evicted=[wire.context_item(item) for item in evicted if item.id not in in_window],
+                status=wire.EMPTY_STATUS,
+                already_in_window=already,
+                merged=merged,
+                dry_run=dry_run,
+            )
+
+        result = self.rehearse(apply) if dry_run else self.change(apply)
+        return msgspec.structs.replace(result, status=self.status())
+
+
+def _no_room_to_restore(item: Item, window: Window, wanted: list[str]) -> str:
+    """Why ``item`` cannot come back, and what would let it; nothing was restored."""
+    limits = window.limits
+    others = [item_id for item_id in wanted if item_id != item.id]
+    nothing = f"nothing was restored ({', '.join(others)} neither)" if others else "nothing changed"
+    if item.tokens > limits.max_tokens:
+        return (
+            f"{item.id} ({item.label}) has {thousands(item.tokens)} tokens, more than the whole "
+            f"budget of {thousands(limits.max_tokens)}; raise maxTokens to bring it back; "
+            f"{nothing}"
+        )
+    return (
+        f"{item.id} ({item.label}, {thousands(item.tokens)} tokens) does not fit beside the "
+        f"pinned items ({thousands(window.pinned_tokens)} of the "
+        f"{thousands(limits.max_tokens)}-token budget, {window.pinned_count} of "
+        f"{limits.max_items} places); unpin something or raise maxTokens; {nothing}"
+    )
+
+
+def _not_archived_message(missing: list[str], window: Window) -> str:
+    in_window = [item_id for item_id in missing if item_id in window]
+    if in_window and len(in_window) == len(missing):
+        verb = "is" if len(in_window) == 1 else "are"
+        return f"{', '.join(in_window)} {verb} already in the window"
+    return (
+        f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in the archive; "
+        "search lists what is"
+    )

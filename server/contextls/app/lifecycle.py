@@ -1,0 +1,106 @@
+"""The archive's lifecycle for one workspace: retention, pruning, forgetting."""
+
+from __future__ import annotations
+
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.workspace_state import WorkspaceState
+from contextls.core.errors import (
+    ContextError,
+    InvalidParams,
+)
+from contextls.core.items import Item
+from contextls.protocol import (
+    ErrorCode,
+    ForgetResult,
+)
+from contextls.storage.store import Retention
+
+
+class Lifecycle(WorkspaceState):
+    @property
+    def retention(self) -> Retention:
+        settings = self.settings
+        return Retention(
+            settings.archive_max_items, settings.archive_max_bytes, settings.archive_max_age_days
+        )
+
+    def archive_over(self, now: int) -> bool:
+        """The archive holds more than its retention settings allow (cheap to ask)."""
+        keep = self.retention
+        if keep.max_items and self.archived_count > keep.max_items:
+            return True
+        if keep.max_bytes and self.archive.bytes > keep.max_bytes:
+            return True
+        if keep.max_age_days:
+            oldest = self.store.oldest_archived_at(self.root_uri)
+            return oldest is not None and oldest < now - keep.max_age_ms
+        return False
+
+    def prune(self, now: int, batch: int) -> int:
+        """Delete the oldest archived items beyond the retention settings (at most ``batch``).
+
+        A change like any other: the revision moves, the status says what went.
+        """
+
+        def apply(change: Change) -> int:
+            count, _, _ = self.store.prune(self.root_uri, self.retention, now, batch)
+            if count:
+                change.mutated = True
+                change.archive_delta -= count
+            return count
+
+        return self.change(apply)
+
+    def forget(self, ids: list[str] | None, query: str | None, dry_run: bool) -> ForgetResult:
+        """Remove items for good: from the window and the archive, their text scrubbed."""
+        if not ids and not (query and query.strip()):
+            raise InvalidParams("$.ids", "say which items to forget: ids, or a query")
+        in_window, in_archive = self._to_forget(ids or [], query)
+        gone = [*in_window, *self.store.archived_summaries(self.root_uri, in_archive)]
+        forgotten = [wire.summary(item) for item in gone]
+        if dry_run or not gone:
+            return ForgetResult(forgotten=forgotten, status=self.status(), dry_run=dry_run)
+        window_ids = [item.id for item in in_window]
+
+        def apply(change: Change) -> None:
+            change.archive_delta -= self.store.forget(self.root_uri, in_archive)
+            for item in self.window.remove(window_ids):
+                change.touch(item)  # its row is deleted, not archived
+            change.mutated = True
+
+        self.change(apply)
+        self.window.last_evicted.clear()
+        self.window.last_evicted.extend(
+            self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
+        )
+        self._status = None
+        return ForgetResult(forgotten=forgotten, status=self.status())
+
+    def _to_forget(self, ids: list[str], query: str | None) -> tuple[list[Item], list[str]]:
+        in_window: list[Item] = []
+        in_archive: list[str] = []
+        if ids:
+            wanted = self.resolve(ids)[0]
+            archived = self.store.archived(
+                self.root_uri, [i for i in wanted if i not in self.window]
+            )
+            unknown = [i for i in wanted if i not in self.window and i not in archived]
+            if unknown:
+                raise ContextError(
+                    f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} neither in the "
+                    "window nor in the archive; nothing was forgotten",
+                    ErrorCode.UNKNOWN_ITEM,
+                )
+            in_window = [self.window.get(i) for i in wanted if i in self.window]
+            in_archive = [i for i in wanted if i in archived]
+        if query and query.strip():
+            words = [word.casefold() for word in query.split()]
+            for item in self.window:
+                text = f"{item.label}\n{item.content}".casefold()
+                if all(word in text for word in words) and item not in in_window:
+                    in_window.append(item)
+            for item_id in self.store.archived_ids(self.root_uri, query):
+                if item_id not in in_archive:
+                    in_archive.append(item_id)
+        return in_window, in_archive

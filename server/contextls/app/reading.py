@@ -1,0 +1,87 @@
+"""Reading a window: list, render (with relevant history), search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from contextls.app import protocol_views as wire
+from contextls.app import searching
+from contextls.app.workspace_state import WorkspaceState
+from contextls.core.items import Item
+from contextls.core.render import render, select
+from contextls.protocol import (
+    ListResult,
+    Omission,
+    RenderFormat,
+    RenderResult,
+    SearchResult,
+    SemanticStatus,
+)
+
+
+class Reading(WorkspaceState):
+    def list_items(self, kinds: Sequence[str] | None, limit: int | None) -> ListResult:
+        chosen = select(list(self.window), kinds, limit)
+        return ListResult(items=[wire.context_item(item) for item in chosen])
+
+    def render(
+        self,
+        fmt: RenderFormat,
+        kinds: Sequence[str] | None,
+        limit: int | None,
+        max_tokens: int | None,
+        query: str | None,
+        auto_retrieve: bool = False,
+    ) -> RenderResult:
+        items = select(list(self.window), kinds, limit)
+        history: list[Item] = []
+        scores: dict[str, float] = {}
+        missed: list[str] = []
+        if query and query.strip():  # archived items that answer it: "Relevant history"
+            history, scores, missed = self._storage(
+                searching.history,
+                self.store,
+                self.root_uri,
+                self.archived_count,
+                query,
+                kinds,
+                auto_retrieve,
+            )
+        budget = self.window.limits.max_tokens
+        rendered = render(items, fmt, self.tokenizer.count, max_tokens, history, budget)
+        return RenderResult(
+            text=rendered.text,
+            tokens=rendered.tokens,
+            item_ids=rendered.item_ids,
+            omitted_ids=rendered.omitted_ids,
+            format=fmt,
+            history_ids=rendered.history_ids,
+            history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
+            warnings=[
+                *rendered.warnings,
+                *missed,
+                *(w for item_id in rendered.item_ids for w in self.secrets.get(item_id, [])),
+            ],
+            history_omitted=[
+                Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
+            ],
+            budget=max_tokens or budget,
+        )
+
+    def search(
+        self, query: str, limit: int, kinds: Sequence[str] | None, mode: str | None = None
+    ) -> SearchResult:
+        return self._storage(
+            searching.search,
+            self.store,
+            self.root_uri,
+            self.archived_count,
+            query,
+            limit,
+            kinds,
+            mode,
+        )
+
+    def semantic_status(self) -> SemanticStatus:
+        """Search by meaning here (only ``status`` answers carry it; pushes stay cheap)."""
+        return searching.semantic_status(self.store, self.root_uri, self.archived_count)

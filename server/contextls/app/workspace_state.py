@@ -1,0 +1,353 @@
+"""One workspace folder's state: its window, its rows in the store, its tokenizer.
+
+Every change follows one path (``change``): join the write burst (which
+holds the store's write lock), change the window in memory (the window
+refuses before it changes anything), then write what the ``Change`` recorded
+into the open transaction under a savepoint. If the change fails half-way,
+the window is read back from the store, which holds exactly the changes that
+succeeded before it. The burst commits before the answers leave (``burst``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.app.sources import Documents, FileWatch, Sources
+from contextls.app.unit_of_work import WriteBurst
+from contextls.core import adaptive
+from contextls.core.errors import (
+    ContextError,
+)
+from contextls.core.items import Item
+from contextls.core.secrets import secret_warnings
+from contextls.core.tokens import Tokenizer
+from contextls.core.window import Limits, Window
+from contextls.protocol import (
+    ConfigureResult,
+    ErrorCode,
+    Status,
+    WindowSettings,
+)
+from contextls.storage.rescue import WindowInMemory
+from contextls.storage.store import ArchiveState, StorageError, Store, WorkspaceRow
+
+T = TypeVar("T")
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class WorkspaceState:
+    """A workspace's state and the one path of every change (``change``)."""
+
+    def __init__(
+        self,
+        root_uri: str,
+        root_path: Path,
+        store: Store,
+        burst: WriteBurst,
+        tokenizers: Callable[[str], Tokenizer],
+        documents: Documents,
+        clock: Callable[[], int] = now_ms,
+        warn: Callable[[str], None] = lambda message: None,
+    ) -> None:
+        self.root_uri = root_uri
+        self.warn = warn
+        """Tell every client's person (window/showMessage): what the follow found."""
+        self.store = store
+        self.burst = burst
+        self.tokenizers = tokenizers
+        self.chosen: dict[str, Any] = {}
+        """The settings chosen for this window (camelCase keys); the rest are defaults."""
+        self.settings = WindowSettings()
+        self.tokenizer = tokenizers(self.settings.encoding)
+        self.sources = Sources(root_path, documents)
+        self.watch = FileWatch(root_path)
+        self.dirty: set[str] = set()
+        """Files an editor changed since the items were last brought in line with them."""
+        self.clock = clock
+        self.window = Window(
+            Limits.of(self.settings), self.tokenizer.count, clock, self.tokenizer.encoding
+        )
+        self.revision = 0
+        self.evicted_total = 0
+        self.archived_count = 0
+        self.archive = ArchiveState()
+        self.secrets: dict[str, list[str]] = {}
+        """Items whose text seems to hold a secret: id -> what was said (this process)."""
+        self._status: Status | None = None
+        self.load()
+
+    # ------------------------------------------------------------------ state
+
+    def load(self) -> None:
+        """Read the window back from the store (the truth of every change that succeeded)."""
+        self._status = None
+        self.chosen = self.store.window_settings(self.root_uri)
+        self.settings = window_settings(self.chosen)
+        self.tokenizer = self.tokenizers(self.settings.encoding)
+        row = self.store.workspace(self.root_uri)
+        budget = adaptive.budget_of(self.settings, row.budget)
+        self.window.use(
+            adaptive.limits_of(self.settings, budget), self.tokenizer.count, self.tokenizer.encoding
+        )
+        self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
+        settled = adaptive.budget_of(self.settings, budget, self.window.pinned_tokens)
+        if settled != budget:  # never below the pinned items'
+            self.window.use(
+                adaptive.limits_of(self.settings, settled),
+                self.tokenizer.count,
+                self.tokenizer.encoding,
+            )
+        self.window.last_evicted.clear()
+        self.window.last_evicted.extend(
+            self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
+        )
+        self.revision = row.revision
+        self.evicted_total = row.evicted_total
+        self.archived_count = self.store.archived_count(self.root_uri)
+        self.archive = self.store.archive_state(self.root_uri)
+
+    def catch_up(self) -> bool:
+        """Reload if another process changed this workspace; True if it did."""
+        if self.store.workspace(self.root_uri).revision == self.revision:
+            return False
+        self.load()
+        return True
+
+    def status(self) -> Status:
+        # Built once per change: a change announces it and returns it too.
+        if self._status is None:
+            self._status = wire.status(
+                self.root_uri,
+                self.window,
+                self.settings,
+                self.revision,
+                self.archived_count,
+                self.evicted_total,
+                self.archive,
+                [
+                    w
+                    for item_id, said in self.secrets.items()
+                    if item_id in self.window
+                    for w in said
+                ],
+            )
+        return self._status
+
+    def note_secrets(self, item_id: str, where: str, content: str) -> list[str]:
+        """Scan an item's new text (``where`` names it, never its text); returns the
+        warnings not said before for this item (the status keeps saying all of them while
+        the item is in the window)."""
+        said = secret_warnings(content, where)
+        before = self.secrets.get(item_id, [])
+        if said:
+            self.secrets[item_id] = said
+        else:
+            self.secrets.pop(item_id, None)
+        if said != before:
+            self._status = None
+        return [warning for warning in said if warning not in before]
+
+    def change(self, apply: Callable[[Change], T]) -> T:
+        # The one-time work first: servers of their own share the database, and the
+        # write lock is held from here to the commit (loading o200k takes ~0.2 s).
+        self.tokenizer.load()
+        try:
+            self.burst.begin(self.store)
+        except StorageError as error:
+            raise ContextError(str(error), ErrorCode.STORAGE) from error
+        change = Change()
+        try:
+            result = apply(change)
+            if change.mutated and change.settings is None:
+                # After every change the adaptive budget takes a step toward the work.
+                change.record_evictions(adaptive.step(self.window, self.settings))
+        except BaseException as error:
+            if change.mutated or not isinstance(error, ContextError):
+                self.load()  # drop what this change half did
+            raise
+        if change.mutated:
+            self._save(change)
+        return result
+
+    def _save(self, change: Change) -> None:
+        revision = self.revision + 1
+        evicted_total = self.evicted_total + len(change.evictions)
+        window, store, root = self.window, self.store, self.root_uri
+        try:
+            with store.savepoint():
+                present = [window.get(i) for i in change.touched if i in window]
+                gone = [i for i in change.touched if i not in window]
+                if present:
+                    store.save_items(root, present)
+                if gone:
+                    store.delete_items(root, gone)
+                gained = -store.delete_archived(root, change.restored)
+                at = self.clock()
+                by_reason: dict[str, list[Item]] = {}
+                for item_id, (item, reason) in change.archived.items():
+                    if item_id not in window:
+                        by_reason.setdefault(reason, []).append(item)
+                for reason, items in by_reason.items():
+                    for item in items:  # the archive keeps one copy of a text from a source
+                        copies = [i for i in store.archived_duplicates(root, item) if i != item.id]
+                        gained -= store.delete_archived(root, copies)
+                        change.aliases.update(dict.fromkeys(copies, item.id))
+                    gained += store.archive(root, items, reason, at)
+                if change.aliases:
+                    store.save_aliases(root, change.aliases)
+                if change.settings is not None:
+                    store.save_window_settings(root, change.settings)
+                gained += change.archive_delta
+                settings = change.new_settings or self.settings
+                store.save_workspace(root, self._row(revision, evicted_total, settings))
+        except Exception as error:
+            self.load()
+            if "full" in str(error):
+                raise ContextError(
+                    f"the disk holding {self.store.location} is full; nothing changed. Even "
+                    "removing or forgetting needs a little room to record the deletion: free "
+                    "some space on that disk, then try again",
+                    ErrorCode.STORAGE,
+                ) from error
+            raise ContextError(
+                f"the change could not be saved ({error}); nothing changed", ErrorCode.STORAGE
+            ) from error
+        self.revision, self.evicted_total = revision, evicted_total
+        self.archived_count += gained
+        if gained or change.archived or change.restored or change.archive_delta:
+            self.archive = store.archive_state(root)
+        self._status = None
+        self.burst.changed(self, change.evictions)
+
+    def _row(self, revision: int, evicted_total: int, settings: WindowSettings) -> WorkspaceRow:
+        window = self.window
+        # The adaptive budget the window reached is kept; a fixed one is the setting.
+        budget = window.limits.max_tokens if settings.budget_policy == "adaptive" else 0
+        return WorkspaceRow(window.next_id, window.next_seq, revision, evicted_total, budget)
+
+    def in_memory(self) -> WindowInMemory:
+        """The window as it is now, for a fresh database when the file was destroyed."""
+        return WindowInMemory(
+            self.root_uri,
+            list(self.window),
+            self.chosen,
+            self._row(self.revision, self.evicted_total, self.settings),
+        )
+
+    # ------------------------------------------------------------- resolving
+
+    def resolve(self, ids: list[str]) -> tuple[list[str], dict[str, str]]:
+        """Ids as they are now: one merged into another item names that item.
+
+        Returns the ids (in order, without repeats) and the merged ones (asked -> now).
+        """
+        now: dict[str, str] = {}
+        pending = [i for i in dict.fromkeys(ids) if i not in self.window]
+        current = {i: i for i in pending}
+        for _ in range(64):  # merge chains are short; a cycle cannot loop forever
+            targets = self.store.alias_targets(self.root_uri, list(set(current.values())))
+            moved = False
+            for asked, at in current.items():
+                if at in targets and targets[at] != at and at not in self.window:
+                    current[asked] = targets[at]
+                    moved = True
+            if not moved:
+                break
+        for asked, at in current.items():
+            if at != asked:
+                now[asked] = at
+        resolved = list(dict.fromkeys(now.get(i, i) for i in ids))
+        return resolved, now
+
+    def rehearse(self, apply: Callable[[Change], T]) -> T:
+        """Run a change and answer with what it did, then roll it back: a dry run that
+        agrees with the real change because it is the real change."""
+
+        class Rehearsed(Exception):
+            def __init__(self, value: T) -> None:
+                super().__init__("rehearsed")
+                self.value = value
+
+        def rehearsal(change: Change) -> T:
+            raise Rehearsed(apply(change))
+
+        try:
+            self.change(rehearsal)
+        except Rehearsed as done:  # ``change`` reloaded the window: nothing happened
+            return done.value
+        raise AssertionError("a rehearsal always ends in its exception")
+
+    # --------------------------------------------------------------- settings
+
+    def configure(self, wanted: dict[str, Any], reset: Sequence[str] = ()) -> ConfigureResult:
+        """Change this window's settings (camelCase keys), evicting at once.
+
+        Refused with nothing changed (NO_ROOM) if the pinned items alone would
+        break the new limits. The settings are saved with the window, so every
+        client and process sees the same ones.
+        """
+        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        chosen.update(wanted)
+        new = window_settings(chosen)
+        chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
+        before = self.settings
+        changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
+        evicted: list[Item] = []
+        if chosen != self.chosen:
+            tokenizer = self.tokenizers(new.encoding)
+            window = self.window
+            budget = adaptive.configured(
+                before, new, window.limits.max_tokens, window.pinned_tokens
+            )
+            moved = budget != window.limits.max_tokens
+            limits = adaptive.limits_of(new, budget)
+
+            def apply(change: Change) -> None:
+                change.mutated = True
+                change.settings = chosen
+                change.new_settings = new
+                if limits != window.limits:
+                    change.record_evictions(window.reconfigure(limits))
+                if tokenizer.encoding != window.encoding:
+                    change.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
+                    for item in window:
+                        change.touch(item)
+                if not moved:  # settings that moved the budget are this change's step
+                    change.record_evictions(adaptive.step(window, new))
+                evicted.extend(eviction.item for eviction in change.evictions)
+
+            self.change(apply)  # a refusal leaves the window and its settings as they were
+            self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
+            self._status = None
+        return ConfigureResult(
+            settings=self.settings,
+            chosen=list(self.chosen),  # type: ignore[arg-type]
+            changed=changed,  # type: ignore[arg-type]
+            evicted=[wire.context_item(item) for item in evicted],
+            status=self.status(),
+        )
+
+    def seed(self, wish: dict[str, Any]) -> None:
+        """A client's settings for a window that has none of its own yet."""
+        if wish and not self.chosen:
+            self.configure(wish)
+
+    def _storage(self, read: Callable[..., T], *args: Any) -> T:
+        try:
+            return read(*args)
+        except StorageError as error:
+            raise ContextError(str(error), ErrorCode.STORAGE) from error
+
+
+def _where(item: Item) -> str:
+    """An item named by its source, never by its text (which may be the secret itself)."""
+    return item.path or f"{item.id} ({item.kind})"
