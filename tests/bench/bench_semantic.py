@@ -50,7 +50,7 @@ from _stats import Row, median, percentile, ratio, ratio_row  # noqa: E402
 from tests.relevance.corpus import QUERIES, documents  # noqa: E402
 
 from contextls.search.retrieval import retrieve  # noqa: E402
-from contextls.semantic import vectors  # noqa: E402
+from contextls.semantic import tables, vector_index, vectors  # noqa: E402
 from contextls.semantic.chunks import chunk_ids  # noqa: E402
 from contextls.semantic.engine import Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
@@ -75,7 +75,7 @@ def fill(path: Path, items: int, model_id: str) -> None:
     Store(path).close()
     rng = np.random.default_rng(7)
     db = sqlite3.connect(path, isolation_level=None)
-    vectors.install(db, model_id)
+    tables.install(db, model_id)
     db.execute("BEGIN")
     db.executemany(
         "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens,"
@@ -93,7 +93,7 @@ def fill(path: Path, items: int, model_id: str) -> None:
             "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES (?, ?, 0, ?, ?)",
             (
                 (ROOT, f"ctx-{start + n}", model_id, blob)
-                for n, blob in enumerate(vectors.pack(block))
+                for n, blob in enumerate(vector_index.pack(block))
             ),
         )
     db.execute("DELETE FROM semantic_queue")  # all embedded

@@ -11,11 +11,9 @@ from typing import Any
 
 import pytest
 
+from contextls.core.condensing import CONDENSED_RECENTLY, NOT_ENOUGH_MESSAGES
 from contextls.core.conversation import (
-    CONDENSED_RECENTLY,
     DEFAULT_RESERVED_TOKENS,
-    IMAGE_WITHOUT_DATA_TOKENS,
-    NOT_ENOUGH_MESSAGES,
     ConversationParamsError,
     Message,
     SummaryOutcome,
@@ -25,6 +23,7 @@ from contextls.core.conversation import (
     truncate_conversation,
     truncate_conversation_if_needed,
 )
+from contextls.core.conversation_messages import IMAGE_WITHOUT_DATA_TOKENS
 from contextls.core.errors import InvalidParams
 from tests.support.offline_tiktoken import encoding
 

@@ -7,7 +7,7 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("onnxruntime")
 
-from contextls.semantic import vectors  # noqa: E402
+from contextls.semantic import tables, vector_index, vectors  # noqa: E402
 from contextls.semantic.scan import Scanner, quantize_rows  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
 
@@ -15,7 +15,7 @@ from contextls.storage.store import Store  # noqa: E402
 def _db(path: str, model: str = "m1") -> sqlite3.Connection:
     Store(path).close()  # the real schema: archive and items tables
     db = sqlite3.connect(path, isolation_level=None)
-    vectors.install(db, model)
+    tables.install(db, model)
     return db
 
 
@@ -40,7 +40,7 @@ def _store(db: sqlite3.Connection, root: str, item_id: str, *rows: "np.ndarray")
     (item,) = [p for p in vectors.claim(db, "t", 0, 1000) if p.id == item_id] or [
         vectors.Pending(0, root, item_id, item_id)
     ]
-    vectors.store(db, item, "m1", vectors.pack(np.stack(rows)))
+    vectors.store(db, item, "m1", vector_index.pack(np.stack(rows)))
     db.execute("COMMIT")
 
 
@@ -83,7 +83,7 @@ def test_an_item_scores_as_its_best_chunk(tmp_path) -> None:
     _store(db, "r", "long", _unit(0.0, 1.0), _unit(1.0, 0.1))
     _store(db, "r", "short", _unit(1.0, 0.5))
     _store(db, "other-root", "x", _unit(1.0))
-    index = vectors.VectorIndex("r", "m1")
+    index = vector_index.VectorIndex("r", "m1")
     index.refresh(db)
     top = index.search(Scanner(384), _unit(1.0), limit=5)
     assert [item_id for item_id, _ in top] == ["long", "short"]
@@ -94,7 +94,7 @@ def test_index_refresh_sees_new_replaced_and_swept_vectors(tmp_path) -> None:
     db = _db(str(tmp_path / "s.db"))
     scanner = Scanner(384)
     _store(db, "r", "a", _unit(1.0))
-    index = vectors.VectorIndex("r", "m1")
+    index = vector_index.VectorIndex("r", "m1")
     index.refresh(db)
     _store(db, "r", "b", _unit(0.0, 1.0))
     index.refresh(db)
@@ -130,7 +130,7 @@ def test_packed_rows_keep_the_cosine() -> None:
     rng = np.random.default_rng(5)
     rows = rng.standard_normal((50, 384)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    quantized, factors = vectors.unpack(vectors.pack(rows))
+    quantized, factors = vector_index.unpack(vector_index.pack(rows))
     approx = Scanner(384).scores(quantized, factors, rows[7])
     assert np.abs(approx - rows @ rows[7]).max() < 0.01
 

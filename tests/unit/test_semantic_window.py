@@ -17,7 +17,7 @@ pytest.importorskip("onnxruntime")
 
 from contextls.core.items import Item  # noqa: E402
 from contextls.search.retrieval import relevant_history, retrieve  # noqa: E402
-from contextls.semantic import indexer, vectors  # noqa: E402
+from contextls.semantic import indexer, tables, vector_index, vectors  # noqa: E402
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
@@ -54,7 +54,7 @@ def _item(item_id: str, content: str, seq: int = 1) -> Item:
 def _open(path: Path, embedder: Embedder) -> tuple[Store, sqlite3.Connection]:
     store = Store(path)
     db = sqlite3.connect(path, isolation_level=None)
-    vectors.install(db, embedder.model_id)
+    tables.install(db, embedder.model_id)
     return store, db
 
 
@@ -118,7 +118,7 @@ def test_text_changed_after_embedding_is_embedded_again_at_eviction(
     assert indexer.index_some(db, counting) == 1  # type: ignore[arg-type]
     assert counting.chunks == 1
     (stored,) = db.execute("SELECT vector FROM semantic_vectors WHERE id = 'ctx-1'").fetchone()
-    expected = vectors.pack(embedder.embed_ids([embedder.pieces(changed.content)]))[0]
+    expected = vector_index.pack(embedder.embed_ids([embedder.pieces(changed.content)]))[0]
     assert stored == expected
 
 

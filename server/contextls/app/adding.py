@@ -9,11 +9,12 @@ from contextls.app.changes import Change
 from contextls.app.files import check_size
 from contextls.app.workspace_state import WorkspaceState, _where
 from contextls.core import candidates
+from contextls.core.candidates import Candidate
 from contextls.core.errors import (
     InvalidParams,
 )
 from contextls.core.text import Position, check_range, display_lines, slice_range
-from contextls.core.window import AddOutcome, Candidate
+from contextls.core.window import AddOutcome
 from contextls.protocol import (
     AddResult,
     ItemKind,

@@ -22,9 +22,10 @@ from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.expand import PlannedFile, expand
 from contextls.app.workspace import Workspace
+from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
-from contextls.core.window import AddOutcome, Candidate, Eviction, Window
+from contextls.core.window import AddOutcome, Eviction, Window
 from contextls.protocol import (
     AddFilesParams,
     AddFilesResult,

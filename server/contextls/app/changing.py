@@ -9,6 +9,7 @@ import msgspec
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.workspace_state import WorkspaceState
+from contextls.core.candidates import Candidate
 from contextls.core.errors import (
     ItemTooLarge,
     NoRoom,
@@ -16,7 +17,7 @@ from contextls.core.errors import (
     thousands,
 )
 from contextls.core.items import Item
-from contextls.core.window import Candidate, Window
+from contextls.core.window import Window
 from contextls.protocol import (
     ClearResult,
     PinResult,

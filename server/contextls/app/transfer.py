@@ -17,9 +17,9 @@ from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.settings import WINDOW_KEYS, chosen_of
 from contextls.app.workspace import Workspace
+from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
-from contextls.core.window import Candidate
 from contextls.protocol import (
     EXPORT_FORMAT,
     EXPORT_VERSION,

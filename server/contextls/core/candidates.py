@@ -7,14 +7,29 @@ client's own metadata keys come first, so ours win where they clash.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from contextls.core.errors import InvalidParams
 from contextls.core.languages import guess_language
-from contextls.core.window import Candidate
 from contextls.protocol import ItemKind
 
 Metadata = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Candidate:
+    """What a request wants to add. ``metadata`` carries path and lines for file regions."""
+
+    kind: ItemKind
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    pin: bool = False
+    id: str | None = None
+    """Set when restoring an archived item: it comes back under its own id."""
+    source: str | None = None
+    """The whole text of a region's file, when known: regions that merge take the file's
+    text over the merged lines from it (a piece of a line never stands for the line)."""
 
 
 def region(

@@ -15,17 +15,18 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Final
 
+from contextls.core.candidates import Candidate
 from contextls.core.errors import ItemTooLarge, NoRoom, UnknownItem, thousands
-from contextls.core.items import STALE_REASON, Item, StaleReason, lines_of, make_label, split_lines
+from contextls.core.items import STALE_REASON, Item, StaleReason, lines_of, make_label
+from contextls.core.regions import merge_regions, touching_closure
 from contextls.core.relevance import relevance
 from contextls.protocol import (
     RANGED_KINDS,
     EvictionPolicy,
     EvictionReason,
-    ItemKind,
     Settings,
     WindowSettings,
 )
@@ -47,21 +48,6 @@ class Limits:
     @classmethod
     def of(cls, settings: Settings | WindowSettings) -> Limits:
         return cls(settings.max_items, settings.max_tokens, settings.eviction_policy)
-
-
-@dataclass(slots=True)
-class Candidate:
-    """What a request wants to add. ``metadata`` carries path and lines for file regions."""
-
-    kind: ItemKind
-    content: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-    pin: bool = False
-    id: str | None = None
-    """Set when restoring an archived item: it comes back under its own id."""
-    source: str | None = None
-    """The whole text of a region's file, when known: regions that merge take the file's
-    text over the merged lines from it (a piece of a line never stands for the line)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +137,7 @@ class Window:
         if absorbed and candidate.kind == "code":
             # An exact match among touching regions merges with them, as one of them.
             exact = [same] if same is not None and not same.is_whole_file else []
-            merged = _merge_regions([*absorbed, *exact], candidate)
+            merged = merge_regions([*absorbed, *exact], candidate)
             if merged is None:  # texts that do not line up with their ranges: keep apart
                 absorbed = []
             else:
@@ -378,6 +364,7 @@ class Window:
         return self._last_timestamp
 
     def _duplicates(self, candidate: Candidate) -> tuple[Item | None, list[Item]]:
+        """The item ``candidate`` would refresh in place, and the regions it would absorb."""
         path = candidate.metadata.get("path")
         if candidate.kind not in RANGED_KINDS or not isinstance(path, str):
             same_id = self._by_text.get((candidate.kind, candidate.content))
@@ -403,7 +390,7 @@ class Window:
                     same = item
                 else:
                     regions.append(item)
-        return same, _touching_closure(lines, regions)
+        return same, touching_closure(lines, regions)
 
     def _check_size(self, tokens: int) -> None:
         limits = self.limits
@@ -522,70 +509,3 @@ class Window:
 def _id_number(item_id: str) -> int:
     _, _, number = item_id.partition("-")
     return int(number) if number.isdigit() else 0
-
-
-def _touching_closure(lines: tuple[int, int], regions: list[Item]) -> list[Item]:
-    """Regions that overlap or touch ``lines``, directly or through each other."""
-    start, end = lines
-    absorbed: list[Item] = []
-    pending = list(regions)
-    grew = True
-    while grew:
-        grew = False
-        for item in list(pending):
-            span = item.lines
-            assert span is not None
-            if span[0] <= end + 1 and start <= span[1] + 1:
-                start, end = min(start, span[0]), max(end, span[1])
-                absorbed.append(item)
-                pending.remove(item)
-                grew = True
-    return absorbed
-
-
-def _merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dict[str, Any]] | None:
-    """One region covering all of them: the file's text over the merged lines when the
-    candidate carries it, else the pieces' lines (the newest text wins where they overlap)."""
-    newline_at_end = candidate.content.endswith("\n")
-    if candidate.source is not None:
-        return _merge_from_source(absorbed, candidate, candidate.source)
-    by_line: dict[int, str] = {}
-    sources = [
-        *((item.content, item.lines) for item in sorted(absorbed, key=lambda i: i.seq)),
-        (candidate.content, lines_of(candidate.metadata)),
-    ]
-    for content, span in sources:
-        assert span is not None
-        lines = split_lines(content)
-        if len(lines) != span[1] - span[0] + 1:
-            return None
-        by_line.update(zip(range(span[0], span[1] + 1), lines, strict=True))
-    start, end = min(by_line), max(by_line)
-    text = "\n".join(by_line[n] for n in range(start, end + 1))
-    return (text + "\n" if newline_at_end else text), _merged_metadata(candidate, start, end)
-
-
-def _merge_from_source(
-    absorbed: list[Item], candidate: Candidate, source: str
-) -> tuple[str, dict[str, Any]] | None:
-    pieces = [(item.content, item.lines) for item in absorbed]
-    pieces.append((candidate.content, lines_of(candidate.metadata)))
-    spans = [span for _, span in pieces if span is not None]
-    start, end = min(span[0] for span in spans), max(span[1] for span in spans)
-    lines = source.splitlines(keepends=True)
-    if end > len(lines):
-        return None  # the file no longer has these lines: keep the regions apart
-    text = "".join(lines[start - 1 : end])
-    # It ends as the piece that reaches the last line did: with its newline, or without.
-    if not any(content.endswith("\n") for content, span in pieces if span and span[1] == end):
-        text = text.removesuffix("\n").removesuffix("\r")
-    return text, _merged_metadata(candidate, start, end)
-
-
-def _merged_metadata(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
-    metadata = dict(candidate.metadata)
-    if (start, end) != lines_of(candidate.metadata):
-        metadata.pop("symbol", None)
-        metadata.pop("symbolKind", None)
-    metadata["startLine"], metadata["endLine"] = start, end
-    return metadata

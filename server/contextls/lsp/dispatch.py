@@ -8,7 +8,7 @@ params as the decoded dict, the result (a msgspec Struct) encoded by msgspec
 straight into the outbox. Everything else (the LSP lifecycle, document sync,
 workspace events, ``$/cancelRequest``, the asynchronous
 ``prepareConversation``, responses to our own requests) goes to pygls'
-``structure_message``/``handle_message`` as before, typed by lsprotocol.
+``structure_message``/``handle_message``, typed by lsprotocol.
 
 Unlike pygls' loop the dispatcher also answers what it cannot read: a body
 that is not JSON gets -32700, a request that is not a JSON-RPC object -32600,

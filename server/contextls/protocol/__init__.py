@@ -1,19 +1,33 @@
 """The wire contract, and nothing else: what clients and the server say to each other.
 
-The types (``types``), the method table (``methods``) and the error codes
-(``errors``) are defined once here; the JSON Schema in
-``clients/protocol/contextls.schema.json`` is generated from them (``schema``), and
-the editors' mirrors from that. It is the only part of the server a client imports:
-``framing`` (LSP's Content-Length frames), ``places`` (where the daemon of a database
-listens) and ``build`` (what identifies the installed code) are the contract between
-the command line and its daemon.
+The types (``wire``, ``status``, ``params``, ``results``, ``conversation``), the method
+table (``methods``) and the error codes (``errors``) are defined once here; the JSON
+Schema in ``clients/protocol/contextls.schema.json`` is generated from them
+(``schema``), and the editors' mirrors from that. Field names are camelCase on the
+wire (``rename="camel"``). Every request takes an optional ``workspace`` (a folder URI
+or path); without it the server routes by the folder that contains ``uri``, else the
+only open folder.
+
+It is the only part of the server a client imports: ``framing`` (LSP's Content-Length
+frames), ``places`` (where the daemon of a database listens) and ``build`` (what
+identifies the installed code) are the contract between the command line and its daemon.
 """
 
+from contextls.protocol import conversation, errors, methods, params, results, status, wire
+from contextls.protocol.conversation import *  # noqa: F403
 from contextls.protocol.errors import *  # noqa: F403
-from contextls.protocol.errors import __all__ as _errors
 from contextls.protocol.methods import *  # noqa: F403
-from contextls.protocol.methods import __all__ as _methods
-from contextls.protocol.types import *  # noqa: F403
-from contextls.protocol.types import __all__ as _types
+from contextls.protocol.params import *  # noqa: F403
+from contextls.protocol.results import *  # noqa: F403
+from contextls.protocol.status import *  # noqa: F403
+from contextls.protocol.wire import *  # noqa: F403
 
-__all__ = [*_types, *_errors, *_methods]
+__all__ = [
+    *wire.__all__,
+    *status.__all__,
+    *params.__all__,
+    *results.__all__,
+    *conversation.__all__,
+    *errors.__all__,
+    *methods.__all__,
+]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
-from contextls.protocol.types import AddFilesResult, NoRoomData, Wire
+from contextls.protocol.results import AddFilesResult, NoRoomData
+from contextls.protocol.wire import Wire
 
 __all__ = ["ERROR_DATA", "ErrorCode"]
 

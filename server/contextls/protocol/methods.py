@@ -9,49 +9,49 @@ from __future__ import annotations
 
 from typing import Final, Generic, TypeVar
 
-from contextls.protocol.types import (
+from contextls.protocol.conversation import PrepareConversationParams, PrepareConversationResult
+from contextls.protocol.params import (
     AddFileParams,
     AddFilesParams,
-    AddFilesResult,
     AddRegionParams,
-    AddResult,
     AddSymbolParams,
     AddTextParams,
     ClearParams,
-    ClearResult,
     ConfigureParams,
-    ConfigureResult,
     CountTokensParams,
-    CountTokensResult,
-    DidEvictParams,
     ExportDocument,
     ExportParams,
     ForgetParams,
-    ForgetResult,
     ImportParams,
-    ImportResult,
     ListParams,
-    ListResult,
     PinParams,
-    PinResult,
-    PrepareConversationParams,
-    PrepareConversationResult,
     RefreshParams,
-    RefreshResult,
     RemoveParams,
-    RemoveResult,
     RenderParams,
-    RenderResult,
     RestoreParams,
-    RestoreResult,
     SearchParams,
+    ServerInfoParams,
+    StatusParams,
+)
+from contextls.protocol.results import (
+    AddFilesResult,
+    AddResult,
+    ClearResult,
+    ConfigureResult,
+    CountTokensResult,
+    ForgetResult,
+    ImportResult,
+    ListResult,
+    PinResult,
+    RefreshResult,
+    RemoveResult,
+    RenderResult,
+    RestoreResult,
     SearchResult,
     ServerInfo,
-    ServerInfoParams,
-    Status,
-    StatusParams,
-    Wire,
 )
+from contextls.protocol.status import DidEvictParams, Status
+from contextls.protocol.wire import Wire
 
 __all__ = ["METHODS", "NOTIFICATIONS", "Notification", "Request", "Requests"]
 

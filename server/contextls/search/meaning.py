@@ -40,10 +40,6 @@ class MeaningProvider(Protocol):
         """Archived items of ``root`` nearest to ``query``, as (id, cosine), best first."""
         ...
 
-    def archive_places(self, root: str, ids: list[str]) -> dict[str, tuple[int, str]]:
-        """``archived_at`` and ``reason`` of archived items."""
-        ...
-
     def index_some(self, idle: Callable[[], bool]) -> bool | None:
         """Idle work: None while it runs, False when nothing waits."""
         ...
@@ -72,9 +68,6 @@ class Unavailable:
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None
     ) -> list[tuple[str, float]]:
         return []
-
-    def archive_places(self, root: str, ids: list[str]) -> dict[str, tuple[int, str]]:
-        return {}
 
     def index_some(self, idle: Callable[[], bool]) -> bool | None:
         return False

@@ -114,7 +114,7 @@ def retrieve(
         ranked = ranked[:limit]
     missing = [f.id for f in ranked if f.id not in by_id]
     items = store.archived(root, missing) if missing else {}
-    places = meaning.archive_places(root, missing)
+    places = store.archive_places(root, missing)
     words = telling_words(query)
     hits = []
     for fused in ranked:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from . import availability, indexer, vectors
+from . import availability, indexer, tables, vector_index, vectors
 from .model import MODEL_ID, Embedder, ModelError, checked_model
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class Engine:
         self._read: sqlite3.Connection | None = None
         self._write: sqlite3.Connection | None = None
         self._inode = -1
-        self._indexes: dict[str, vectors.VectorIndex] = {}
+        self._indexes: dict[str, vector_index.VectorIndex] = {}
         self._write_lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._caught_up = False
@@ -180,7 +180,7 @@ class Engine:
         # The server checkpoints when idle; this connection must not do it on its commits.
         write.execute("PRAGMA wal_autocheckpoint = 0")
         try:
-            vectors.install(write, self._embedder.model_id)  # on the event loop: no waiting
+            tables.install(write, self._embedder.model_id)  # on the event loop: no waiting
         except sqlite3.OperationalError as error:
             write.close()
             if "locked" in str(error) or "busy" in str(error):
@@ -379,7 +379,7 @@ class Engine:
             return []
         index = self._indexes.get(root)
         if index is None:
-            index = self._indexes[root] = vectors.VectorIndex(root, embedder.model_id)
+            index = self._indexes[root] = vector_index.VectorIndex(root, embedder.model_id)
         index.refresh(self._read)
         nearest = index.search(self._scanner, embedder.embed([query])[0], limit * 2)
         if not nearest:
@@ -392,18 +392,6 @@ class Engine:
             params.extend(kinds)
         archived = {row[0] for row in self._read.execute(sql, params)}
         return [(item_id, score) for item_id, score in nearest if item_id in archived][:limit]
-
-    def archive_places(self, root: str, ids: list[str]) -> dict[str, tuple[int, str]]:
-        """``archived_at`` and ``reason`` of archived items (latest entry per id)."""
-        if not ids or self._read is None:
-            return {}
-        marks = ", ".join("?" * len(ids))
-        rows = self._read.execute(
-            f"SELECT id, archived_at, reason FROM archive WHERE root = ? AND id IN ({marks}) "
-            "ORDER BY rowid",
-            [root, *ids],
-        )
-        return {row[0]: (row[1], row[2]) for row in rows}
 
     def index_bytes(self) -> int:
         return sum(index.nbytes for index in self._indexes.values())

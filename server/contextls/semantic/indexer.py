@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import vectors
+from . import vector_index, vectors
 from .chunks import chunk_ids
 from .model import Embedder
 
@@ -94,7 +94,7 @@ def index_some(
         if not made:  # not embedded while it was in the window: embed it now
             if done and not go_on():
                 break
-            made = vectors.pack(embed_item(embedder, item.content))
+            made = vector_index.pack(embed_item(embedder, item.content))
         done.append((item, made))
     left = [item.rowid for item in claimed[len(done) :]]
 
@@ -134,7 +134,7 @@ def index_window(
         if stopped or (done and not go_on()):
             stopped.append(item)
             continue
-        done.append((item, made_from, vectors.pack(embed_item(embedder, item.content))))
+        done.append((item, made_from, vector_index.pack(embed_item(embedder, item.content))))
 
     def save() -> None:
         for item, made_from, packed in done:

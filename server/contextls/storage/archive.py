@@ -112,6 +112,18 @@ class ArchiveRows(Connection):
         ).fetchall()
         return [(item_from_row(row[:8]), int(row[8]), str(row[9])) for row in rows]
 
+    def archive_places(self, root: str, ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """``archived_at`` and ``reason`` of archived items (the latest entry per id)."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        rows = self._db.execute(
+            f"SELECT id, archived_at, reason FROM archive WHERE root = ? AND id IN ({marks}) "
+            "ORDER BY rowid",
+            (root, *ids),
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
+
     def archived_count(self, root: str) -> int:
         return int(
             self._db.execute("SELECT count(*) FROM archive WHERE root = ?", (root,)).fetchone()[0]

@@ -1,0 +1,325 @@
+"""What each request takes, and the settings a window may be given."""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal
+
+import msgspec
+from msgspec import Meta
+
+from contextls.protocol.wire import (
+    BudgetPolicy,
+    Encoding,
+    EvictionPolicy,
+    IdList,
+    ItemId,
+    ItemKind,
+    Metadata,
+    PositiveLimit,
+    Range,
+    RenderFormat,
+    SearchMode,
+    Task,
+    Wire,
+)
+
+__all__ = [
+    "ARCHIVE_MAX_ITEMS_DEFAULT",
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "AddFileParams",
+    "AddFilesParams",
+    "AddParams",
+    "AddRegionParams",
+    "AddSymbolParams",
+    "AddTextParams",
+    "ArchiveMaxAgeDays",
+    "ArchiveMaxBytes",
+    "ArchiveMaxItems",
+    "BudgetCeiling",
+    "ClearParams",
+    "ConfigureParams",
+    "CountTokensParams",
+    "ExportDocument",
+    "ExportItem",
+    "ExportParams",
+    "FileTarget",
+    "ForgetParams",
+    "ImportParams",
+    "ListParams",
+    "MaxFileBytes",
+    "MaxItems",
+    "MaxTokens",
+    "PinParams",
+    "RefreshParams",
+    "RemoveParams",
+    "RenderParams",
+    "RestoreParams",
+    "SearchParams",
+    "ServerInfoParams",
+    "StatusParams",
+    "WindowSettingName",
+    "WindowSettings",
+    "WindowSettingsChange",
+    "WorkspaceParams",
+]
+
+# --------------------------------------------------------------------------
+# Request parameters
+# --------------------------------------------------------------------------
+
+
+class WorkspaceParams(Wire):
+    workspace: str | None = None
+
+
+class AddParams(WorkspaceParams, kw_only=True):
+    """What every add takes: the language, free metadata, and whether to pin."""
+
+    language: str | None = None
+    metadata: Metadata | None = None
+    pin: bool = False
+
+
+class AddRegionParams(AddParams, kw_only=True):
+    uri: str
+    range: Range
+    text: str | None = None
+    """The region's text as the editor has it (unsaved edits); else read from the file."""
+
+
+class AddFileParams(AddParams, kw_only=True):
+    uri: str
+
+
+class AddSymbolParams(AddRegionParams, kw_only=True):
+    name: Annotated[str, Meta(min_length=1)]
+    symbol_kind: str | int | None = None
+
+
+class AddTextParams(AddParams, kw_only=True):
+    content: str
+    kind: ItemKind = "text"
+
+
+class FileTarget(Wire):
+    """One target of a bulk add: a file, a region of a file, a folder, or a glob.
+
+    Exactly one of ``uri`` and ``glob``. A folder adds its files (inside git: what
+    ``git ls-files -co --exclude-standard`` lists). Folders and globs leave out hidden
+    files, tool folders (``node_modules``, ``.venv``…), binary files and files that
+    usually hold credentials; a file named by ``uri`` is always tried.
+    """
+
+    uri: str | None = None
+    """A file or folder: a ``file://`` URI or an absolute path."""
+    glob: Annotated[str, Meta(min_length=1, max_length=4096)] | None = None
+    """A pattern such as ``src/**/*.py``: relative to the workspace folder, or absolute."""
+    range: Range | None = None
+    """Only this region of the file (LSP, 0-based, end exclusive)."""
+
+
+class AddFilesParams(AddParams, kw_only=True):
+    """Add many files as one change, planned as a whole.
+
+    The set never evicts its own members. When it does not fit beside the pinned
+    items, nothing changes (NO_ROOM, with the figures in ``data``). When making room
+    would evict more than half of the window (its items or its tokens), nothing
+    changes unless ``force`` (NEEDS_FORCE, whose ``data`` is the planned
+    ``AddFilesResult``). ``dryRun`` plans with the same code and changes nothing.
+    """
+
+    targets: Annotated[list[FileTarget], Meta(min_length=1, max_length=10_000)]
+    force: bool = False
+    dry_run: bool = False
+
+
+class RemoveParams(WorkspaceParams, kw_only=True):
+    ids: IdList
+
+
+class PinParams(WorkspaceParams, kw_only=True):
+    id: ItemId
+    pinned: bool = True
+
+
+class ClearParams(WorkspaceParams, kw_only=True):
+    keep_pinned: bool = False
+
+
+class ListParams(WorkspaceParams, kw_only=True):
+    kinds: list[ItemKind] | None = None
+    limit: PositiveLimit | None = None
+
+
+class RenderParams(WorkspaceParams, kw_only=True):
+    format: RenderFormat = "markdown"
+    kinds: list[ItemKind] | None = None
+    limit: PositiveLimit | None = None
+    max_tokens: PositiveLimit | None = None
+    query: Annotated[str, Meta(max_length=10_000)] | None = None
+    """Also render the archived items relevant to this ("Relevant history"), as search would."""
+    auto_retrieve: bool = False
+    """With ``query``: fill the budget left after the window with the archived items
+    whose similarity passes a threshold (``historyIds`` and ``historyScores`` say which)."""
+
+
+class StatusParams(WorkspaceParams, kw_only=True):
+    pass
+
+
+class SearchParams(WorkspaceParams, kw_only=True):
+    query: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    limit: Annotated[int, Meta(ge=1, le=500)] = 20
+    kinds: list[ItemKind] | None = None
+    mode: SearchMode | None = None
+    """``hybrid`` when semantic search is available, else ``keyword``."""
+
+
+class RestoreParams(WorkspaceParams, kw_only=True):
+    ids: IdList
+    pin: bool = False
+    dry_run: bool = False
+    """Say what the restore would bring back and evict; change nothing."""
+
+
+class CountTokensParams(WorkspaceParams, kw_only=True):
+    text: str = ""
+    encoding: Encoding | None = None
+    targets: Annotated[list[FileTarget], Meta(max_length=10_000)] | None = None
+    """Files, folders or globs of the workspace to count as well, expanded as a bulk add
+    expands them (``files`` says what each one takes)."""
+
+
+class ServerInfoParams(WorkspaceParams, kw_only=True):
+    pass
+
+
+class ForgetParams(WorkspaceParams, kw_only=True):
+    """Remove items for good: from the window, the archive, the search index, the file."""
+
+    ids: IdList | None = None
+    query: Annotated[str, Meta(min_length=1, max_length=10_000)] | None = None
+    """Every item (window or archive) whose text holds all of these words."""
+    dry_run: bool = False
+
+
+class ExportParams(WorkspaceParams, kw_only=True):
+    archive: bool = False
+    """Include the archive."""
+
+
+class ImportParams(WorkspaceParams, kw_only=True):
+    document: ExportDocument
+    dry_run: bool = False
+
+
+class RefreshParams(WorkspaceParams, kw_only=True):
+    ids: IdList | None = None
+    """Items to re-read from their files; omitted: every stale item."""
+
+
+MaxItems = Annotated[int, Meta(ge=1, le=1000)]
+MaxTokens = Annotated[int, Meta(ge=1, le=10_000_000)]
+MaxFileBytes = Annotated[int, Meta(ge=1)]
+ArchiveMaxItems = Annotated[int, Meta(ge=0, description="0: no limit")]
+ArchiveMaxBytes = Annotated[int, Meta(ge=0, description="0: no limit")]
+ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
+BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")]
+WindowSettingName = Literal[
+    "maxItems",
+    "maxTokens",
+    "encoding",
+    "evictionPolicy",
+    "maxFileBytes",
+    "archiveMaxItems",
+    "archiveMaxBytes",
+    "archiveMaxAgeDays",
+    "budgetPolicy",
+    "task",
+    "budgetCeiling",
+]
+ARCHIVE_MAX_ITEMS_DEFAULT: Final = 10_000
+"""Archived items kept per workspace. At the ~1-2 KB an archived item takes here,
+10,000 are 10-20 MB of database, searched in a few milliseconds (a search stays
+under 10 ms at 100,000); a year of steady use (~30 evictions a working day) fits."""
+
+
+class WindowSettings(Wire):
+    """The settings of one workspace window, stored with it (every client sees the same)."""
+
+    max_items: MaxItems = 50
+    max_tokens: MaxTokens = 8000
+    encoding: Encoding = "o200k_base"
+    eviction_policy: EvictionPolicy = "fifo"
+    max_file_bytes: MaxFileBytes = 1_000_000
+    archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
+    """The oldest archived items beyond this many are pruned (when the server is idle)."""
+    archive_max_bytes: ArchiveMaxBytes = 0
+    """The oldest archived items beyond this many bytes of text are pruned."""
+    archive_max_age_days: ArchiveMaxAgeDays = 0
+    """Archived items older than this are pruned."""
+    budget_policy: BudgetPolicy = "fixed"
+    """``fixed``: the budget is ``maxTokens``. ``adaptive``: it follows the work, from half
+    to four times ``maxTokens`` (see ``core/adaptive.py``)."""
+    task: Task = "general"
+    """What the window is for; under ``adaptive`` it scales the budget."""
+    budget_ceiling: BudgetCeiling = 0
+    """The most the adaptive budget may reach (the model's context minus room for the
+    answer); 0: four times ``maxTokens``."""
+
+
+class WindowSettingsChange(Wire):
+    """The window settings to change; a key left out (or null) keeps its value."""
+
+    max_items: MaxItems | None = None
+    max_tokens: MaxTokens | None = None
+    encoding: Encoding | None = None
+    eviction_policy: EvictionPolicy | None = None
+    max_file_bytes: MaxFileBytes | None = None
+    archive_max_items: ArchiveMaxItems | None = None
+    archive_max_bytes: ArchiveMaxBytes | None = None
+    archive_max_age_days: ArchiveMaxAgeDays | None = None
+    budget_policy: BudgetPolicy | None = None
+    task: Task | None = None
+    budget_ceiling: BudgetCeiling | None = None
+
+
+class ConfigureParams(WorkspaceParams, kw_only=True):
+    """Change a window's settings. The server decides: a change the pinned items
+    cannot live with is refused (NO_ROOM) and nothing changes. With no keys it
+    only reads the settings."""
+
+    settings: WindowSettingsChange = msgspec.field(default_factory=WindowSettingsChange)
+    reset: list[WindowSettingName] = []
+    """Keys to bring back to their defaults."""
+
+
+class ExportItem(Wire):
+    """An item as exported: its path is relative to the workspace (no absolute URI)."""
+
+    id: str
+    kind: ItemKind
+    content: str
+    metadata: Metadata = {}
+    timestamp: int = 0
+    pinned: bool = False
+    archived_at: int | None = None
+    reason: str | None = None
+
+
+EXPORT_FORMAT: Final = "contextls-export"
+EXPORT_VERSION: Final = 1
+
+
+class ExportDocument(Wire):
+    """A window (and its archive) as one JSON document, for another machine or person."""
+
+    format: str = EXPORT_FORMAT
+    version: int = EXPORT_VERSION
+    exported_at: int = 0
+    workspace: str = ""
+    """The folder it was exported from (for the reader; imports re-root paths)."""
+    settings: WindowSettings = msgspec.field(default_factory=WindowSettings)
+    window: list[ExportItem] = []
+    archive: list[ExportItem] = []

@@ -1,0 +1,294 @@
+"""What each request answers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+from contextls.protocol.params import (
+    WindowSettingName,
+    WindowSettings,
+)
+from contextls.protocol.status import (
+    ContextItem,
+    ItemSummary,
+    SemanticStatus,
+    Status,
+)
+from contextls.protocol.wire import (
+    Encoding,
+    RenderFormat,
+    SearchMode,
+    Wire,
+)
+
+__all__ = [
+    "AddFilesResult",
+    "AddResult",
+    "ClearResult",
+    "ConfigureResult",
+    "CountTokensResult",
+    "FileTokens",
+    "ForgetResult",
+    "ImportResult",
+    "ListResult",
+    "NoRoomData",
+    "Omission",
+    "PinResult",
+    "PinnedGrowth",
+    "RefreshResult",
+    "RemoveResult",
+    "RenderResult",
+    "RestoreResult",
+    "SearchHit",
+    "SearchResult",
+    "ServerInfo",
+    "SkippedFile",
+    "Span",
+    "TargetRefusal",
+]
+
+# --------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------
+
+
+class AddResult(Wire):
+    item: ContextItem
+    evicted: list[ContextItem]
+    deduplicated: bool
+    status: Status
+    merged: list[str] = []
+    """Ids of items the new one absorbed (overlapping ranges, whole file)."""
+    warnings: list[str] = []
+    """What the person should know: the text seems to hold a secret (never shown)."""
+
+
+class SkippedFile(Wire):
+    """A file a folder or glob held that was left out, and why."""
+
+    path: str
+    """Relative to the workspace folder."""
+    reason: str
+
+
+class TargetRefusal(Wire):
+    """A target that was refused; the other targets are added all the same."""
+
+    target: str
+    """As it was sent (the URI or the glob), or the file's relative path."""
+    code: int
+    message: str
+
+
+class PinnedGrowth(Wire):
+    """A pinned item that grew because the add absorbed it (a pinned region of a file
+    that was added whole): it stays pinned, and takes more of the budget."""
+
+    id: str
+    """The item that is pinned now (the whole file)."""
+    label: str
+    absorbed: list[str]
+    tokens_before: int
+    tokens_after: int
+
+
+class AddFilesResult(Wire):
+    items: list[ContextItem]
+    """The set as it is now in the window, in the order added (refreshed ones included)."""
+    evicted: list[ContextItem]
+    """What made room; never a member of the set."""
+    tokens: int
+    """The tokens the set takes."""
+    status: Status
+    merged: dict[str, str] = {}
+    """Items the set absorbed (regions of a file added whole, touching regions): their id
+    -> the id of the item that holds their text now."""
+    pinned_growth: list[PinnedGrowth] = []
+    skipped: list[SkippedFile] = []
+    refused: list[TargetRefusal] = []
+    warnings: list[str] = []
+    dry_run: bool = False
+
+
+class NoRoomData(Wire):
+    """``data`` of a bulk add refused for NO_ROOM: the figures."""
+
+    tokens: int
+    """The tokens the set takes."""
+    items: int
+    """The items the set would be."""
+    available_tokens: int
+    """What the budget leaves beside the pinned items."""
+    available_items: int
+    short_tokens: int
+    """By how many tokens it misses (0: it misses by items only)."""
+    short_items: int
+
+
+class ForgetResult(Wire):
+    forgotten: list[ItemSummary]
+    """Every item removed for good (from the window and the archive)."""
+    status: Status
+    dry_run: bool = False
+
+
+class ImportResult(Wire):
+    mapping: dict[str, str]
+    """Exported id -> the id it has here."""
+    added: list[str]
+    """Ids now in the window."""
+    archived: list[str]
+    """Ids now in the archive (exported as archived, or evicted by the import)."""
+    evicted: list[ContextItem]
+    status: Status
+    dry_run: bool = False
+
+
+class RestoreResult(Wire):
+    items: list[ContextItem]
+    evicted: list[ContextItem]
+    status: Status
+    dry_run: bool = False
+    already_in_window: list[str] = []
+    """Ids asked for that are in the window already: nothing to do for them."""
+    merged: dict[str, str] = {}
+    """Ids asked for that were merged into another item: asked -> that item."""
+
+
+class RemoveResult(Wire):
+    removed: list[str]
+    status: Status
+    merged: dict[str, str] = {}
+    """Ids asked for that were merged into another item: asked -> that item."""
+
+
+class PinResult(Wire):
+    item: ContextItem
+    status: Status
+    merged: dict[str, str] = {}
+    """The id asked for, if it was merged into another item: asked -> that item."""
+
+
+class ClearResult(Wire):
+    cleared: int
+    cleared_ids: list[str]
+    status: Status
+
+
+class ListResult(Wire):
+    items: list[ContextItem]
+
+
+class RefreshResult(Wire):
+    refreshed: list[ContextItem]
+    """The items as they are now, read again from their files."""
+    evicted: list[ContextItem]
+    status: Status
+
+
+class ServerInfo(Wire):
+    """The process serving a client: ``contextls daemon status`` shows it."""
+
+    version: str
+    pid: int
+    started_at: int
+    """When the process started (ms since the epoch)."""
+    daemon: bool
+    """One shared daemon (``contextls connect``, the CLI), or a server of one client."""
+    storage: str
+    """The database it serves."""
+    sessions: int
+    """Clients connected now."""
+    workspaces: list[str]
+    """Windows it has loaded."""
+    idle_timeout: float | None = None
+    """Seconds the daemon waits without clients before it exits."""
+    semantic: SemanticStatus | None = None
+    """Whether semantic search runs in this process, and why not."""
+    socket: str = ""
+    """The daemon's socket (empty for a server of one client)."""
+    log: str = ""
+    """The daemon's log file (empty when it logs to stderr)."""
+    executable: str = ""
+    """The Python interpreter running it."""
+    build: str = ""
+    """What identifies the installed code (changes with every install): a client restarts a
+    daemon whose build differs from its own."""
+
+
+class ConfigureResult(Wire):
+    settings: WindowSettings
+    """The window's settings after the change."""
+    chosen: list[WindowSettingName]
+    """Keys set for this window (the rest are defaults)."""
+    changed: list[WindowSettingName]
+    """Keys whose value this request changed."""
+    evicted: list[ContextItem]
+    status: Status
+
+
+class RenderResult(Wire):
+    text: str
+    tokens: int
+    item_ids: list[str]
+    omitted_ids: list[str]
+    format: RenderFormat = "markdown"
+    history_ids: list[str] = []
+    """Archived items appended under "Relevant history" (``query``)."""
+    history_scores: list[float] = []
+    """The retrieval score of each ``historyIds`` entry, in the same order."""
+    warnings: list[str] = []
+    """What the rendering had to leave out that matters (pinned items over ``maxTokens``)."""
+    history_omitted: list[Omission] = []
+    """Archived items that were relevant but left out of "Relevant history", and why."""
+    budget: int = 0
+    """The token budget this answer kept within: ``maxTokens`` when given, else the window's."""
+
+
+class Omission(Wire):
+    """An item a render left out, and why (``over budget: 1,234 tokens, 310 left``)."""
+
+    id: str
+    reason: str
+
+
+Span = Annotated[list[int], Meta(min_length=2, max_length=2)]
+"""``[start, end)``: offsets in Unicode code points (not bytes, not UTF-16 units)."""
+
+
+class SearchHit(Wire):
+    item: ContextItem
+    score: float
+    snippet: str
+    """Plain text around the best match (no markup)."""
+    archived_at: int
+    reason: str
+    modes: list[SearchMode] = []
+    """Which searches found it (``keyword``, ``semantic``)."""
+    highlights: list[Span] = []
+    """Where the query's words are in ``snippet`` (stop words never are)."""
+
+
+class SearchResult(Wire):
+    hits: list[SearchHit]
+    mode: SearchMode = "keyword"
+    """The mode that ran (``keyword`` when semantic search was asked for but is unavailable)."""
+    warning: str | None = None
+    """Why the answer may be incomplete (semantic search unavailable, items not embedded yet)."""
+
+
+class FileTokens(Wire):
+    path: str
+    """Relative to the workspace folder."""
+    tokens: int
+
+
+class CountTokensResult(Wire):
+    tokens: int
+    """Of ``text``, plus every file of ``files``."""
+    encoding: Encoding
+    files: list[FileTokens] = []
+    skipped: list[SkippedFile] = []
+    refused: list[TargetRefusal] = []

@@ -1,0 +1,130 @@
+"""What the server tells: items, the window's status, evictions."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from contextls.protocol.wire import (
+    BudgetPolicy,
+    Encoding,
+    EvictionPolicy,
+    ItemKind,
+    Metadata,
+    Task,
+    Wire,
+)
+
+__all__ = [
+    "ContextItem",
+    "DidEvictParams",
+    "EvictionReason",
+    "ItemSummary",
+    "Pruned",
+    "SemanticStatus",
+    "Status",
+]
+
+
+class ContextItem(Wire):
+    """One piece of marked context.
+
+    ``metadata`` carries ``uri``, ``path`` (relative to the workspace root),
+    ``startLine``/``endLine`` (1-based, inclusive, for display), ``language``,
+    ``symbol``, ``symbolKind``, ``source`` and any keys the client added.
+    """
+
+    id: str
+    kind: ItemKind
+    content: str
+    label: str
+    timestamp: int
+    tokens: int
+    metadata: Metadata = {}
+    pinned: bool = False
+    stale: bool = False
+
+
+class ItemSummary(Wire):
+    """A short reference to an item, for status lines and notifications."""
+
+    id: str
+    kind: ItemKind
+    label: str
+    tokens: int
+    pinned: bool = False
+
+
+class SemanticStatus(Wire):
+    """Semantic search of the archive (the ``contextls[semantic]`` extra), and its backlog."""
+
+    available: bool
+    indexed: int = 0
+    """Archived items of this workspace with vectors."""
+    pending: int = 0
+    """Archived items waiting to be embedded (in the background, when the server is idle)."""
+    model: str = ""
+    reason: str = ""
+    """Why it is unavailable (e.g. the extra is not installed); empty when available."""
+    window_pending: int = 0
+    """Items in the window waiting to be embedded (they are embedded before they leave it)."""
+
+
+class Status(Wire):
+    """The truncation status of one workspace window (pushed after every change)."""
+
+    workspace: str
+    revision: int
+    item_count: int
+    max_items: int
+    tokens: int
+    max_tokens: int
+    percent: float
+    pinned_count: int
+    stale_count: int
+    archived_count: int
+    evicted_total: int
+    encoding: Encoding
+    eviction_policy: EvictionPolicy
+    last_evicted: list[ItemSummary] = []
+    next_eviction: ItemSummary | None = None
+    archive_bytes: int = 0
+    """Bytes of text in the archive."""
+    pruned_total: int = 0
+    """Archived items pruned by the retention settings, ever."""
+    last_pruned: Pruned | None = None
+    semantic: SemanticStatus | None = None
+    """Semantic search of this workspace; only the ``contextls/status`` answer carries it
+    (pushes stay cheap: counting the backlog reads the database)."""
+    budget: int = 0
+    """The effective token budget: ``maxTokens`` under the ``fixed`` policy, the adaptive
+    budget under ``adaptive``. Clients show this one."""
+    budget_policy: BudgetPolicy = "fixed"
+    task: Task = "general"
+    complexity: float = 0.0
+    """How demanding the recent items are (0..1), from which the adaptive budget follows."""
+    warnings: list[str] = []
+    """What the person should know about the window now: items whose text seems to hold
+    a secret (said when added, or when a followed file or buffer took one in)."""
+
+
+class Pruned(Wire):
+    """What the last prune took out of the archive, and why."""
+
+    count: int
+    bytes: int
+    at: int
+    why: str
+
+
+# --------------------------------------------------------------------------
+# Notifications (server -> client)
+# --------------------------------------------------------------------------
+
+EvictionReason = Literal["maxItems", "maxTokens", "budget"]
+"""``budget``: the adaptive budget shrank."""
+
+
+class DidEvictParams(Wire):
+    workspace: str
+    items: list[ContextItem]
+    reason: EvictionReason

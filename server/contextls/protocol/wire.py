@@ -1,0 +1,81 @@
+"""The wire's shared vocabulary: the base of every type, kinds, limits, positions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal, get_args
+
+from msgspec import Meta, Struct
+
+__all__ = [
+    "ENCODINGS",
+    "ITEM_KINDS",
+    "RANGED_KINDS",
+    "STORAGE_ENV",
+    "TASKS",
+    "BudgetPolicy",
+    "Durability",
+    "Encoding",
+    "EvictionPolicy",
+    "IdList",
+    "ItemId",
+    "ItemKind",
+    "Metadata",
+    "NonNegative",
+    "Position",
+    "PositiveLimit",
+    "Range",
+    "RenderFormat",
+    "SearchMode",
+    "Task",
+    "Wire",
+]
+
+STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
+"""Environment variable naming the database when the settings do not (the CLI, tests)."""
+
+
+class Wire(Struct, rename="camel", kw_only=True):
+    """Base of every wire type: camelCase keys, every field always present."""
+
+
+# --------------------------------------------------------------------------
+# Shared vocabulary
+# --------------------------------------------------------------------------
+
+ItemKind = Literal["code", "text", "file", "repl-history", "error", "custom"]
+"""What a context item holds. A symbol is ``code`` with ``metadata.symbol``."""
+
+ITEM_KINDS: Final[tuple[str, ...]] = get_args(ItemKind)
+
+RANGED_KINDS: Final[frozenset[str]] = frozenset({"code", "file"})
+"""Kinds that can point into a file, and so take part in range dedup."""
+
+Encoding = Literal["o200k_base", "cl100k_base"]
+ENCODINGS: Final[tuple[str, ...]] = get_args(Encoding)
+EvictionPolicy = Literal["fifo", "relevance"]
+Durability = Literal["normal", "full"]
+RenderFormat = Literal["markdown", "xml", "json"]
+SearchMode = Literal["keyword", "semantic", "hybrid"]
+BudgetPolicy = Literal["fixed", "adaptive"]
+Task = Literal["general", "coding", "debugging", "research", "complex_analysis"]
+TASKS: Final[tuple[str, ...]] = get_args(Task)
+
+NonNegative = Annotated[int, Meta(ge=0)]
+PositiveLimit = Annotated[int, Meta(ge=1)]
+ItemId = Annotated[str, Meta(pattern=r"^ctx-[0-9]+$", description="An item id, ctx-N")]
+IdList = Annotated[list[ItemId], Meta(min_length=1, max_length=10_000)]
+Metadata = dict[str, Any]
+
+
+class Position(Wire):
+    """An LSP position: 0-based line and UTF-16 character offset."""
+
+    line: NonNegative
+    character: NonNegative
+
+
+class Range(Wire):
+    """An LSP range, end exclusive."""
+
+    start: Position
+    end: Position

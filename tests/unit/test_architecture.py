@@ -1,0 +1,162 @@
+"""The server's structure, checked: imports go one way with no circle (``TYPE_CHECKING``
+imports included), modules stay small, and comments say why, never when."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "server" / "contextls"
+LAYERS = {
+    "protocol": 0,
+    "core": 1,
+    "storage": 2,
+    "search": 3,
+    "semantic": 4,
+    "app": 5,
+    "lsp": 6,
+    "daemon": 7,
+}
+"""Each package may import only packages of a lower layer (and itself). Search by
+meaning sits between search and app: app never imports it; lsp wires it in."""
+MAX_LINES = 400
+COHESIVE = {
+    "contextls.core.window": "one data structure whose every method keeps the same invariants",
+}
+"""Modules allowed past ``MAX_LINES`` (by at most a third), and why a split would hurt."""
+HISTORY = re.compile(r"\b(?:issue|session)\s+#?\d+\b|\bas before\b|\bused to (?:be|do)\b", re.I)
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
+    """Every contextls module ``name`` imports, wherever the import is written."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # ``from package import module`` imports the module; else the names' module.
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            if target in known and target != name:
+                yield target
+
+
+def layer(name: str) -> int:
+    parts = name.split(".")
+    if len(parts) == 1:
+        return -1  # the package itself: its version only
+    if parts[1] == "__main__":
+        return max(LAYERS.values())
+    return LAYERS[parts[1]]
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: set(imports(name, path, known)) for name, path in known.items()}
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {name.split(".")[1] for name in modules() if name.count(".") >= 1}
+    assert packages - {"__main__"} <= set(LAYERS), packages - set(LAYERS)
+
+
+def test_imports_go_down_the_layers_only() -> None:
+    upward = [
+        f"{name} -> {target}"
+        for name, targets in graph().items()
+        for target in sorted(targets)
+        if layer(target) > layer(name) and layer(name) >= 0
+    ]
+    assert not upward, upward
+
+
+def test_no_import_circles() -> None:
+    edges = graph()
+    circles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(edges[name]):
+            if state.get(target) == 1:
+                circles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name)
+    assert not circles, circles
+
+
+def test_below_the_edge_nothing_imports_the_protocol_libraries() -> None:
+    """pygls and lsprotocol belong to ``lsp`` (and the daemon that runs it)."""
+    offenders = []
+    for name, path in modules().items():
+        if layer(name) >= LAYERS["lsp"]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [
+                f"{name}: {n}" for n in names if n.split(".")[0] in ("pygls", "lsprotocol")
+            ]
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_modules_stay_small(name: str) -> None:
+    lines = len(modules()[name].read_text().splitlines())
+    limit = MAX_LINES * 4 // 3 if name in COHESIVE else MAX_LINES
+    assert lines <= limit, f"{name} has {lines} lines; give each job its own module"
+
+
+def test_comments_say_why_never_when() -> None:
+    places = [
+        *PACKAGE.rglob("*.py"),
+        *PACKAGE.rglob("*.md"),
+        *(REPO / "clients" / "python").rglob("*.py"),
+        *(REPO / "editors" / "emacs").glob("*.el"),
+        *(REPO / "editors" / "vscode" / "src").rglob("*.ts"),
+        REPO / "README.md",
+    ]
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in places
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if HISTORY.search(line)
+    ]
+    assert not found, found
