@@ -321,21 +321,19 @@ def test_a_large_body_in_many_chunks_is_read_whole() -> None:
     assert not reader.inside_a_message
 
 
-def test_the_gate_commits_before_anything_is_written() -> None:
+def test_the_end_of_a_turn_commits_before_anything_is_written() -> None:
     sink = Sink()
-    outbox = Outbox()
     order: list[str] = []
 
-    def gate() -> str | None:
+    def end_of_turn() -> None:
+        outbox.hold()
         order.append(f"commit with {len(sink.calls)} writes done")
         outbox.notify("contextls/didChangeStatus", {"revision": 2})  # joins this write
-        return None
+        outbox.flush(None)
 
+    outbox = Outbox(end_of_turn=end_of_turn)
     outbox.attach(sink)
-    outbox.gate = gate
-    outbox.hold()
-    outbox.respond(1, {"ok": True}, reports_change=True)
-    outbox.flush()
+    outbox.respond(1, {"ok": True}, waits_for_commit=True)  # no loop: the turn ends now
     assert order == ["commit with 0 writes done"]
     assert len(sink.calls) == 1
     assert sink.messages == [
@@ -348,12 +346,11 @@ def test_a_failed_commit_turns_answers_that_report_changes_into_the_storage_erro
     sink = Sink()
     outbox = Outbox()
     outbox.attach(sink)
-    outbox.gate = lambda: "the disk is full; nothing changed"
     outbox.hold()
-    outbox.respond(1, {"item": "ctx-1"}, reports_change=True)
+    outbox.respond(1, {"item": "ctx-1"}, waits_for_commit=True)
     outbox.respond("two", {"items": []})  # a read: it stands
-    outbox.respond(3, {"item": "ctx-2"}, reports_change=True)
-    outbox.flush()
+    outbox.respond(3, {"item": "ctx-2"}, waits_for_commit=True)
+    outbox.flush("the disk is full; nothing changed")
     storage = {"code": int(ErrorCode.STORAGE), "message": "the disk is full; nothing changed"}
     assert sink.messages == [
         {"jsonrpc": "2.0", "id": 1, "error": storage},
@@ -361,9 +358,8 @@ def test_a_failed_commit_turns_answers_that_report_changes_into_the_storage_erro
         {"jsonrpc": "2.0", "id": 3, "error": storage},
     ]
     # The next flush starts clean: a later answer is not rewritten.
-    outbox.gate = lambda: None
-    outbox.respond(4, {"item": "ctx-3"}, reports_change=True)
-    outbox.flush()
+    outbox.respond(4, {"item": "ctx-3"}, waits_for_commit=True)
+    outbox.flush(None)
     assert sink.messages[-1] == {"jsonrpc": "2.0", "id": 4, "result": {"item": "ctx-3"}}
 
 

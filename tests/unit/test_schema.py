@@ -46,3 +46,9 @@ def test_error_codes_are_named_in_the_schema_outside_reserved_ranges() -> None:
     for name, code in domain.items():
         assert not -32768 <= code <= -32000, f"{name} {code} is in JSON-RPC's reserved range"
         assert not -32899 <= code <= -32800, f"{name} {code} is in LSP's reserved range"
+
+
+def test_every_request_of_the_method_table_has_its_handler() -> None:
+    from contextls.lsp.handlers import HANDLERS
+
+    assert sorted(request.method for request in HANDLERS) == sorted(protocol.METHODS)

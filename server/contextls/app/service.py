@@ -4,9 +4,9 @@ Every client session (``session.Session``: one per LSP connection, many in
 the daemon) shares it, so every client sees the same windows. A session
 finds the workspace a request is for, and ``workspace`` hands it over; that
 is a lookup (it reads, and catches up with what other processes committed)
-and takes no lock. A change takes the write lock
-through the write burst (``burst``), which the transport commits before the
-answers leave: ``commit`` is that gate.
+and takes no lock. A change takes the write lock through the unit of work
+(``burst``); ``commit`` commits it, at the end of the turn that answered the
+change and before the answers leave (``lsp.server.ContextServer.end_of_turn``).
 
 When the database goes wrong under a running server the service keeps what
 was acknowledged: a failed commit reloads the windows from the database (the

@@ -1,13 +1,14 @@
-"""The write burst: the one owner of the write transaction and of when it commits.
+"""The unit of work: the one owner of the write transaction and of when it commits.
 
 The first change of a burst of requests takes the store's write lock (and so
 catches up with what other processes committed); the changes that follow join
-the same transaction. The transport commits the burst right before the
-answers leave (``commit`` is the outbox's gate): a pipelined burst is
-committed once, and an answer that reports a change is written only after the
-change is committed. If the commit fails, the answers that reported changes
-become the storage error instead (see ``lsp.framing.Outbox``), the windows are
-reloaded from the database, and the editors get the new status.
+the same transaction. The server commits it at the end of the event loop's turn
+that answered them (``ContextServer.end_of_turn`` calls ``ContextService.commit``),
+right before the answers leave: a pipelined burst is committed once, and an answer
+given while changes are ``uncommitted`` is written only after they are committed.
+If the commit fails, those answers become the storage error instead (see
+``lsp.outbox.Outbox.flush``), the windows are reloaded from the database, and the
+editors get the new status.
 
 After a commit, each changed window is announced once: one eviction notice
 per reason (an item evicted and restored within the burst is not reported)
@@ -62,8 +63,11 @@ class WriteBurst:
         self._store: Store | None = None
         self._changed: dict[str, ChangedWindow] = {}
         self._evicted: dict[str, dict[str, tuple[Item, EvictionReason]]] = {}
-        self.changes = 0
-        """Changes made so far, ever: an answer given while it grew reported a change."""
+
+    @property
+    def uncommitted(self) -> bool:
+        """Changes were written into the open transaction and wait for ``commit``."""
+        return bool(self._changed)
 
     @property
     def open(self) -> bool:
@@ -77,7 +81,6 @@ class WriteBurst:
 
     def changed(self, workspace: ChangedWindow, evictions: list[Eviction]) -> None:
         """A change of ``workspace`` was written into the open transaction."""
-        self.changes += 1
         self._changed[workspace.root_uri] = workspace
         evicted = self._evicted.setdefault(workspace.root_uri, {})
         for eviction in evictions:

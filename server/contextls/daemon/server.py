@@ -71,7 +71,7 @@ class Connection(FrameProtocol):
 
     def eof_received(self) -> bool:
         super().eof_received()
-        self._server.outbox.flush()
+        self._server.end_of_turn()
         if self._link is not None:
             self._link.close()  # after what is buffered has been written
         return True

@@ -55,13 +55,13 @@ class Dispatcher:
         outbox: Outbox,
         direct: Mapping[str, DirectHandler],
         shutting_down: Callable[[], bool],
-        changes_made: Callable[[], int],
+        uncommitted: Callable[[], bool],
     ) -> None:
         self.protocol = protocol
         self.outbox = outbox
         self.direct = direct
         self.shutting_down = shutting_down
-        self.changes_made = changes_made
+        self.uncommitted = uncommitted
         """Counts changes; an answer given while it grew waits for their commit."""
         self._decoder = msgspec.json.Decoder()
         self._initialized = False
@@ -130,10 +130,9 @@ class Dispatcher:
         self._through_pygls(data, method, is_request)
 
     def _answer(self, msg_id: Any, handle: DirectHandler, params: Any) -> None:
-        before = self.changes_made()
         try:
             result = handle(params)
-            self.outbox.respond(msg_id, result, reports_change=self.changes_made() != before)
+            self.outbox.respond(msg_id, result, waits_for_commit=self.uncommitted())
         except JsonRpcException as error:
             self.outbox.error(msg_id, error.code, error.message, error.data)
         except Exception as error:  # the handlers map every error; this is a last resort

@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import msgspec
 from lsprotocol import types as lsp
@@ -33,6 +33,22 @@ log = logging.getLogger(__name__)
 
 BUILD = build_id()
 """The code this process runs, taken at start (clients restart a daemon whose build differs)."""
+
+
+Handler = Callable[[ContextServer, Any], msgspec.Struct | Awaitable[msgspec.Struct]]
+H = TypeVar("H", bound=Handler)
+HANDLERS: dict[p.Request[Any, Any], Handler] = {}
+"""The handler of every request of the protocol's method table (``p.Requests``)."""
+
+
+def handles(request: p.Request[Any, Any]) -> Callable[[H], H]:
+    """Make the function below the handler of ``request``: one line, next to it."""
+
+    def register(handle: H) -> H:
+        HANDLERS[request] = handle
+        return handle
+
+    return register
 
 
 def register(server: ContextServer) -> None:
@@ -148,6 +164,7 @@ def _symbol_kind(kind: str | int | None) -> str | int | None:
     return kind
 
 
+@handles(p.Requests.ADD_REGION)
 def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
@@ -156,6 +173,7 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
     )
 
 
+@handles(p.Requests.ADD_SYMBOL)
 def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
@@ -172,16 +190,19 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     )
 
 
+@handles(p.Requests.ADD_FILE)
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
     workspace = ls.session.route(params.workspace, params.uri)
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
+@handles(p.Requests.ADD_FILES)
 def add_files(ls: ContextServer, params: p.AddFilesParams) -> p.AddFilesResult:
     first = next((target.uri for target in params.targets if target.uri), None)
     return bulk.add_files(ls.session.route(params.workspace, first), params)
 
 
+@handles(p.Requests.ADD_TEXT)
 def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
     workspace = ls.session.route(params.workspace)
     return workspace.add_text(
@@ -189,22 +210,27 @@ def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
     )
 
 
+@handles(p.Requests.REMOVE)
 def remove(ls: ContextServer, params: p.RemoveParams) -> p.RemoveResult:
     return ls.session.route(params.workspace).remove(params.ids)
 
 
+@handles(p.Requests.PIN)
 def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
     return ls.session.route(params.workspace).pin(params.id, params.pinned)
 
 
+@handles(p.Requests.CLEAR)
 def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult:
     return ls.session.route(params.workspace).clear(params.keep_pinned)
 
 
+@handles(p.Requests.LIST)
 def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
     return ls.session.route(params.workspace).list_items(params.kinds, params.limit)
 
 
+@handles(p.Requests.RENDER)
 def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
     return ls.session.route(params.workspace).render(
         params.format,
@@ -216,21 +242,25 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
     )
 
 
+@handles(p.Requests.STATUS)
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
     workspace = ls.session.route(params.workspace)
     return msgspec.structs.replace(workspace.status(), semantic=workspace.semantic_status())
 
 
+@handles(p.Requests.SEARCH)
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
     return ls.session.route(params.workspace).search(
         params.query, params.limit, params.kinds, params.mode
     )
 
 
+@handles(p.Requests.RESTORE)
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
     return ls.session.route(params.workspace).restore(params.ids, params.pin, params.dry_run)
 
 
+@handles(p.Requests.COUNT_TOKENS)
 def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
     encoding = params.encoding
     if params.targets:
@@ -250,6 +280,7 @@ def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountToken
     return ls.service.count_tokens(params.text, encoding)
 
 
+@handles(p.Requests.PREPARE_CONVERSATION)
 async def prepare(
     ls: ContextServer, params: p.PrepareConversationParams
 ) -> p.PrepareConversationResult:
@@ -258,6 +289,7 @@ async def prepare(
     return await prepare_conversation(params, ls.session.settings.condense, tokenizer.count)
 
 
+@handles(p.Requests.SERVER_INFO)
 def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
     hub = ls.hub
     return p.ServerInfo(
@@ -277,14 +309,17 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
     )
 
 
+@handles(p.Requests.FORGET)
 def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
     return ls.session.route(params.workspace).forget(params.ids, params.query, params.dry_run)
 
 
+@handles(p.Requests.EXPORT)
 def export(ls: ContextServer, params: p.ExportParams) -> p.ExportDocument:
     return transfer.export(ls.session.route(params.workspace), params.archive)
 
 
+@handles(p.Requests.IMPORT)
 async def import_document(ls: ContextServer, params: p.ImportParams) -> p.ImportResult:
     """An import in bounded changes, each committed before the next, with other requests
     (other clients') served in between."""
@@ -306,10 +341,12 @@ async def import_document(ls: ContextServer, params: p.ImportParams) -> p.Import
     return importing.result()
 
 
+@handles(p.Requests.REFRESH)
 def refresh(ls: ContextServer, params: p.RefreshParams) -> p.RefreshResult:
     return ls.session.route(params.workspace).refresh(params.ids)
 
 
+@handles(p.Requests.CONFIGURE)
 def configure(ls: ContextServer, params: p.ConfigureParams) -> p.ConfigureResult:
     wanted = {
         key: value
@@ -319,31 +356,9 @@ def configure(ls: ContextServer, params: p.ConfigureParams) -> p.ConfigureResult
     return ls.session.route(params.workspace).configure(wanted, params.reset)
 
 
-_SYNC_HANDLERS: dict[p.Request[Any, Any], Callable[[ContextServer, Any], msgspec.Struct]] = {
-    p.Requests.ADD_REGION: add_region,
-    p.Requests.ADD_FILE: add_file,
-    p.Requests.ADD_SYMBOL: add_symbol,
-    p.Requests.ADD_TEXT: add_text,
-    p.Requests.ADD_FILES: add_files,
-    p.Requests.REMOVE: remove,
-    p.Requests.PIN: pin,
-    p.Requests.CLEAR: clear,
-    p.Requests.LIST: list_items,
-    p.Requests.RENDER: render,
-    p.Requests.STATUS: status,
-    p.Requests.SEARCH: search,
-    p.Requests.RESTORE: restore,
-    p.Requests.COUNT_TOKENS: count_tokens,
-    p.Requests.REFRESH: refresh,
-    p.Requests.CONFIGURE: configure,
-    p.Requests.SERVER_INFO: server_info,
-    p.Requests.FORGET: forget,
-    p.Requests.EXPORT: export,
-}
-
-
 def _register_requests(server: ContextServer) -> None:
-    for request, handle in _SYNC_HANDLERS.items():
-        _request(server, request, handle)
-    _async_request(server, p.Requests.PREPARE_CONVERSATION, prepare)
-    _async_request(server, p.Requests.IMPORT, import_document)
+    for request, handle in HANDLERS.items():
+        if asyncio.iscoroutinefunction(handle):
+            _async_request(server, request, handle)
+        else:
+            _request(server, request, cast(Callable[[ContextServer, Any], msgspec.Struct], handle))

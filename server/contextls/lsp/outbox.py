@@ -7,10 +7,10 @@ requests (the transport holds the outbox while it handles a read), or in the
 next turn for what is sent from elsewhere (a task, a timer). A burst of
 pipelined requests is answered in one write. Order is kept.
 
-Before it writes, the outbox passes its ``gate``: the service commits what
-the answers report (``ContextService.commit``). If that fails, every answer
-that reported a change is replaced by the storage error, so no client is
-told of a change that was not saved.
+What a turn produced leaves at the end of the turn (``end_of_turn``, the
+server's: it commits first, see ``ContextServer.end_of_turn``). ``flush`` is
+told whether that commit failed: then every answer that waits for it is replaced
+by the storage error, so no client is told of a change that was not saved.
 """
 
 from __future__ import annotations
@@ -33,15 +33,15 @@ _encoder = msgspec.json.Encoder()
 
 
 class Outbox:
-    def __init__(self) -> None:
+    def __init__(self, end_of_turn: Callable[[], None] | None = None) -> None:
+        """``end_of_turn``: what ends a turn that queued messages (default: ``flush``)."""
         self._pending: list[bytes] = []
         self._scheduled = False
         self._sink: Callable[[bytes], object] | None = None
         self._held = False
-        self._reporting: list[tuple[int, Any]] = []
-        """(index in ``_pending``, id) of answers that report an uncommitted change."""
-        self.gate: Callable[[], str | None] | None = None
-        """Commits what the queued answers report; returns why it failed, or None."""
+        self._waiting: list[tuple[int, Any]] = []
+        """(index in ``_pending``, id) of answers that wait for the commit."""
+        self._end_of_turn = end_of_turn or self.flush
 
     def attach(self, sink: Callable[[bytes], object]) -> None:
         """Where frames go (stdout, a socket); anything already queued goes first."""
@@ -67,10 +67,10 @@ class Outbox:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a script, a test): write now
-            self.flush()
+            self._end_of_turn()
             return
         self._scheduled = True
-        loop.call_soon(self.flush)
+        loop.call_soon(self._end_of_turn)
 
     def close(self) -> None:
         self.flush()
@@ -82,10 +82,11 @@ class Outbox:
     def notify(self, method: str, params: Any) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def respond(self, msg_id: Any, result: Any, reports_change: bool = False) -> None:
-        """Queue an answer; ``reports_change``: it must not leave unless the gate commits."""
-        if reports_change:
-            self._reporting.append((len(self._pending), msg_id))
+    def respond(self, msg_id: Any, result: Any, waits_for_commit: bool = False) -> None:
+        """Queue an answer; ``waits_for_commit``: it tells of changes not committed yet, and
+        leaves only if their commit succeeds."""
+        if waits_for_commit:
+            self._waiting.append((len(self._pending), msg_id))
         if type(msg_id) is not int:
             self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
             return
@@ -100,25 +101,19 @@ class Outbox:
             error["data"] = data
         self.send({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
-    def flush(self) -> None:
+    def flush(self, failed_commit: str | None = None) -> None:
+        """Write everything queued, in order; ``failed_commit``: why the commit the
+        waiting answers report failed (they become the storage error)."""
         if self._sink is None:
             self._scheduled = self._held = False
             return
-        if self.gate is not None:
-            self._held = True  # what the gate sends (notifications) joins this write
-            failure = self.gate()
-            if failure is not None:
-                for index, msg_id in self._reporting:
-                    self._pending[index] = frame(
-                        _encoder.encode(
-                            {
-                                "jsonrpc": "2.0",
-                                "id": msg_id,
-                                "error": {"code": int(ErrorCode.STORAGE), "message": failure},
-                            }
-                        )
-                    )
-        self._reporting.clear()
+        if failed_commit is not None:
+            error = {"code": int(ErrorCode.STORAGE), "message": failed_commit}
+            for index, msg_id in self._waiting:
+                self._pending[index] = frame(
+                    _encoder.encode({"jsonrpc": "2.0", "id": msg_id, "error": error})
+                )
+        self._waiting.clear()
         self._scheduled = self._held = False
         if self._pending:
             data = b"".join(self._pending) if len(self._pending) > 1 else self._pending[0]

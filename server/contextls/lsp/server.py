@@ -46,7 +46,7 @@ class ContextServer(LanguageServer):
             text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
             converter_factory=converter_factory,
         )
-        self.outbox = Outbox()
+        self.outbox = Outbox(end_of_turn=self.end_of_turn)
         """Every message out goes through here, pygls' included (see ``transport``)."""
         self.requests: dict[str, DirectHandler] = {}
         """The ``contextls/*`` requests the dispatcher answers without pygls' dispatch."""
@@ -55,8 +55,6 @@ class ContextServer(LanguageServer):
         self.service = service or shared_service(self.hub)
         self.session = Session(self.service, warn=self.warn)
         self.hub.join(self)
-        # Nothing leaves before the changes it reports are committed.
-        self.outbox.gate = self.service.commit
 
     def request(self, method: str) -> Callable[[DirectHandler], DirectHandler]:
         """Register ``handler(params) -> result`` for ``method`` (see ``dispatch``)."""
@@ -70,9 +68,17 @@ class ContextServer(LanguageServer):
     def shutting_down(self) -> bool:
         return self.has_shut_down
 
-    def changes_made(self) -> int:
-        """How many changes the service has made: an answer given while this grew reports one."""
-        return self.service.burst.changes
+    def end_of_turn(self) -> None:
+        """What one turn of the event loop produced leaves, in one write: first the commit
+        of every change answered in it (and the notifications it announces), then the
+        answers. Nothing leaves before the changes it tells of are committed."""
+        self.outbox.hold()  # the notifications the commit announces join this write
+        failed = self.service.commit()
+        self.outbox.flush(failed)
+
+    def uncommitted(self) -> bool:
+        """Changes wait for their commit: an answer given now must wait for it too."""
+        return self.service.burst.uncommitted
 
     # --- told by the hub
 

@@ -60,7 +60,7 @@ class FrameProtocol(asyncio.Protocol):
 
     async def drained(self) -> None:
         """Wait until what was written back has left (TCP)."""
-        self._outbox.flush()
+        self._server.end_of_turn()
         transport = self._transport
         while transport is not None and not transport.is_closing():
             if transport.get_write_buffer_size() == 0:
@@ -72,7 +72,7 @@ class FrameProtocol(asyncio.Protocol):
         try:
             self._frames.feed(data)
         finally:
-            self._outbox.flush()
+            self._server.end_of_turn()  # commit, then every answer of this read at once
 
     def eof_received(self) -> bool:
         self._finish()
@@ -92,7 +92,7 @@ class FrameProtocol(asyncio.Protocol):
 
 def _dispatcher(server: ContextServer) -> Dispatcher:
     return Dispatcher(
-        server.protocol, server.outbox, server.requests, server.shutting_down, server.changes_made
+        server.protocol, server.outbox, server.requests, server.shutting_down, server.uncommitted
     )
 
 
