@@ -40,9 +40,9 @@ run daemon status
 
 say "Mark context: a pinned file, a region, an error we just hit, and a file."
 run add pyproject.toml --pin
-run add server/contextls/protocol.py:1-30
+run add server/contextls/protocol/methods.py:1-30
 printf '%s\n' 'Traceback (most recent call last):' \
-    '  File "server/contextls/workspace.py", line 88, in apply_settings' \
+    '  File "server/contextls/app/settings.py", line 88, in apply_settings' \
     "KeyError: 'maxTokens'" > "$STATE/traceback.txt"
 printf '\n%s$ contextls add-text --kind error < traceback.txt%s\n' "$BOLD" "$PLAIN"
 "$CONTEXTLS" add-text --kind error < "$STATE/traceback.txt"

@@ -1,4 +1,4 @@
-"""The client JSON Schema is generated from protocol.py and must not go stale."""
+"""The client JSON Schema is generated from the protocol package and must not go stale."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 // Generates src/generated/protocol.ts from the server's JSON Schema
-// (clients/protocol/contextls.schema.json, itself generated from protocol.py).
+// (clients/protocol/contextls.schema.json, itself generated from the server's protocol package).
 //
 // It runs before every typecheck, lint, build and unit-test run, so the extension is always
 // compiled against the protocol as it is now: a renamed method, a removed field or a changed

@@ -27,7 +27,7 @@ from contextls.app import searching
 from contextls.app.idle import IdleIndexing, Later
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
-from contextls.app.unit_of_work import Listener, WriteBurst
+from contextls.app.unit_of_work import Listener, UnitOfWork
 from contextls.app.workspace import Workspace, now_ms
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
@@ -85,7 +85,7 @@ class ContextService:
         self.durability: Durability = "normal"
         self.fixed_storage = False
         """The daemon serves one database whatever its clients ask (see ``use_storage``)."""
-        self.burst = WriteBurst(listener, self._catch_up, self._recover)
+        self.burst = UnitOfWork(listener, self._catch_up, self._recover)
         self.idle = IdleIndexing(later, self.index_some)
         self._store: Store | None = None
         self._workspaces: dict[str, Workspace] = {}

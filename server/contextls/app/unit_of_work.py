@@ -47,7 +47,7 @@ class Listener(Protocol):
     def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None: ...
 
 
-class WriteBurst:
+class UnitOfWork:
     def __init__(
         self,
         listener: Listener,

@@ -19,7 +19,7 @@ from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
-from contextls.app.unit_of_work import WriteBurst
+from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
 from contextls.core.errors import (
     ContextError,
@@ -52,7 +52,7 @@ class WorkspaceState:
         root_uri: str,
         root_path: Path,
         store: Store,
-        burst: WriteBurst,
+        burst: UnitOfWork,
         tokenizers: Callable[[str], Tokenizer],
         documents: Documents,
         clock: Callable[[], int] = now_ms,

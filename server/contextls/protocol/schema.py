@@ -1,4 +1,4 @@
-"""Generate ``clients/protocol/contextls.schema.json`` from protocol.py.
+"""Generate ``clients/protocol/contextls.schema.json`` from the protocol package.
 
     python -m contextls.protocol.schema            # write the file
     python -m contextls.protocol.schema --check    # exit 1 if the file is stale
@@ -34,7 +34,7 @@ def build() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "contextls.schema.json",
         "title": "contextls protocol",
-        "description": "Generated from server/contextls/protocol.py; do not edit by hand.",
+        "description": "Generated from server/contextls/protocol/; do not edit by hand.",
         "x-methods": {
             method: {"params": by_type[params], "result": by_type[result]}
             for method, (params, result) in protocol.METHODS.items()
