@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
+from tests.support.rpc import is_response, notification, request
+
 from .conftest import Session
-from .rawio import RawServers, RawStdio, is_response, notification, request
+from .rawio import RawServers, RawStdio
 
 STATUS = "contextls/didChangeStatus"
 EVICT = "contextls/didEvict"
