@@ -32,7 +32,7 @@ def texts(corpus: Corpus, start: int, n: int) -> list[str]:
 async def workspace_key(the_lab: Lab, workspace: str, storage: Path) -> str:
     """The key the server files this workspace under (Status.workspace)."""
     probe = await the_lab.contextls("probe", workspace=workspace, storage=storage)
-    key: str = (await probe.request("contextls/status", {}))["workspace"]
+    key: str = (await probe.call("contextls/status", {}))["workspace"]
     await the_lab.close(probe)
     return key
 

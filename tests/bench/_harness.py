@@ -15,6 +15,7 @@ import asyncio
 import gc
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
@@ -124,12 +125,14 @@ async def open_session(
     """
     stderr = open(stderr_dir / f"{name}.stderr", "wb") if stderr_dir else None  # noqa: SIM115
     try:
-        client = await RpcClient.spawn(name, argv, stderr=stderr)
+        client = await RpcClient.spawn(
+            argv, name=name, stderr=stderr if stderr is not None else subprocess.DEVNULL
+        )
     finally:
         if stderr is not None:
             stderr.close()  # the child holds its own descriptor
     _pin_server(client.pid)
-    await asyncio.wait_for(client.request("initialize", initialize_params(root, options)), 60)
+    await asyncio.wait_for(client.call("initialize", initialize_params(root, options)), 60)
     client.notify("initialized", {})
     return client
 

@@ -62,10 +62,10 @@ async def run(cfg: Config) -> list[Row]:
                 clients[s] = await the_lab.contextls(
                     s, workspace="archive", storage=stores[s], **LSP_SETTINGS
                 )
-            archived = (await clients["full"].request("contextls/status", {}))["archivedCount"]
+            archived = (await clients["full"].call("contextls/status", {}))["archivedCount"]
             for s in order:
                 for q in warm:
-                    result = await clients[s].request("contextls/search", q)
+                    result = await clients[s].call("contextls/search", q)
                     if s == "full":
                         hits.append(len(result["hits"]))
             queries = [{"query": q, "mode": "keyword"} for q in corpus.queries(per_pair)]

@@ -71,8 +71,8 @@ async def time_start(the_lab: Lab, side: str) -> int:
     params = initialize_params(root, options)
     env = child_env(the_lab, bytecode=side != NO_PYC)
     start = time.perf_counter_ns()
-    client = await RpcClient.spawn(side, argv, env=env)
-    await client.request("initialize", params)
+    client = await RpcClient.spawn(argv, name=side, env=env)
+    await client.call("initialize", params)
     elapsed = time.perf_counter_ns() - start
     client.notify("initialized", {})
     await client.close()

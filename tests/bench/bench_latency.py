@@ -54,7 +54,7 @@ async def run(cfg: Config) -> list[Row]:
             return dict(zip(order, got, strict=True))
 
         by_method = await interleave(rounds, METHODS, measure)
-        notes = dict(clients["contextls"].notifications)
+        notes = dict(clients["contextls"].notification_counts)
 
     samples = {(side, m): [rnd[side] for rnd in by_method[m]] for m in METHODS for side in sides}
     p50 = {k: [percentile(v, 50) for v in rounds_] for k, rounds_ in samples.items()}

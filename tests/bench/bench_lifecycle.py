@@ -164,11 +164,11 @@ async def adds_while_pruning(rounds: int) -> list[Row]:
             for name, client in servers.items():
                 await asyncio.sleep(0.06)  # long enough for the server to go idle and prune
                 began = time.perf_counter_ns()
-                await client.request(
+                await client.call(
                     "contextls/addText", {"kind": "text", "content": f"add {n} " * 30}
                 )
                 samples[name].append(time.perf_counter_ns() - began)
-        left = (await servers["pruning"].request("contextls/status", {}))["archivedCount"]
+        left = (await servers["pruning"].call("contextls/status", {}))["archivedCount"]
     busy, calm = median(samples["pruning"]), median(samples["no retention"])
     return [
         Row(

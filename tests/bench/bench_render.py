@@ -47,13 +47,13 @@ async def run(cfg: Config) -> list[Row]:
             for i, c in enumerate(contents)
         ]
         await server.pipelined("contextls/addText", adds, 16)
-        status = await server.request("contextls/status", {})
+        status = await server.call("contextls/status", {})
         assert status["itemCount"] == ITEMS, status
-        first = await server.request("contextls/render", {"format": "markdown"})
+        first = await server.call("contextls/render", {"format": "markdown"})
         echo_params = {"text": first["text"]}
         for _ in range(2):  # warm-up
-            await server.request("contextls/render", {"format": "markdown"})
-            await echo.request("contextls/render", echo_params)
+            await server.call("contextls/render", {"format": "markdown"})
+            await echo.call("contextls/render", echo_params)
 
         async def measure(_subject: str, r: int) -> dict[str, list[int]]:
             order = [server, echo] if r % 2 == 0 else [echo, server]

@@ -257,7 +257,7 @@ async def add_latency(rounds: int, adds: int, spaced: float) -> dict[str, list[f
                     os.environ.clear()
                     os.environ.update(saved)
                 # Load the model (on) before timing: status reports the backlog.
-                await client.request("contextls/status", {})
+                await client.call("contextls/status", {})
                 samples = []
                 for k in range(adds):
                     content = f"def handler_{n}_{k}(request):\n    return retry(upload, {k})\n"

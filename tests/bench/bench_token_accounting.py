@@ -70,10 +70,10 @@ async def lsp_per_add(cfg: Config, texts: Texts) -> dict[int, list[float]]:
             await the_lab.contextls(f"tok{n}", max_items=1000, max_tokens=budget(n)) for n in COUNTS
         ]
         for n, client in zip(COUNTS, clients, strict=True):
-            first = await client.request("contextls/addText", adds(texts.take(1))[0])
+            first = await client.call("contextls/addText", adds(texts.take(1))[0])
             assert first["item"]["tokens"] == ITEM_TOKENS, first["item"]["tokens"]
             await client.pipelined("contextls/addText", adds(texts.take(n + 30)), 16)
-            status = await client.request("contextls/status", {})
+            status = await client.call("contextls/status", {})
             assert status["itemCount"] == n, f"window for {n} holds {status['itemCount']}"
         batches = [adds(texts.take(per_round)) for _ in range(rounds)]
 

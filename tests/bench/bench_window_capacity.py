@@ -54,7 +54,7 @@ async def lsp_per_add(cfg: Config) -> dict[int, list[float]]:
         ]
         for n, client in zip(SIZES, clients, strict=True):
             await client.pipelined("contextls/addText", notes(n + 100, 10_000_000), 64)
-            status = await client.request("contextls/status", {})
+            status = await client.call("contextls/status", {})
             assert status["itemCount"] == n, f"window of {n} holds {status['itemCount']} items"
 
         async def measure(_subject: str, r: int) -> list[float]:

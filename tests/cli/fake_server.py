@@ -6,9 +6,16 @@ It answers a handful of methods with canned protocol-shaped results, and a few
 
 from __future__ import annotations
 
+import io
 import json
 import sys
-from typing import Any, BinaryIO
+from pathlib import Path
+from typing import Any
+
+# Run as a script by path: the repository root is not on the import path by itself.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.support.rpc import FrameReader, frame
 
 STATUS: dict[str, Any] = {
     "workspace": "file:///ws",
@@ -43,19 +50,13 @@ def item(item_id: str, content: str) -> dict[str, Any]:
     }
 
 
-def read(stream: BinaryIO) -> dict[str, Any] | None:
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    assert length is not None
-    message: dict[str, Any] = json.loads(stream.read(length))
+def read(frames: FrameReader) -> dict[str, Any] | None:
+    stdin = sys.stdin.buffer
+    assert isinstance(stdin, io.BufferedReader)  # what reads what has come, not a fixed size
+    body = frames.read(stdin)
+    if body is None:
+        return None
+    message: dict[str, Any] = json.loads(body)
     # Strict like a real JSON-RPC peer: the version is required, null params are not allowed.
     assert message.get("jsonrpc") == "2.0", message
     assert "params" not in message or message["params"] is not None, message
@@ -63,15 +64,18 @@ def read(stream: BinaryIO) -> dict[str, Any] | None:
 
 
 def write(message: dict[str, Any]) -> None:
-    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-    sys.stdout.buffer.write(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n")
-    sys.stdout.buffer.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    # A header besides Content-Length, as some servers send: the client must skip it.
+    sys.stdout.buffer.write(
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+        + frame({"jsonrpc": "2.0", **message})
+    )
     sys.stdout.buffer.flush()
 
 
 def main() -> int:
     options: Any = None
-    while (message := read(sys.stdin.buffer)) is not None:
+    frames = FrameReader()
+    while (message := read(frames)) is not None:
         method, request_id = message.get("method"), message.get("id")
         params: dict[str, Any] = message.get("params") or {}
         if method == "initialize":
@@ -110,7 +114,7 @@ def main() -> int:
                     "params": {"items": [{"section": "contextls"}]},
                 }
             )
-            answer = read(sys.stdin.buffer)
+            answer = read(frames)
             assert answer is not None
             write({"id": request_id, "result": answer.get("result")})
         elif method == "test/crash":

@@ -1,69 +1,72 @@
-"""End-to-end fixtures: the real server over stdio, driven by pytest-lsp's client.
+"""End-to-end fixtures: the real server over stdio, driven by the asyncio ``RpcClient``.
 
-Each test gets its own workspace folder and SQLite file. ``Session`` wraps a
-pytest-lsp ``LanguageClient`` with helpers that return plain dicts (the
-client uses the server's converter, so custom results are not namedtuples)
-and that record every contextls notification in arrival order.
+Each test gets its own workspace folder and SQLite file. ``Session`` wraps an
+``RpcClient`` of ``tests.support.rpc`` with helpers that return plain dicts
+and that record every contextls notification in arrival order. Standard LSP
+notifications can be given as lsprotocol types: they are unstructured with
+the server's own converter, as an editor's client would send them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
-from pytest_lsp.client import register_lsp_features
 
 from contextls.lsp.converter import converter_factory
 from contextls.protocol import Notification
+from tests.support.rpc import RpcClient, RpcError
 
 SERVER = [sys.executable, "-m", "contextls", "serve"]
 TIMEOUT = 20.0
 
 
+SHOW_MESSAGE = "window/showMessage"
+LSP_CONVERTER = converter_factory()
+
+
 class Session:
-    def __init__(self, client: LanguageClient, root: Path) -> None:
+    def __init__(self, client: RpcClient, root: Path) -> None:
         self.client = client
         self.root = root
-        self.statuses: list[dict[str, Any]] = []
-        self.evictions: list[dict[str, Any]] = []
+        self.statuses: list[dict[str, Any]] = client.keep(Notification.DID_CHANGE_STATUS)
+        self.evictions: list[dict[str, Any]] = client.keep(Notification.DID_EVICT)
+        self.shown: list[dict[str, Any]] = client.keep(SHOW_MESSAGE)
+        self.stopped = False
 
     @property
     def messages(self) -> list[str]:
-        return [message.message for message in self.client.messages]
+        """What the server showed the person (window/showMessage), in order."""
+        return [shown["message"] for shown in self.shown]
 
     def uri(self, relative: str) -> str:
         return (self.root / relative).as_uri()
 
     async def call(self, method: str, **params: Any) -> Any:
-        return await asyncio.wait_for(
-            self.client.protocol.send_request_async(method, params), TIMEOUT
-        )
+        return await self.client.call(method, params, TIMEOUT)
 
     async def raw(self, method: str, params: Any) -> Any:
-        return await asyncio.wait_for(
-            self.client.protocol.send_request_async(method, params), TIMEOUT
-        )
+        return await self.client.call(method, params, TIMEOUT)
 
-    async def error(self, method: str, **params: Any) -> JsonRpcException:
+    async def error(self, method: str, **params: Any) -> RpcError:
         """The JSON-RPC error a request ends in (fails the test if it succeeds)."""
         return await self.raw_error(method, params)
 
-    async def raw_error(self, method: str, params: Any) -> JsonRpcException:
+    async def raw_error(self, method: str, params: Any) -> RpcError:
         try:
             result = await self.raw(method, params)
-        except JsonRpcException as error:
+        except RpcError as error:
             return error
         raise AssertionError(f"{method} succeeded but should have failed: {result!r}")
 
     def notify(self, method: str, params: Any) -> None:
-        self.client.protocol.notify(method, params)
+        """``params``: plain JSON values, or lsprotocol types."""
+        self.client.notify(method, LSP_CONVERTER.unstructure(params))
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = TIMEOUT) -> None:
         deadline = asyncio.get_running_loop().time() + timeout
@@ -83,19 +86,34 @@ class Session:
         }
 
 
-def make_client(session_box: list[Session]) -> LanguageClient:
-    client = LanguageClient(converter_factory=converter_factory)
-    register_lsp_features(client)
+async def open_session(
+    argv: Sequence[str],
+    root: Path,
+    folders: Sequence[Path],
+    options: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Session:
+    """Start ``argv`` and initialize it as an editor would (the process ends if that fails).
 
-    @client.feature(Notification.DID_CHANGE_STATUS)
-    def on_status(params: Any) -> None:
-        session_box[0].statuses.append(params)
-
-    @client.feature(Notification.DID_EVICT)
-    def on_evict(params: Any) -> None:
-        session_box[0].evictions.append(params)
-
-    return client
+    The server's stderr stays on the test's, where pytest shows it with a failure.
+    """
+    client = await RpcClient.spawn(argv, stderr=None, env=env, cwd=cwd)
+    session = Session(client, root)
+    params: dict[str, Any] = {
+        "processId": os.getpid(),
+        "capabilities": {},
+        "workspaceFolders": [{"uri": path.as_uri(), "name": path.name} for path in folders],
+    }
+    if options is not None:
+        params["initializationOptions"] = options
+    try:
+        await client.call("initialize", params, TIMEOUT)
+    except BaseException:
+        await client.close()
+        raise
+    client.notify("initialized", {})
+    return session
 
 
 Starter = Callable[..., Awaitable[Session]]
@@ -132,25 +150,9 @@ async def start(workspace: Path, storage: Path) -> AsyncIterator[Starter]:
         folders: list[Path] | None = None,
         root: Path | None = None,
     ) -> Session:
-        box: list[Session] = []
-        client = make_client(box)
-        session = Session(client, root or workspace)
-        box.append(session)
-        await client.start_io(*SERVER)
-        init_options = {"storage": str(storage), **(options or {})}
         folder_paths = folders if folders is not None else [root or workspace]
-        await asyncio.wait_for(
-            client.initialize_session(
-                lsp.InitializeParams(
-                    capabilities=lsp.ClientCapabilities(),
-                    workspace_folders=[
-                        lsp.WorkspaceFolder(uri=path.as_uri(), name=path.name)
-                        for path in folder_paths
-                    ],
-                    initialization_options=init_options,
-                )
-            ),
-            TIMEOUT,
+        session = await open_session(
+            SERVER, root or workspace, folder_paths, {"storage": str(storage), **(options or {})}
         )
         sessions.append(session)
         return session
@@ -161,14 +163,14 @@ async def start(workspace: Path, storage: Path) -> AsyncIterator[Starter]:
 
 
 async def stop(session: Session) -> None:
-    client = session.client
-    if client.capabilities is None:
+    """LSP shutdown and exit (which must succeed); the process is ended in any case."""
+    if session.stopped:
         return
+    session.stopped = True
     try:
-        await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+        await session.client.shutdown(TIMEOUT)
     finally:
-        await client.stop()
-    client.capabilities = None
+        await session.client.close()
 
 
 @pytest.fixture

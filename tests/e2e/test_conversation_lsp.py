@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types as lsp
 
-from tests.e2e.conftest import SERVER, TIMEOUT, Session, Starter, make_client, stop
+from tests.e2e.conftest import SERVER, Session, Starter, open_session, stop
 from tests.support.fake_llm import FakeLLM
 
 PREPARE = "contextls/prepareConversation"
@@ -42,28 +42,11 @@ shared_loop = pytest.mark.asyncio(loop_scope="module")
 async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Session]:
     root = tmp_path_factory.mktemp("project").resolve()
     storage = tmp_path_factory.mktemp("state") / "contextls.sqlite3"
-    box: list[Session] = []
-    client = make_client(box)
-    session = Session(client, root)
-    box.append(session)
-    await client.start_io(*SERVER)
+    session = await open_session(SERVER, root, [root], {"storage": str(storage)})
     try:
-        await asyncio.wait_for(
-            client.initialize_session(
-                lsp.InitializeParams(
-                    capabilities=lsp.ClientCapabilities(),
-                    workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
-                    initialization_options={"storage": str(storage)},
-                )
-            ),
-            TIMEOUT,
-        )
         yield session
     finally:
-        if client.capabilities is None:
-            await client.stop()  # initialize failed: just end the process
-        else:
-            await stop(session)
+        await stop(session)
 
 
 def conversation(count: int, words: str = "message") -> list[dict[str, Any]]:

@@ -1,13 +1,13 @@
 """The shared daemon: many clients, one set of windows, private to its user.
 
 Real processes throughout: the CLI starts the daemon on demand; editors are
-pytest-lsp clients that spawn ``contextls connect`` (the stdio bridge an
-editor uses); another user is a child process that gives up root.
+the tests' own LSP clients (``tests.support.rpc``) that spawn ``contextls
+connect`` (the stdio bridge an editor uses); another user is a child process
+that gives up root.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import signal
@@ -21,13 +21,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from lsprotocol import types as lsp
 
 from contextls.protocol import ServerInfo, Status
 from contextls.protocol.places import NotPrivate, private_dir
 
 from ..cli.conftest import find_executable
-from .conftest import TIMEOUT, Session, make_client
+from .conftest import Session, open_session, stop
 
 PUSH_WITHIN = 1.0
 """Seconds within which a change must reach every client's status (the issue's bound)."""
@@ -70,28 +69,21 @@ def daemon_info(env: dict[str, str], cwd: Path) -> ServerInfo:
 async def editors(env: dict[str, str], workspace: Path) -> AsyncIterator[list[Session]]:
     """Two editor sessions on the daemon, through ``contextls connect``."""
     sessions: list[Session] = []
-    for _ in range(2):
-        box: list[Session] = []
-        client = make_client(box)
-        session = Session(client, workspace)
-        box.append(session)
-        await client.start_io(find_executable(), "connect", "--stdio", env=env, cwd=workspace)
-        await asyncio.wait_for(
-            client.initialize_session(
-                lsp.InitializeParams(
-                    capabilities=lsp.ClientCapabilities(),
-                    workspace_folders=[
-                        lsp.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)
-                    ],
+    try:
+        for _ in range(2):
+            sessions.append(
+                await open_session(
+                    [find_executable(), "connect", "--stdio"],
+                    workspace,
+                    [workspace],
+                    env=env,
+                    cwd=workspace,
                 )
-            ),
-            TIMEOUT,
-        )
-        sessions.append(session)
-    yield sessions
-    for session in sessions:
-        await asyncio.wait_for(session.client.shutdown_session(), TIMEOUT)
-        await session.client.stop()
+            )
+        yield sessions
+    finally:
+        for session in sessions:
+            await stop(session)
 
 
 async def test_every_client_sees_one_window_and_each_change_at_once(

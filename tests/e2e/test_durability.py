@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from .rawio import RawServers, RawStdio, is_response, request
+from tests.support.rpc import is_response, request
+
+from .rawio import RawServers, RawStdio
 
 RUNS = int(os.environ.get("CONTEXTLS_KILL_RUNS", "12"))
 SEED = int(os.environ.get("CONTEXTLS_KILL_SEED", str(random.SystemRandom().randrange(2**32))))

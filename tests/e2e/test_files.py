@@ -13,10 +13,11 @@ from .conftest import Session, Starter, window_state
 
 
 def open_document(session: Session, uri: str, text: str) -> None:
-    session.client.text_document_did_open(
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_OPEN,
         lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(uri=uri, language_id="text", version=1, text=text)
-        )
+        ),
     )
 
 
@@ -166,13 +167,14 @@ async def test_editing_marks_items_stale(session: Session) -> None:
     text = (session.root / "README.md").read_text()
     await session.call("contextls/addRegion", **session.region("README.md", 3, 3))
     open_document(session, uri, text)
-    session.client.text_document_did_change(
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_CHANGE,
         lsp.DidChangeTextDocumentParams(
             text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
                 lsp.TextDocumentContentChangeWholeDocument(text="# Project\n\nRewritten.\n")
             ],
-        )
+        ),
     )
     await session.wait_for(
         lambda: bool(session.statuses) and session.statuses[-1]["staleCount"] == 1

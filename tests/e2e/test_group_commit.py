@@ -22,8 +22,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.rpc import is_response, request
+
 from .conftest import Starter
-from .rawio import RawServers, RawStdio, is_response, request
+from .rawio import RawServers, RawStdio
 
 STATUS = "contextls/didChangeStatus"
 EVICT = "contextls/didEvict"

@@ -6,89 +6,31 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from contextls.protocol import ErrorCode
-from contextls.protocol.framing import MessageReader, frame
+from contextls.protocol.framing import frame
+from tests.support.rpc import is_response, read_all_messages
 
 from .conftest import SERVER, window_state
-from .rawio import is_response, read_all_messages
+from .rawio import RawStdio
 
 
-class RawServer:
-    """The real server with hand-made frames, to send what no LSP library would."""
-
-    def __init__(self, root: Path, storage: Path) -> None:
-        self.process = subprocess.Popen(
-            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        self.frames = MessageReader()
-        self.next_id = 0
-        reply = self.request(
-            "initialize",
-            {
-                "processId": None,
-                "capabilities": {},
-                "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
-                "initializationOptions": {"storage": str(storage)},
-            },
-        )
-        assert "result" in reply
-        self.send_json({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-
-    def send_bytes(self, body: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(frame(body))
-        self.process.stdin.flush()
-
-    def send_json(self, message: Any) -> None:
-        self.send_bytes(json.dumps(message).encode())
-
-    def read(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        body = self.frames.read(self.process.stdout)  # type: ignore[arg-type]
-        if body is None:
-            raise AssertionError("the server closed its output")
-        message: dict[str, Any] = json.loads(body)
-        return message
-
-    def next_reply(self) -> dict[str, Any]:
-        """The next response, skipping the server's notifications."""
-        while True:
-            message = self.read()
-            if "method" not in message:
-                return message
-
-    def reply_to(self, msg_id: Any) -> dict[str, Any]:
-        while True:
-            message = self.read()
-            if "method" not in message and message.get("id") == msg_id:
-                return message
-
-    def request(self, method: str, params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        self.send_json({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        return self.reply_to(self.next_id)
-
-    def status(self) -> dict[str, Any]:
-        result: dict[str, Any] = self.request("contextls/status", {})["result"]
-        return result
-
-    def close(self) -> int:
-        self.request("shutdown", None)
-        self.send_json({"jsonrpc": "2.0", "method": "exit"})
-        return self.process.wait(timeout=10)
+def status(raw: RawStdio) -> dict[str, Any]:
+    result: dict[str, Any] = raw.result("contextls/status", {})
+    return result
 
 
 @pytest.fixture
-def raw(workspace: Path, storage: Path) -> Any:
-    server = RawServer(workspace, storage)
+def raw(workspace: Path, storage: Path) -> Iterator[RawStdio]:
+    """The real server with hand-made frames, to send what no LSP library would."""
+    server = RawStdio.open(workspace, storage)
     yield server
-    if server.process.poll() is None:
-        server.process.kill()
+    server.kill()
 
 
 BAD_PARAMS: list[tuple[str, Any, str]] = [
@@ -130,36 +72,36 @@ BAD_PARAMS: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_malformed_params_name_the_field_and_change_nothing(raw: RawServer) -> None:
+def test_malformed_params_name_the_field_and_change_nothing(raw: RawStdio) -> None:
     raw.request("contextls/addText", {"content": "before"})
-    before = raw.status()
+    before = status(raw)
     for method, params, field in BAD_PARAMS:
         reply = raw.request(method, params)
         assert "error" in reply, (method, params, reply)
         assert reply["error"]["code"] == -32602, (method, params, reply)
         assert field in reply["error"]["message"], (method, params, reply["error"]["message"])
-    assert window_state(raw.status()) == window_state(before)
-    assert raw.close() == 0
+    assert window_state(status(raw)) == window_state(before)
+    assert raw.shutdown_and_exit() == 0
 
 
-def test_garbage_frames_get_answers_and_the_server_lives(raw: RawServer) -> None:
-    raw.send_bytes(b"{not json")
-    assert raw.next_reply()["error"]["code"] == -32700
-    raw.send_bytes(b"[1, 2, 3]")
-    assert raw.next_reply()["error"]["code"] == -32600
-    raw.send_json({"jsonrpc": "1.0", "id": 99, "method": "contextls/status"})
+def test_garbage_frames_get_answers_and_the_server_lives(raw: RawStdio) -> None:
+    raw.write(frame(b"{not json"))
+    assert raw.next_response()["error"]["code"] == -32700
+    raw.write(frame(b"[1, 2, 3]"))
+    assert raw.next_response()["error"]["code"] == -32600
+    raw.send({"jsonrpc": "1.0", "id": 99, "method": "contextls/status"})
     assert raw.reply_to(99)["error"]["code"] == -32600
-    raw.send_json({"jsonrpc": "2.0", "id": 100, "method": "contextls/doesNotExist", "params": {}})
+    raw.send({"jsonrpc": "2.0", "id": 100, "method": "contextls/doesNotExist", "params": {}})
     assert raw.reply_to(100)["error"]["code"] == -32601
-    raw.send_json({"jsonrpc": "2.0", "id": 101, "method": "textDocument/didOpen"})  # no params
-    raw.send_json({"jsonrpc": "2.0", "method": "contextls/unknownNotification", "params": {}})
-    raw.send_json({"jsonrpc": "2.0", "id": "str-id", "method": "contextls/status", "params": None})
+    raw.send({"jsonrpc": "2.0", "id": 101, "method": "textDocument/didOpen"})  # no params
+    raw.send({"jsonrpc": "2.0", "method": "contextls/unknownNotification", "params": {}})
+    raw.send({"jsonrpc": "2.0", "id": "str-id", "method": "contextls/status", "params": None})
     assert "result" in raw.reply_to("str-id")
-    assert raw.status()["itemCount"] == 0
-    assert raw.close() == 0
+    assert status(raw)["itemCount"] == 0
+    assert raw.shutdown_and_exit() == 0
 
 
-def test_hostile_values_are_contained(raw: RawServer, workspace: Path) -> None:
+def test_hostile_values_are_contained(raw: RawStdio, workspace: Path) -> None:
     nested: Any = {"jsonrpc": "2.0", "method": "exit"}
     for _ in range(25):  # metadata that looks like messages is data (deeper than 32: refused)
         nested = {"jsonrpc": "2.0", "inner": nested}
@@ -187,13 +129,13 @@ def test_hostile_values_are_contained(raw: RawServer, workspace: Path) -> None:
         },
     )
     assert reply["error"]["code"] == ErrorCode.INVALID_RANGE
-    assert raw.status()["itemCount"] == 1
-    assert raw.close() == 0
+    assert status(raw)["itemCount"] == 1
+    assert raw.shutdown_and_exit() == 0
 
 
-def test_pipelined_requests_all_answered_in_order(raw: RawServer) -> None:
+def test_pipelined_requests_all_answered_in_order(raw: RawStdio) -> None:
     for n in range(200):
-        raw.send_json(
+        raw.send(
             {
                 "jsonrpc": "2.0",
                 "id": 1000 + n,
@@ -207,25 +149,24 @@ def test_pipelined_requests_all_answered_in_order(raw: RawServer) -> None:
         if "id" in message and "method" not in message:
             seen.append(message["id"])
     assert seen == [1000 + n for n in range(200)]
-    assert raw.status()["itemCount"] == 50
-    assert raw.close() == 0
+    assert status(raw)["itemCount"] == 50
+    assert raw.shutdown_and_exit() == 0
 
 
-def test_large_message_round_trip(raw: RawServer) -> None:
+def test_large_message_round_trip(raw: RawStdio) -> None:
     text = ("large message line\n" * 40_000)[:700_000]
     reply = raw.request("contextls/countTokens", {"text": text})
     assert reply["result"]["tokens"] > 100_000
-    assert raw.close() == 0
+    assert raw.shutdown_and_exit() == 0
 
 
 def test_exit_without_shutdown_and_eof(workspace: Path, storage: Path) -> None:
-    server = RawServer(workspace, storage)
-    server.send_json({"jsonrpc": "2.0", "method": "exit"})
-    assert server.process.wait(timeout=10) == 1
-    server = RawServer(workspace, storage)
-    assert server.process.stdin is not None
-    server.process.stdin.close()
-    assert server.process.wait(timeout=10) == 0
+    server = RawStdio.open(workspace, storage)
+    server.send({"jsonrpc": "2.0", "method": "exit"})
+    assert server.wait(timeout=10) == 1
+    server = RawStdio.open(workspace, storage)
+    server.close_stdin()
+    assert server.wait(timeout=10) == 0
 
 
 def test_server_module_runs_as_documented() -> None:

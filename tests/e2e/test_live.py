@@ -133,14 +133,16 @@ async def test_an_editors_unsaved_edit_moves_a_region(session: Session, workspac
     source.write_text(lines(20))
     uri = source.as_uri()
     await session.call("contextls/addRegion", **session.region("mod.py", 5, 6))
-    session.client.text_document_did_open(
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_OPEN,
         lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(
                 uri=uri, language_id="python", version=1, text=lines(20)
             )
-        )
+        ),
     )
-    session.client.text_document_did_change(
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_CHANGE,
         lsp.DidChangeTextDocumentParams(
             text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
@@ -152,7 +154,7 @@ async def test_an_editors_unsaved_edit_moves_a_region(session: Session, workspac
                     text="import os\nimport sys\n",
                 )
             ],
-        )
+        ),
     )
     item = await wait_for_item(session, "ctx-1", lambda i: i["metadata"]["startLine"] == 7)
     assert item["metadata"]["endLine"] == 8 and not item["stale"]

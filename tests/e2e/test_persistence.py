@@ -80,12 +80,13 @@ async def test_routing_between_folders(start: Starter, tmp_path: Path) -> None:
     error = await session.error("contextls/status", workspace="/nowhere")
     assert error.code == ErrorCode.NO_WORKSPACE
 
-    session.client.workspace_did_change_workspace_folders(
+    session.notify(
+        lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS,
         lsp.DidChangeWorkspaceFoldersParams(
             event=lsp.WorkspaceFoldersChangeEvent(
                 added=[], removed=[lsp.WorkspaceFolder(uri=one.as_uri(), name="one")]
             )
-        )
+        ),
     )
     await session.wait_for(lambda: True)
     status = await session.call("contextls/status")  # now the only folder

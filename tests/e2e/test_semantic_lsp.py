@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from contextls.protocol.framing import MessageReader
+from tests.support.rpc import frame, read_message, request
 
 from .conftest import SERVER, Session, Starter, stop
-from .rawio import frame, read_message, request
 
 NOTES = [
     "The deploy pipeline builds the container image, pushes it, then rolls the pods.",

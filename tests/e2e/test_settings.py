@@ -8,8 +8,8 @@ from .conftest import Session, Starter
 
 
 def configure(session: Session, settings: object) -> None:
-    session.client.workspace_did_change_configuration(
-        lsp.DidChangeConfigurationParams(settings=settings)
+    session.notify(
+        lsp.WORKSPACE_DID_CHANGE_CONFIGURATION, lsp.DidChangeConfigurationParams(settings=settings)
     )
 
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from contextls.protocol.framing import MessageReader
+from tests.support.rpc import END_OF_OUTPUT, frame, notification, read_message, request
 
 from .conftest import SERVER
-from .rawio import END_OF_OUTPUT, frame, notification, read_message, request
 
 TIMEOUT = 20.0
 

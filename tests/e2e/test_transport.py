@@ -4,9 +4,9 @@
 JSON (no pygls dispatch); the LSP lifecycle, document sync and
 ``prepareConversation`` still go through pygls, typed by lsprotocol. Every
 message out goes through one outbox, written once per event-loop turn.
-These tests drive the real server: through pytest-lsp where a client library
-is fine, and over raw stdio (``rawio``) to pipeline, send odd ids, and watch
-the exact order of what comes back.
+These tests drive the real server: through the awaited ``Session`` where a
+client library is fine, and over raw stdio (``rawio``) to pipeline, send odd
+ids, and watch the exact order of what comes back.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
+from tests.support.rpc import is_response, notification, request
+
 from .conftest import Session
-from .rawio import RawServers, RawStdio, is_response, notification, request
+from .rawio import RawServers, RawStdio
 
 STATUS = "contextls/didChangeStatus"
 EVICT = "contextls/didEvict"
@@ -75,15 +77,17 @@ async def test_standard_params_are_still_typed_by_lsprotocol(session: Session) -
     uri = session.uri("README.md")
     text = (session.root / "README.md").read_text()
     await session.call("contextls/addRegion", **session.region("README.md", 3, 3))
-    session.client.text_document_did_open(
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_OPEN,
         lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(
                 uri=uri, language_id="markdown", version=1, text=text
             )
-        )
+        ),
     )
     # "A small project for tests." -> "A tiny project for tests." (line 2, characters 2..7)
-    session.client.text_document_did_change(
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_CHANGE,
         lsp.DidChangeTextDocumentParams(
             text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
@@ -95,7 +99,7 @@ async def test_standard_params_are_still_typed_by_lsprotocol(session: Session) -
                     text="tiny",
                 )
             ],
-        )
+        ),
     )
     await session.wait_for(
         lambda: bool(session.statuses) and session.statuses[-1]["staleCount"] == 1
