@@ -4,8 +4,9 @@ Adds of every kind, removals, pins and unpins, changes of policy, task and ceili
 After every step: the window's tokens are within the effective budget; the budget is
 within [max(base/2, pinned), min(4 × base, ceiling)] under ``adaptive`` and is the base
 under ``fixed``; no step moved it by more than a quarter of the base (unless the base or
-policy was set anew); pinned items were never evicted (an item unpinned in the step is no longer pinned); evictions for the budget are
-announced with the reason ``budget`` only under ``adaptive``.
+policy was set anew); pinned items were never evicted (an item unpinned in the step is
+no longer pinned); evictions for the budget are announced with the reason ``budget``
+only under ``adaptive``.
 """
 
 from __future__ import annotations
