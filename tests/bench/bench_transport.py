@@ -142,7 +142,7 @@ async def run(cfg: Config) -> list[Row]:
                 await client.pipelined(method, params_for(method, 500, 20_000_000), INFLIGHT)
         samples = await measure_sequential(clients, total, rounds)
         rates = await measure_pipelined(clients, per_round, tp_rounds)
-        notes = {side: dict(client.notifications) for side, client in clients.items()}
+        notes = {side: dict(client.notification_counts) for side, client in clients.items()}
 
     p50 = {k: [percentile(v, 50) for v in rs] for k, rs in samples.items()}
     p99 = {k: [percentile(v, 99) for v in rs] for k, rs in samples.items()}

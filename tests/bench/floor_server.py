@@ -7,7 +7,7 @@ is that loop, stdlib only: a ``contextls/add*`` request inserts its params
 (as JSON) into one table and commits before its answer (the params, echoed);
 every other request is echoed without touching the database, as a read
 (``status``) costs the real server no commit either. The database is opened
-with the real store's pragmas (imported from ``contextls.storage.store`` so
+with the real store's pragmas (imported from ``contextls.storage.connection`` so
 the two cannot drift apart).
 
 ``--commit`` says when the transaction ends:
@@ -32,7 +32,7 @@ import sqlite3
 import sys
 from typing import Any
 
-from contextls.storage.store import PAGE_SIZE, SYNCHRONOUS, WAL_CHECKPOINT_PAGES
+from contextls.storage.connection import PAGE_SIZE, SYNCHRONOUS, WAL_CHECKPOINT_PAGES
 
 _READ = 1 << 16
 

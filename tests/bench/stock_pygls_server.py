@@ -87,7 +87,7 @@ class StockServer:
     # --- requests
 
     def answer(self, handle: Any, params_type: type[msgspec.Struct], raw: Any) -> Any:
-        """What the real server's ``_request`` + outbox gate do, on pygls' path."""
+        """What the real server's ``_request`` + ``end_of_turn`` do, on pygls' path."""
         try:
             # The handlers only read ``ls.session`` (and ``ls.service``): this object has both.
             result = handle(cast(ContextServer, self), decode_params(plain(raw), params_type))
