@@ -88,8 +88,10 @@ def seed_add_factory(size: int) -> Callable[[object], None]:
 def core_add_factory(size: int, with_status: bool = False) -> Callable[[object], None] | None:
     try:
         from contextls.app.protocol_views import status
-        from contextls.core.window import Candidate, Limits, Window
+        from contextls.core.candidates import Candidate
+        from contextls.core.window import Limits, Window
         from contextls.storage.store import ArchiveState
+        from contextls.protocol import WindowSettings
     except ImportError:
         return None
     clock = iter(range(1, 1 << 62))
@@ -108,7 +110,7 @@ def core_add_factory(size: int, with_status: bool = False) -> Callable[[object],
         window.add(Candidate(kind="text", content=str(item)))
         # The server also snapshots the status after every add (for the
         # result and the didChangeStatus push): part of an add's cost.
-        status("ws", window, "o200k_base", 0, 0, 0, ArchiveState())
+        status("ws", window, WindowSettings(), 0, 0, 0, ArchiveState())
 
     return add_and_report if with_status else add
 

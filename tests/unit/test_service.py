@@ -95,7 +95,7 @@ def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -
     editor.statuses.clear()
     for n in range(3):
         workspace.add_text("text", f"note {n}")
-    assert service.burst.open and service.burst.changes == 4
+    assert service.burst.open and service.burst.uncommitted and workspace.revision == 4
     assert editor.statuses == []  # nothing is told before the commit
     assert service.commit() is None
     assert not service.store.in_transaction

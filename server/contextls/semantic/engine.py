@@ -20,22 +20,16 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from . import availability, indexer, tables, vector_index, vectors
-from .model import MODEL_ID, Embedder, ModelError, checked_model
+from .model import MODEL_ID, Embedder, ModelError
 
 if TYPE_CHECKING:
     from .scan import Scanner
 
 log = logging.getLogger(__name__)
 
-MEMORY: Final = ":memory:"
-MODEL_ENV: Final = "CONTEXTLS_SEMANTIC_MODEL"
-"""A model.onnx path to use instead of the installed one (it must still match the sha256)."""
-DISABLE_ENV: Final = "CONTEXTLS_SEMANTIC"
-"""Set to ``off`` to run keyword-only even when the extra is installed."""
 CATCH_UP_SECONDS: Final = 0.25
 """A search first embeds what its root still has queued, for at most this long..."""
 CATCH_UP_ITEMS: Final = 8
@@ -87,6 +81,7 @@ class Engine:
         self._busy = False
         """The vector tables wait for another transaction to end; the next call tries again."""
         self._read: sqlite3.Connection | None = None
+        self._peek: sqlite3.Connection | None = None
         self._write: sqlite3.Connection | None = None
         self._inode = -1
         self._indexes: dict[str, vector_index.VectorIndex] = {}
@@ -136,35 +131,16 @@ class Engine:
 
     def _cheap_reason(self) -> str:
         """Why search by meaning cannot run here, found without loading the model."""
-        if self._checked is not None:
-            return self._checked
-        why = ""
-        if os.environ.get(DISABLE_ENV, "").lower() == "off":
-            why = f"turned off by {DISABLE_ENV}=off"
-        elif self.location == MEMORY:
-            why = "the store is in memory; vectors need a database file"
-        else:
-            found = availability.check()
-            why = found.reason
-            if found.available:
-                try:
-                    checked_model(self._model_path())
-                except ModelError as error:
-                    why = str(error)
-        self._checked = why
-        return why
-
-    @staticmethod
-    def _model_path() -> Path | None:
-        override = os.environ.get(MODEL_ENV)
-        return Path(override) if override else None
+        if self._checked is None:
+            self._checked = availability.why_not(self.location)
+        return self._checked
 
     def _why_not(self) -> str:
         why = self._cheap_reason()
         if why:
             return why
         try:
-            self._embedder = Embedder(self._model_path())
+            self._embedder = Embedder(availability.model_path())
             from .scan import Scanner
 
             self._scanner = Scanner(self._embedder.dimensions)
@@ -172,6 +148,18 @@ class Engine:
             self._embedder = None
             return str(error)
         return ""
+
+    def _peek_connection(self) -> sqlite3.Connection:
+        """A connection to read the counts before the model has loaded (opened once:
+        opening one costs more than a status answer)."""
+        if self._peek is None or self._inode != _inode(self.location):
+            if self._peek is not None:
+                self._peek.close()
+            self._inode = _inode(self.location)
+            self._peek = sqlite3.connect(
+                self.location, isolation_level=None, check_same_thread=False
+            )
+        return self._peek
 
     def _open(self) -> None:
         assert self._embedder is not None
@@ -191,6 +179,9 @@ class Engine:
         read.execute("PRAGMA busy_timeout = 1000")
         read.execute("SELECT count(*) FROM semantic_vectors WHERE rowid = 0").fetchone()
         self._write, self._read = write, read
+        if self._peek is not None:  # the read connection serves the counts from now on
+            self._peek.close()
+            self._peek = None
 
     def _reopen(self) -> None:
         with self._write_lock:
@@ -222,15 +213,12 @@ class Engine:
         why = self._reason if self._reason is not None else self._cheap_reason()
         if why:
             return {"available": False, "model": MODEL_ID, "reason": why}
-        db = self._read or sqlite3.connect(self.location, isolation_level=None)
+        db = self._read or self._peek_connection()
         try:
             indexed = vectors.indexed_count(db, root)
             window_pending = vectors.window_pending_count(db, root)
         except sqlite3.OperationalError:  # the vector tables are not made yet
             indexed = window_pending = 0
-        finally:
-            if db is not self._read:
-                db.close()
         return {
             "available": True,
             "indexed": indexed,
