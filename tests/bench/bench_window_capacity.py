@@ -90,8 +90,8 @@ def core_add_factory(size: int, with_status: bool = False) -> Callable[[object],
         from contextls.app.protocol_views import status
         from contextls.core.candidates import Candidate
         from contextls.core.window import Limits, Window
-        from contextls.storage.store import ArchiveState
         from contextls.protocol import WindowSettings
+        from contextls.storage.store import ArchiveState
     except ImportError:
         return None
     clock = iter(range(1, 1 << 62))
