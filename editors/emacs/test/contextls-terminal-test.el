@@ -205,8 +205,8 @@ letting process output in: what is drawn is what Emacs knew already."
         (condition-case nil
             (contextls-search "retry" 'keyword)
           (quit nil)))
-      (let ((best (cl-position "ctx-2  text: zzz" screen :test #'string-prefix-p))
-            (next (cl-position "ctx-1  text: aaa" screen :test #'string-prefix-p)))
+      (let ((best (cl-position "ctx-2  zzz" screen :test #'string-prefix-p))
+            (next (cl-position "ctx-1  aaa" screen :test #'string-prefix-p)))
         (should best)
         (should next)
         (should (< best next))))))

@@ -199,10 +199,10 @@
   (contextls-test--with-workspace nil
     (let ((inhibit-message nil))
       (should (string-match-p
-               "\\`contextls: added ctx-1 (text: x, 1 token)\\'"
+               "\\`contextls: added ctx-1 (x, 1 token)\\'"
                (car (contextls-test--messages (lambda () (contextls-add-text "x"))))))
       (should (string-match-p
-               "\\`contextls: added ctx-2 (text: a note for the model, [0-9]+ tokens)\\'"
+               "\\`contextls: added ctx-2 (a note for the model, [0-9]+ tokens)\\'"
                (car (contextls-test--messages
                      (lambda () (contextls-add-text "a note for the model"))))))
       (contextls-remove "ctx-2")
@@ -229,7 +229,7 @@
                      (accept-process-output nil 0.3)))))
         (should (equal (length said) 2))
         (should (string-match-p
-                 "\\`contextls: added ctx-2 (text: second, 1 token); evicted ctx-1 (text: first, 1 token) to the archive; M-x contextls-restore brings it back\\'"
+                 "\\`contextls: added ctx-2 (second, 1 token); evicted ctx-1 (first, 1 token) to the archive; M-x contextls-restore brings it back\\'"
                  (car said)))))))
 
 ;;; Adding many files
@@ -267,7 +267,7 @@
       ;; No: nothing changes, and the question named what would go.
       (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt) nil)))
         (should-not (contextls-add-files (list (expand-file-name "big" root)))))
-      (should (string-match-p "evicts ctx-1 (text: keep me" asked))
+      (should (string-match-p "evicts ctx-1 (keep me" asked))
       (should (= (length (contextls-test--items)) 2))
       ;; Yes: sent again with force.
       (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
@@ -449,7 +449,7 @@
         (let (asked)
           (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt))))
             (contextls-restore "ctx-2"))
-          (should (equal asked "Restoring ctx-2 evicts ctx-3 (text: first, 1 token); restore it? ")))
+          (should (equal asked "Restoring ctx-2 evicts ctx-3 (first, 1 token); restore it? ")))
         (should (contextls--overlays-of root "ctx-2"))))))
 
 ;;; Two projects, whose ids clash
@@ -683,7 +683,7 @@
                        t))
       (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt) nil)))
         (contextls-restore "ctx-1"))
-      (should (string-match-p "Restoring ctx-1 evicts ctx-2 (text: in the window" asked))
+      (should (string-match-p "Restoring ctx-1 evicts ctx-2 (in the window" asked))
       (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items)) '("ctx-2")))
       (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
         (contextls-restore "ctx-1"))
