@@ -10,7 +10,7 @@ import pytest
 from contextls.core.items import Item
 from contextls.storage import migrations
 from contextls.storage.schema import CORE
-from contextls.storage.store import NewerSchema, StorageError, Store
+from contextls.storage.store import NewerSchema, Store
 
 
 def shape(path: Path) -> list[tuple[str, str, str]]:
@@ -96,14 +96,22 @@ def test_a_file_of_a_development_build_is_adopted_with_its_rows(tmp_path: Path) 
     assert "meta" not in {name for _, name, _ in shape(path)}
 
 
-def test_an_unreadable_development_file_is_refused_with_what_to_do(tmp_path: Path) -> None:
+def test_an_unreadable_development_file_is_kept_aside_and_a_fresh_one_made(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "older.db"
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("INSERT INTO meta VALUES ('schema', '3')")
     db.close()
-    with pytest.raises(StorageError, match=r"development build .* move it aside"):
-        Store(path)
+    store = Store(path)
+    assert store.moved_aside is not None and store.moved_aside.name.startswith("older.db.")
+    assert "development build" in store.moved_why and "schema 3" in store.moved_why
+    kept = sqlite3.connect(store.moved_aside)
+    assert kept.execute("SELECT value FROM meta").fetchone() == ("3",)  # nothing lost
+    kept.close()
+    store.close()
+    assert applied(path) == [step.name for step in CORE.steps]
 
 
 def test_a_newer_database_is_refused_untouched(tmp_path: Path) -> None:

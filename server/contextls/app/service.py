@@ -127,7 +127,7 @@ class ContextService:
                 ) from error
             if self._store.moved_aside is not None:
                 self.warn(
-                    f"the context database was corrupt; it was moved to "
+                    f"the context database {self._store.moved_why}; it was moved to "
                     f"{self._store.moved_aside} and contextls started with an empty one"
                 )
             for said in self._store.tightened:
@@ -138,7 +138,7 @@ class ContextService:
         return self._store
 
     def commit(self) -> str | None:
-        """Commit the open write burst (the outbox calls this before answers leave).
+        """Commit the unit of work (``ContextServer.end_of_turn`` does, before answers leave).
 
         Returns why it failed, for the answers that reported a change, or None.
         """

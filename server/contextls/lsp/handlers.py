@@ -65,6 +65,10 @@ def _register_lifecycle(server: ContextServer) -> None:
         elif not folders and params.root_path:
             folders = [params.root_path]
         ls.session.client = params.client_info.name if params.client_info else ""
+        # What a daemon said at its start, while nobody listened, goes to its first client
+        # (LSP lets window/showMessage through while initialize is answered).
+        for message in ls.hub.unheard():
+            ls.warn(message)
         # Settings first: they say whether a system folder may be a workspace.
         ls.session.configure(params.initialization_options, initial=True)
         ls.session.set_folders(folders)

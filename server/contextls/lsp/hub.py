@@ -13,6 +13,9 @@ from typing import Protocol
 from contextls.app.session import Session, normalize_uri
 from contextls.protocol import ContextItem, EvictionReason, Status
 
+UNHEARD_KEPT = 10
+"""Warnings kept for the next client while none is connected."""
+
 
 class Client(Protocol):
     """One connection, as the hub sees it (``server.Client``)."""
@@ -39,6 +42,7 @@ class Hub:
         """Where the daemon listens (empty for a server of one client)."""
         self.log = ""
         """The daemon's log file (empty when it logs to stderr)."""
+        self._unheard: list[str] = []
 
     def join(self, server: Client) -> None:
         self.servers.append(server)
@@ -72,6 +76,14 @@ class Hub:
         return None
 
     def warn(self, message: str) -> None:
-        """Trouble every client should hear of (the database)."""
+        """Trouble every client should hear of (the database). Said while no client is
+        connected (a daemon opening its database), it waits for the next one."""
+        if not self.servers:
+            self._unheard = [*self._unheard[-(UNHEARD_KEPT - 1) :], message]
         for server in self.servers:
             server.warn(message)
+
+    def unheard(self) -> list[str]:
+        """What was said while nobody listened (each told once)."""
+        said, self._unheard = self._unheard, []
+        return said

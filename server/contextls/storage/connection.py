@@ -27,7 +27,7 @@ from typing import Final
 
 from contextls.protocol.places import default_database, keep_private, private_file
 from contextls.storage import migrations
-from contextls.storage.errors import NewerSchema, StorageError
+from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError
 from contextls.storage.schema import CORE
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,9 @@ class Connection:
         self.location = str(location) if location is not None else str(default_database())
         self.synchronous = SYNCHRONOUS[synchronous]
         self.moved_aside: Path | None = None
-        """Where a corrupt database was moved, so the server can tell the user."""
+        """Where a database this build cannot use was moved, so the server can tell the user."""
+        self.moved_why = ""
+        """Why it was moved ("was corrupt", "was written by a development build ...")."""
         self.read_only: str | None = None
         """Why changes cannot be saved (the file or its file system is read-only), or None."""
         self.tightened: list[str] = []
@@ -82,6 +84,8 @@ class Connection:
             return self._connect()
         except NewerSchema:
             raise
+        except DevelopmentFile as error:  # nothing of it is lost: it is kept beside
+            return self._connect_fresh(str(error))
         except sqlite3.OperationalError as error:
             if _is_read_only(error) and Path(self.location).exists():
                 return self._connect_read_only(error)
@@ -89,10 +93,16 @@ class Connection:
         except sqlite3.DatabaseError as error:
             if self.location == MEMORY:
                 raise StorageError(f"cannot open {self.location}: {error}") from error
-            self.moved_aside = move_aside(Path(self.location), "corrupt")
-            log.warning("%s was corrupt (%s); moved to %s", self.location, error, self.moved_aside)
-            private_file(Path(self.location))
-            return self._connect()
+            return self._connect_fresh(f"was corrupt ({error})")
+
+    def _connect_fresh(self, why: str) -> sqlite3.Connection:
+        """Move the file aside (why: what was wrong with it) and start an empty one."""
+        tag = "corrupt" if why.startswith("was corrupt") else "unreadable"
+        self.moved_aside = move_aside(Path(self.location), tag)
+        self.moved_why = why
+        log.warning("%s %s; moved to %s", self.location, why, self.moved_aside)
+        private_file(Path(self.location))
+        return self._connect()
 
     def _make_private(self) -> None:
         """The database and its journal files are the user's alone (0600), and so is the

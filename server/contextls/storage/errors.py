@@ -7,3 +7,7 @@ class StorageError(Exception):
 
 class NewerSchema(StorageError):
     """The database was written by a newer contextls; it is left alone."""
+
+
+class DevelopmentFile(StorageError):
+    """The database was written by a development build this one cannot read."""

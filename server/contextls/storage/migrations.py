@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from contextls.storage.errors import NewerSchema, StorageError
+from contextls.storage.errors import DevelopmentFile, NewerSchema
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +55,9 @@ def applied(db: sqlite3.Connection) -> list[str]:
         row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is not None and str(row[0]) == LEGACY_SCHEMA:
             return ["1_initial"]
-        raise StorageError(
-            f"the database was written by a development build of contextls (schema "
-            f"{row[0] if row else '?'}) that this one cannot read; move it aside"
+        raise DevelopmentFile(
+            f"was written by a development build of contextls (schema "
+            f"{row[0] if row else '?'}) that this one cannot read"
         )
     return []
 
