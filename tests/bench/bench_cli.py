@@ -9,7 +9,7 @@ server, reads the answer and exits (stdlib only: socket, json). The old way,
 a server spawned per command (``CONTEXTLS_NO_DAEMON=1``), is measured too.
 Samples alternate between all of them round by round.
 
-Targets (issue 14): each command's median <= 150 ms, and <= 2x the floor.
+Targets: each command's median <= 150 ms, and <= 2x the floor.
 
     .venv/bin/python tests/bench/bench_cli.py [--quick]
 """

@@ -12,7 +12,7 @@ whether adds feel it.
    60 ms apart (so the server goes idle between them and prunes), to two
    servers whose archives hold the same 30,000 items: one with
    archiveMaxItems 10,000 (20,000 to prune), one without retention.
-   Target (issue 17): add p50 while pruning <= 1.1x without.
+   Target: add p50 while pruning <= 1.1x without.
 
     .venv/bin/python tests/bench/bench_lifecycle.py [--quick]
 """

@@ -1,4 +1,4 @@
-"""Bench 11: semantic search of the archive (issue 15), side by side in one run.
+"""Bench 11: semantic search of the archive, side by side in one run.
 
 In process over a real store file, unless said otherwise:
 

@@ -1,4 +1,4 @@
-"""Run every bench of issue 5 and print one summary table (exit 1 if a target is missed).
+"""Run every bench and print one summary table (exit 1 if a target is missed).
 
     .venv/bin/python tests/bench/run_all.py [--quick] [--only latency,render,...]
 

@@ -1,6 +1,6 @@
-"""Requests that used to freeze, escape or break the server get one clear, quick answer.
+"""Requests that could freeze, escape or break a server get one clear, quick answer.
 
-Each case was found by an independent probe (issue 11): a FIFO or a device
+Each case was found by an independent probe: a FIFO or a device
 in the folder, a symlink loop, NUL and relative URIs, bytes that are not
 UTF-8, params nested a thousand deep, a null method, ids that are not
 integers or strings, a second ``initialize``, and ``/`` as a folder. Every

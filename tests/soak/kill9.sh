@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long kill -9 durability run (issue 11): 200 runs by default, each killing the
+# The long kill -9 durability run: 200 runs by default, each killing the
 # real server 0-25 ms after an answer and checking that nothing answered was lost.
 #   tests/soak/kill9.sh [RUNS]        CONTEXTLS_KILL_SEED=N to repeat a run
 set -euo pipefail
