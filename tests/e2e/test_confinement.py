@@ -39,11 +39,11 @@ def test_a_file_that_becomes_a_symlink_out_goes_stale_and_keeps_its_text(
     session = start(root, ":memory:", editor)
     workspace = session.route()
     workspace.add_file(settings.as_uri())
-    workspace.burst.commit()
+    workspace.unit_of_work.commit()
     settings.unlink()
     settings.symlink_to(outside / "credentials")  # what a `git checkout` of a link does
     workspace.follow_files()
-    workspace.burst.commit()
+    workspace.unit_of_work.commit()
     (item,) = list(workspace.window)
     assert item.content == "timeout = 30\n" and item.stale
     assert item.metadata["staleReason"] == "outside"

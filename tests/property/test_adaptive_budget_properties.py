@@ -60,7 +60,7 @@ class AdaptiveWindow(RuleBasedStateMachine):
         before = self.workspace.status().budget
         with contextlib.suppress(ContextError):  # a refusal changes nothing
             action()
-        self.workspace.burst.commit()
+        self.workspace.unit_of_work.commit()
         gone = pinned_before - {item.id for item in self.workspace.window}
         assert not gone - self.removed, f"pinned items evicted: {gone}"
         self.last_budget, self.step_from = self.workspace.status().budget, before

@@ -57,7 +57,7 @@ def fresh(root: Path, case: dict[str, Any]) -> Session:
     if case["regions_first"] and case["files"]:
         with contextlib.suppress(ContextError):
             workspace.add_region((root / "src" / "f0.txt").as_uri(), (0, 0), (1, 0), pin=True)
-    workspace.burst.commit()
+    workspace.unit_of_work.commit()
     return session
 
 

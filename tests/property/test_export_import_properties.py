@@ -77,7 +77,7 @@ def build(root: Path, steps: list[tuple[Any, ...]], max_items: int) -> Session:
                 workspace.follow_files()
             elif action == "clear":
                 workspace.clear(args[0])
-    workspace.burst.commit()
+    workspace.unit_of_work.commit()
     return session
 
 

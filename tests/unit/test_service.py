@@ -83,7 +83,7 @@ def test_reads_take_no_write_lock(root: Path, db: str) -> None:
     workspace.render("markdown", None, None, None, None)
     service.count_tokens("hello", None)
     assert not service.store.in_transaction
-    assert not service.burst.open
+    assert not service.unit_of_work.open
 
 
 def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -> None:
@@ -95,7 +95,8 @@ def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -
     editor.statuses.clear()
     for n in range(3):
         workspace.add_text("text", f"note {n}")
-    assert service.burst.open and service.burst.uncommitted and workspace.revision == 4
+    work = service.unit_of_work
+    assert work.open and work.uncommitted and workspace.revision == 4
     assert editor.statuses == []  # nothing is told before the commit
     assert service.commit() is None
     assert not service.store.in_transaction
@@ -360,5 +361,5 @@ def test_the_first_add_of_a_fresh_server_holds_the_write_lock_only_briefly(
     session = start(root, db, Editor())
     workspace = session.route()
     workspace.add_text("text", "the first note of a fresh server " * 20)
-    workspace.burst.commit()
+    workspace.unit_of_work.commit()
     assert held and max(held) < 0.05, held

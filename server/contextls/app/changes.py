@@ -3,7 +3,7 @@
 A request changes the window in memory first (the window refuses before it
 changes anything); what it changed is recorded here and then written to the
 store inside the open write transaction, under a savepoint, before the next
-request runs. The write burst (``burst``) commits and announces.
+request runs. The unit of work (``unit_of_work``) commits and announces.
 """
 
 from __future__ import annotations

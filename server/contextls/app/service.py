@@ -5,7 +5,7 @@ the daemon) shares it, so every client sees the same windows. A session
 finds the workspace a request is for, and ``workspace`` hands it over; that
 is a lookup (it reads, and catches up with what other processes committed)
 and takes no lock. A change takes the write lock through the unit of work
-(``burst``); ``commit`` commits it, at the end of the turn that answered the
+(``unit_of_work``); ``commit`` commits it, at the end of the turn that answered the
 change and before the answers leave (``lsp.server.ContextServer.end_of_turn``).
 
 When the database goes wrong under a running server the service keeps what
@@ -85,7 +85,7 @@ class ContextService:
         self.durability: Durability = "normal"
         self.fixed_storage = False
         """The daemon serves one database whatever its clients ask (see ``use_storage``)."""
-        self.burst = UnitOfWork(listener, self._catch_up, self._recover)
+        self.unit_of_work = UnitOfWork(listener, self._catch_up, self._recover)
         self.idle = IdleIndexing(later, self.index_some)
         self._store: Store | None = None
         self._workspaces: dict[str, Workspace] = {}
@@ -142,9 +142,9 @@ class ContextService:
 
         Returns why it failed, for the answers that reported a change, or None.
         """
-        if not self.burst.open:
+        if not self.unit_of_work.open:
             return None
-        failure = self.burst.commit()
+        failure = self.unit_of_work.commit()
         if failure is None:
             self.idle.committed()
             self._scrub()
@@ -168,7 +168,7 @@ class ContextService:
     def _close_store(self) -> None:
         if self._store is not None:
             self.commit()
-            self.burst.abandon()  # nothing is left open; it lets go of the store
+            self.unit_of_work.abandon()  # nothing is left open; it lets go of the store
             while self.index_some(prune=False):  # searchable by the next reader, read-only too
                 pass
             self._store.close()
@@ -225,7 +225,7 @@ class ContextService:
         """The file under us is not our database any more: keep what is in memory."""
         store = self._store
         assert store is not None
-        self.burst.abandon()
+        self.unit_of_work.abandon()
         fresh, moved_to = rescue_into_fresh_database(
             store, [workspace.in_memory() for workspace in self._workspaces.values()]
         )
@@ -298,7 +298,7 @@ class ContextService:
         """
         self.idle.request()
         store = self.store
-        if not self.burst.open:
+        if not self.unit_of_work.open:
             self._catch_up()
             store = self.store  # a rescue may have replaced it
         workspace = self._workspaces.get(root)
@@ -307,7 +307,7 @@ class ContextService:
                 root,
                 folder,
                 store,
-                self.burst,
+                self.unit_of_work,
                 self.tokenizer,
                 self.documents,
                 self.clock,
@@ -346,7 +346,7 @@ class ContextService:
         """
         try:
             store = self._store
-            if store is not None and not self.burst.open:
+            if store is not None and not self.unit_of_work.open:
                 self._catch_up()
                 for workspace in list(self._workspaces.values()):
                     try:

@@ -1,11 +1,11 @@
 """One workspace folder's state: its window, its rows in the store, its tokenizer.
 
-Every change follows one path (``change``): join the write burst (which
+Every change follows one path (``change``): join the unit of work (which
 holds the store's write lock), change the window in memory (the window
 refuses before it changes anything), then write what the ``Change`` recorded
 into the open transaction under a savepoint. If the change fails half-way,
 the window is read back from the store, which holds exactly the changes that
-succeeded before it. The burst commits before the answers leave (``burst``).
+succeeded before it. The unit of work commits before the answers leave.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class WorkspaceState:
         root_uri: str,
         root_path: Path,
         store: Store,
-        burst: UnitOfWork,
+        unit_of_work: UnitOfWork,
         tokenizers: Callable[[str], Tokenizer],
         documents: Documents,
         clock: Callable[[], int] = now_ms,
@@ -62,7 +62,7 @@ class WorkspaceState:
         self.warn = warn
         """Tell every client's person (window/showMessage): what the follow found."""
         self.store = store
-        self.burst = burst
+        self.unit_of_work = unit_of_work
         self.tokenizers = tokenizers
         self.chosen: dict[str, Any] = {}
         """The settings chosen for this window (camelCase keys); the rest are defaults."""
@@ -161,7 +161,7 @@ class WorkspaceState:
         # write lock is held from here to the commit (loading o200k takes ~0.2 s).
         self.tokenizer.load()
         try:
-            self.burst.begin(self.store)
+            self.unit_of_work.begin(self.store)
         except StorageError as error:
             raise ContextError(str(error), ErrorCode.STORAGE) from error
         change = Change()
@@ -226,7 +226,7 @@ class WorkspaceState:
         if gained or change.archived or change.restored or change.archive_delta:
             self.archive = store.archive_state(root)
         self._status = None
-        self.burst.changed(self, change.evictions)
+        self.unit_of_work.changed(self, change.evictions)
 
     def _row(self, revision: int, evicted_total: int, settings: WindowSettings) -> WorkspaceRow:
         window = self.window

@@ -78,7 +78,7 @@ class ContextServer(LanguageServer):
 
     def uncommitted(self) -> bool:
         """Changes wait for their commit: an answer given now must wait for it too."""
-        return self.service.burst.uncommitted
+        return self.service.unit_of_work.uncommitted
 
     # --- told by the hub
 
