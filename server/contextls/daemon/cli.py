@@ -42,11 +42,13 @@ def parser() -> argparse.ArgumentParser:
         type=_loopback,
         help="listen on a loopback address instead (a development aid: no authentication)",
     )
-    parser.add_argument(
-        "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
-    )
-    parser.add_argument("--log-file", help="write the log here instead of stderr")
+    _logging_arguments(parser, "WARNING")
     return parser
+
+
+def _logging_arguments(parser: argparse.ArgumentParser, level: str) -> None:
+    parser.add_argument("--log-level", default=level, choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--log-file", help="write the log here instead of stderr")
 
 
 def _logging(level: str, log_file: str | None) -> None:
@@ -85,10 +87,7 @@ def daemon_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds without clients before it exits (default: $CONTEXTLS_DAEMON_IDLE or 900)",
     )
-    parser.add_argument(
-        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
-    )
-    parser.add_argument("--log-file", help="write the log here instead of stderr")
+    _logging_arguments(parser, "INFO")
     return parser
 
 

@@ -85,7 +85,7 @@ class Connection:
         except NewerSchema:
             raise
         except DevelopmentFile as error:  # nothing of it is lost: it is kept beside
-            return self._connect_fresh(str(error))
+            return self._connect_fresh("unreadable", str(error))
         except sqlite3.OperationalError as error:
             if _is_read_only(error) and Path(self.location).exists():
                 return self._connect_read_only(error)
@@ -93,11 +93,11 @@ class Connection:
         except sqlite3.DatabaseError as error:
             if self.location == MEMORY:
                 raise StorageError(f"cannot open {self.location}: {error}") from error
-            return self._connect_fresh(f"was corrupt ({error})")
+            return self._connect_fresh("corrupt", f"was corrupt ({error})")
 
-    def _connect_fresh(self, why: str) -> sqlite3.Connection:
-        """Move the file aside (why: what was wrong with it) and start an empty one."""
-        tag = "corrupt" if why.startswith("was corrupt") else "unreadable"
+    def _connect_fresh(self, tag: str, why: str) -> sqlite3.Connection:
+        """Move the file aside as ``NAME.TAG-…`` (why: what was wrong with it) and start
+        an empty one."""
         self.moved_aside = move_aside(Path(self.location), tag)
         self.moved_why = why
         log.warning("%s %s; moved to %s", self.location, why, self.moved_aside)
