@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.core.errors import ContextError
@@ -413,3 +415,104 @@ def test_pinned_items_over_the_budget_are_said_to_be_left_out() -> None:
     assert rendered.item_ids == ["ctx-3"]  # the newest pinned one that fits
     (warning,) = rendered.warnings
     assert "pinned items alone need" in warning and "ctx-1, ctx-2" in warning
+
+
+# ------------------------------------------------- counting piece by piece
+
+
+def _tricky_text() -> st.SearchStrategy[str]:
+    pieces = st.sampled_from(
+        [
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            "\r\n",
+            "\t",
+            "/",
+            "//",
+            "#",
+            "# x",
+            "<",
+            "</a>",
+            ">",
+            "`",
+            "```",
+            "{",
+            "},",
+            "[",
+            "é",
+            "\u0301",
+            "日本",
+            "word",
+            "Def",
+            "'s",
+            "42",
+            "1234",
+            "!",
+            "\\",
+            '"',
+            "\x1b[31m",
+            "    ",
+            "\n    {",
+        ]
+    )
+    return st.lists(pieces, max_size=12).map("".join)
+
+
+@st.composite
+def _windows(draw: st.DrawFn) -> list[Item]:
+    items = []
+    for n in range(draw(st.integers(0, 4))):
+        content = draw(_tricky_text())
+        metadata: dict[str, Any] = {}
+        if draw(st.booleans()):
+            metadata = {"path": draw(st.sampled_from(["a.py", "/x/y.c", "n<o>te", "#h"]))}
+        if draw(st.booleans()):
+            metadata["language"] = draw(st.sampled_from(["", "python", "c++", "x/y"]))
+        item = make_item(
+            n, draw(st.sampled_from(["code", "text", "error", "file"])), content, **metadata
+        )
+        item.pinned = draw(st.booleans())
+        item.stale = draw(st.booleans())
+        items.append(item)
+    return items
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(window=_windows(), history=_windows())
+def test_a_render_counted_piece_by_piece_is_the_count_of_its_text(
+    fmt: RenderFormat, encoding: str, window: list[Item], history: list[Item]
+) -> None:
+    # The pieces are cut where the pre-tokenizer splits anyway, whatever the items hold.
+    tokenizer = _TOKENIZERS.setdefault(encoding, offline_tokenizer(encoding))
+    for item in history:
+        item.id = f"old-{item.id}"
+    rendered = render(window, fmt, tokenizer.count, None, history, 10**6, tokenizer.count_pieces)
+    assert rendered.tokens == tokenizer.count(rendered.text)
+
+
+_TOKENIZERS: dict[str, Tokenizer] = {}
+
+
+def test_a_second_render_of_the_same_window_counts_nothing_again() -> None:
+    counted: list[str] = []
+    tokenizer = offline_tokenizer("o200k_base")
+    count = tokenizer.count
+
+    def spying(text: str) -> int:
+        counted.append(text)
+        return count(text)
+
+    tokenizer.count = spying  # type: ignore[method-assign]
+    items = [code_item(n) for n in range(1, 4)]
+    first = render(items, "markdown", spying, count_pieces=tokenizer.count_pieces)
+    assert len(counted) == 4  # the heading, then each section
+    counted.clear()
+    again = render(items, "markdown", spying, count_pieces=tokenizer.count_pieces)
+    assert (again.text, again.tokens, counted) == (first.text, first.tokens, [])
+    items.append(code_item(4, symbol="added"))
+    render(items, "markdown", spying, count_pieces=tokenizer.count_pieces)
+    assert len(counted) == 2  # the section before the new one lost its last line end

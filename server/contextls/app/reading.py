@@ -48,7 +48,10 @@ class Reading(WorkspaceState):
                 auto_retrieve,
             )
         budget = self.window.limits.max_tokens
-        rendered = render(items, fmt, self.tokenizer.count, max_tokens, history, budget)
+        tokenizer = self.tokenizer
+        rendered = render(
+            items, fmt, tokenizer.count, max_tokens, history, budget, tokenizer.count_pieces
+        )
         return RenderResult(
             text=rendered.text,
             tokens=rendered.tokens,

@@ -54,6 +54,7 @@ def render(
     max_tokens: int | None = None,
     history: Sequence[Item] = (),
     budget: int | None = None,
+    count_pieces: Callable[[Sequence[str]], int] | None = None,
 ) -> Rendered:
     """Render ``items`` (then ``history``) within a budget.
 
@@ -68,12 +69,17 @@ def render(
     ``tokens`` is the exact count of the returned text. Budgeting adds up each
     section's count, which can differ from the whole by a token or two at the
     seams, so the result is counted once more and trimmed if it still overflows.
+    The text is made of pieces cut where tiktoken's pre-tokenizer splits anyway
+    (before each section), so ``count_pieces`` (``Tokenizer.count_pieces``) can
+    count only the pieces it has not seen; without it the joined text is counted.
     """
-    formatter = _FORMATTERS[fmt]
+    if count_pieces is None:
+        count_pieces = lambda pieces: count_tokens("".join(pieces))  # noqa: E731
+    pieces_of = _FORMATTERS[fmt]
     kept = list(items)
     warnings: list[str] = []
     if max_tokens is not None:
-        kept, room = _fit(kept, fmt, count_tokens, max_tokens)
+        kept, room = _fit(kept, fmt, count_tokens, count_pieces, max_tokens)
         pinned = [item for item in items if item.pinned]
         left_out = [item for item in pinned if item not in kept]
         if left_out:
@@ -85,16 +91,17 @@ def render(
                 f"{'was' if len(left_out) == 1 else 'were'} left out"
             )
     elif history and budget is not None:
-        room = budget - count_tokens(formatter(kept, []))
+        room = budget - count_pieces(pieces_of(kept, []))
     else:
         room = None
     kept_history, history_omitted = _fit_history(history, fmt, count_tokens, room)
     limit = max_tokens
     if limit is None and history and budget is not None:
-        limit = max(budget, count_tokens(formatter(kept, [])))  # history never goes over
+        limit = max(budget, count_pieces(pieces_of(kept, [])))  # history never goes over
     while True:
-        text = formatter(kept, kept_history)
-        tokens = count_tokens(text)
+        pieces = pieces_of(kept, kept_history)
+        text = "".join(pieces)
+        tokens = count_pieces(pieces)
         if limit is None or tokens <= limit:
             break
         if not (kept or kept_history):
@@ -144,11 +151,11 @@ def _fit(
     items: list[Item],
     fmt: RenderFormat,
     count_tokens: Callable[[str], int],
+    count_pieces: Callable[[Sequence[str]], int],
     max_tokens: int,
 ) -> tuple[list[Item], int]:
     """The window items that fit in ``max_tokens``, and the tokens they leave."""
-    formatter = _FORMATTERS[fmt]
-    budget = max_tokens - count_tokens(formatter([], []))
+    budget = max_tokens - count_pieces(_FORMATTERS[fmt]([], []))
     chosen: set[str] = set()
     # Pinned items first (the newest of them if they do not all fit), then the
     # most recent unpinned ones that fit.
@@ -212,6 +219,8 @@ def _source(item: Item) -> str | None:
 
 
 def fence_for(content: str) -> str:
+    if "```" not in content:  # most content; a substring search is ~10x the regex's speed
+        return "```"
     longest = max((len(run) for run in _BACKTICK_RUN.findall(content)), default=2)
     return "`" * (longest + 1)
 
@@ -229,13 +238,16 @@ def _markdown_section(item: Item) -> str:
     return f"{heading(item)}\n{fence}{language_of(item)}\n{body}{fence}\n"
 
 
-def _markdown(items: Sequence[Item], history: Sequence[Item]) -> str:
+def _markdown(items: Sequence[Item], history: Sequence[Item]) -> list[str]:
+    # Each piece but the first starts a line with "#": a seam the pre-tokenizer keeps.
     parts = ["## Context\n"]
     parts.extend(_markdown_section(item) for item in items)
     if history:
         parts.append(_history_heading("markdown"))
         parts.extend(_markdown_section(item) for item in history)
-    return "\n".join(parts)
+    pieces = [part + "\n" for part in parts]
+    pieces[-1] = parts[-1]
+    return pieces
 
 
 # ---------------------------------------------------------------------- xml
@@ -257,14 +269,15 @@ def _xml_section(item: Item) -> str:
     return f"<item {' '.join(attrs)}>\n{escape(content)}\n</item>\n"
 
 
-def _xml(items: Sequence[Item], history: Sequence[Item]) -> str:
+def _xml(items: Sequence[Item], history: Sequence[Item]) -> list[str]:
+    # Each piece starts a line with "<": a seam the pre-tokenizer keeps.
     parts = ["<context>\n", *(_xml_section(item) for item in items)]
     if history:
         parts.append("<history>\n")
         parts.extend(_xml_section(item) for item in history)
         parts.append("</history>\n")
     parts.append("</context>\n")
-    return "".join(parts)
+    return parts
 
 
 # --------------------------------------------------------------------- json
@@ -287,19 +300,28 @@ def _json_section(item: Item) -> str:
     return msgspec.json.encode(_json_entry(item)).decode()
 
 
-def _json(items: Sequence[Item], history: Sequence[Item]) -> str:
+_JSON_ENTRY = "\n    {"
+"""Where an entry of either list starts (strings inside are escaped: no raw newline)."""
+
+
+def _json(items: Sequence[Item], history: Sequence[Item]) -> list[str]:
     document = {
         "context": [_json_entry(item) for item in items],
         "history": [_json_entry(item) for item in history],
     }
-    return msgspec.json.format(msgspec.json.encode(document).decode(), indent=2) + "\n"
+    text = msgspec.json.format(msgspec.json.encode(document).decode(), indent=2) + "\n"
+    # Cut after the newline that ends "[" or "},": the pre-tokenizer ends a piece
+    # of punctuation there (it runs on over newlines, never over the indent).
+    first, *entries = text.split(_JSON_ENTRY)
+    pieces = [first, *("    {" + entry for entry in entries)]
+    return [piece + "\n" for piece in pieces[:-1]] + [pieces[-1]]
 
 
 def _history_heading(fmt: RenderFormat) -> str:
     return {"markdown": "## Relevant history\n", "xml": "<history>\n</history>\n", "json": ""}[fmt]
 
 
-_FORMATTERS: dict[str, Callable[[Sequence[Item], Sequence[Item]], str]] = {
+_FORMATTERS: dict[str, Callable[[Sequence[Item], Sequence[Item]], list[str]]] = {
     "markdown": _markdown,
     "xml": _xml,
     "json": _json,
