@@ -94,6 +94,17 @@ def test_imports_go_down_the_layers_only() -> None:
     assert not upward, upward
 
 
+def test_imports_name_their_module_in_full() -> None:
+    # A reader (and a grep) finds who imports a module by its full name.
+    relative = [
+        f"{name}:{node.lineno}"
+        for name, path in modules().items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.level
+    ]
+    assert relative == []
+
+
 def test_no_import_circles() -> None:
     edges = graph()
     circles: list[list[str]] = []

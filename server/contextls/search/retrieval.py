@@ -11,11 +11,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.items import Item
-from ..core.snippets import STOP_WORDS, Snippet, opening, snippet, telling_words
-from ..storage.store import Store
-from . import fusion
-from .meaning import MeaningProvider
+from contextls.core.items import Item
+from contextls.core.snippets import STOP_WORDS, Snippet, opening, snippet, telling_words
+from contextls.search import fusion
+from contextls.search.meaning import MeaningProvider
+from contextls.storage.store import Store
 
 SEMANTIC_FLOOR = 0.44
 """Cosine below which a hit found only by meaning is noise, not an answer, so a search

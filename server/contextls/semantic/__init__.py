@@ -12,7 +12,6 @@ from __future__ import annotations
 def register() -> None:
     """Make this package the provider of search by meaning (``search.meaning``)."""
     from contextls.search import meaning
-
-    from .engine import engine_for
+    from contextls.semantic.engine import engine_for
 
     meaning.register(engine_for)

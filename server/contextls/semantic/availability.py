@@ -50,7 +50,7 @@ def why_not(location: str) -> str:
     found = check()
     if not found.available:
         return found.reason
-    from .model import ModelError, checked_model
+    from contextls.semantic.model import ModelError, checked_model
 
     try:
         checked_model(model_path())

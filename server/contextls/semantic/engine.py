@@ -22,11 +22,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from . import availability, indexer, tables, vector_index, vectors
-from .model import MODEL_ID, Embedder, ModelError
+from contextls.semantic import availability, indexer, tables, vector_index, vectors
+from contextls.semantic.model import MODEL_ID, Embedder, ModelError
 
 if TYPE_CHECKING:
-    from .scan import Scanner
+    from contextls.semantic.scan import Scanner
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ class Engine:
             return why
         try:
             self._embedder = Embedder(availability.model_path())
-            from .scan import Scanner
+            from contextls.semantic.scan import Scanner
 
             self._scanner = Scanner(self._embedder.dimensions)
         except ModelError as error:

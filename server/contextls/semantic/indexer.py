@@ -15,9 +15,9 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import vector_index, vectors
-from .chunks import chunk_ids
-from .model import Embedder
+from contextls.semantic import vector_index, vectors
+from contextls.semantic.chunks import chunk_ids
+from contextls.semantic.model import Embedder
 
 if TYPE_CHECKING:
     import numpy as np

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from ..storage import migrations
-from ..storage.migrations import Migration, Migrations
-
-if TYPE_CHECKING:
-    pass
-
-from contextls.semantic.vectors import _log_gone
+from contextls.semantic.vectors import log_gone
+from contextls.storage import migrations
+from contextls.storage.migrations import Migration, Migrations
 
 TABLES: Final = """
 CREATE TABLE IF NOT EXISTS semantic_vectors (
@@ -103,7 +99,7 @@ def install(db: sqlite3.Connection, model: str) -> None:
         if row is None or row[0] != model:
             # New file, or another model made the vectors: they are all re-embedded.
             if row is not None:
-                _log_gone(db, "SELECT DISTINCT root, id FROM semantic_vectors")
+                log_gone(db, "SELECT DISTINCT root, id FROM semantic_vectors")
             db.execute("DELETE FROM semantic_vectors")
             db.execute("DELETE FROM semantic_window")
             db.execute("DELETE FROM semantic_claims")

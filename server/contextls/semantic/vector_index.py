@@ -6,7 +6,7 @@ import sqlite3
 from array import array
 from typing import TYPE_CHECKING
 
-from .model import DIMENSIONS
+from contextls.semantic.model import DIMENSIONS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -19,7 +19,7 @@ def pack(matrix: npt.NDArray[np.float32]) -> list[bytes]:
     """Unit rows → one stored vector each: uint8 row, then its float32 factor."""
     import numpy as np
 
-    from .scan import quantize_rows
+    from contextls.semantic.scan import quantize_rows
 
     quantized, unscale = quantize_rows(np.asarray(matrix, dtype=np.float32))
     factors = unscale.astype("<f4")
@@ -185,7 +185,7 @@ class VectorIndex:
     ) -> list[tuple[str, float]]:
         if not self._count:
             return []
-        from .scan import Scanner
+        from contextls.semantic.scan import Scanner
 
         assert isinstance(scanner, Scanner)
         scores = scanner.scores(self._rows[: self._count], self._unscale[: self._count], query)

@@ -34,12 +34,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from .model import DIMENSIONS
-
-if TYPE_CHECKING:
-    pass
+from contextls.semantic.model import DIMENSIONS
 
 LEASE_MS: Final = 60_000
 SWEEP_BATCH: Final = 5_000
@@ -61,7 +58,7 @@ class Pending:
     content: str
 
 
-def _log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object, ...] = ()) -> int:
+def log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object, ...] = ()) -> int:
     cursor = db.execute(f"INSERT INTO semantic_gone (root, id) {select_root_id}", params)
     return max(cursor.rowcount, 0)
 
