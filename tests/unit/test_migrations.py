@@ -92,7 +92,7 @@ def test_a_file_of_a_development_build_is_adopted_with_its_rows(tmp_path: Path) 
         "from a development build"
     ]
     store.close()
-    assert applied(path) == ["1_initial"]
+    assert applied(path) == [step.name for step in CORE.steps]  # adopted as 1, then on
     assert "meta" not in {name for _, name, _ in shape(path)}
 
 
@@ -145,3 +145,21 @@ def test_opening_an_up_to_date_database_writes_nothing(tmp_path: Path) -> None:
     Store(path).close()
     assert watcher.execute("PRAGMA data_version").fetchone()[0] == changes
     watcher.close()
+
+
+def test_a_rowid_freed_at_the_end_of_the_archive_is_not_given_again(tmp_path: Path) -> None:
+    """Whoever indexes the archive outside the store finds new rows above the last
+    rowid it saw: the newest item restored must not hand its rowid to the next."""
+    store = Store(tmp_path / "s.db")
+    with store.write():
+        store.archive("r", [note("first")], "maxItems", 1)
+    db = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    (first,) = db.execute("SELECT max(rowid) FROM archive").fetchone()
+    with store.write():  # restored: it leaves the archive
+        assert store.delete_archived("r", ["ctx-1"]) == 1
+    with store.write():
+        store.archive("r", [note("second")], "maxItems", 1)
+    (second,) = db.execute("SELECT max(rowid) FROM archive").fetchone()
+    db.close()
+    store.close()
+    assert second > first

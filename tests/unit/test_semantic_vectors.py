@@ -63,6 +63,24 @@ def test_claims_keep_two_owners_apart_until_the_lease_ends(tmp_path) -> None:
     assert {p.id for p in later} == {"ctx-0", "ctx-1", "ctx-2"}
 
 
+def test_a_row_archived_while_nobody_looked_is_found_above_the_mark(tmp_path) -> None:
+    """Rows written by a process without the extra (no queue, no trigger) are queued at
+    the next look, once each; a restored newest row does not hide the next one."""
+    db = _db(str(tmp_path / "s.db"))
+    _archive(db, "r", "ctx-1", "first")
+    assert vectors.archive_work(db, 0)
+    db.execute("BEGIN IMMEDIATE")
+    assert [p.id for p in vectors.claim(db, "one", 0, 10)] == ["ctx-1"]
+    db.execute("COMMIT")
+    db.execute("DELETE FROM archive WHERE id = 'ctx-1'")  # restored: the newest row
+    _archive(db, "r", "ctx-2", "second")
+    assert vectors.archive_work(db, 0)
+    db.execute("BEGIN IMMEDIATE")
+    assert [p.id for p in vectors.claim(db, "one", 0, 10)] == ["ctx-2"]
+    assert vectors.queue_archived(db) == 0
+    db.execute("COMMIT")
+
+
 def test_the_queue_survives_reopening_and_a_new_model_requeues_everything(tmp_path) -> None:
     path = str(tmp_path / "s.db")
     db = _db(path)
@@ -105,8 +123,9 @@ def test_index_refresh_sees_new_replaced_and_swept_vectors(tmp_path) -> None:
     assert index.items == 2
     assert index.search(scanner, _unit(0.0, 0.0, 1.0), limit=1)[0][0] == "a"
     assert index.search(scanner, _unit(1.0), limit=3)[0][1] < 0.5  # the old "a" scores 0
-    # "b" leaves the archive (restored, forgotten): its vectors go with it.
+    # "b" leaves the archive (restored, forgotten): its vectors are swept.
     db.execute("DELETE FROM archive WHERE id = 'b'")
+    assert vectors.drop_unarchived(db) == 1
     index.refresh(db)
     assert index.items == 1
     assert [i for i, _ in index.search(scanner, _unit(0.0, 1.0), limit=3)] == ["a"]
@@ -135,14 +154,16 @@ def test_packed_rows_keep_the_cosine() -> None:
     assert np.abs(approx - rows @ rows[7]).max() < 0.01
 
 
-def test_items_with_vectors_are_counted_by_triggers(tmp_path) -> None:
+def test_items_with_vectors_are_counted_by_triggers_on_the_vector_table(tmp_path) -> None:
     path = str(tmp_path / "s.db")
     db = _db(path)
     _store(db, "r", "a", _unit(1.0), _unit(0.0, 1.0))  # two chunks: one item
     _store(db, "r", "b", _unit(1.0))
     _store(db, "q", "c", _unit(1.0))
     assert (vectors.indexed_count(db, "r"), vectors.indexed_count(db, "q")) == (2, 1)
-    db.execute("DELETE FROM archive WHERE id = 'a'")  # its vectors go, and its count
+    db.execute("DELETE FROM archive WHERE id = 'a'")  # swept: its vectors go, and its count
+    assert vectors.swept_behind(db)
+    vectors.drop_unarchived(db)
     assert vectors.indexed_count(db, "r") == 1
     db.close()
     db = _db(path)  # opened again: the counts are kept, not made again

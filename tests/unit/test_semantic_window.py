@@ -21,6 +21,7 @@ from contextls.semantic import indexer, tables, vector_index, vectors  # noqa: E
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
+from contextls.storage.windows import WorkspaceRow  # noqa: E402
 
 ROOT = "file:///ws"
 SOURCE = "def _backoff_put(url, body):\n    for attempt in range(5):\n        sleep(2 ** attempt)\n"
@@ -62,6 +63,13 @@ def _settled() -> int:
     return indexer.now_ms() + vectors.WINDOW_SETTLE_MS + 1
 
 
+def _write_window(store: Store, items: list[Item], revision: int) -> None:
+    """Items written as a change does: with the window's revision moved on."""
+    with store.write():
+        store.save_items(ROOT, items)
+        store.save_workspace(ROOT, WorkspaceRow(2, 4, revision, 0))
+
+
 def _evict(store: Store, item: Item) -> None:
     with store.write():
         store.delete_items(ROOT, [item.id])
@@ -71,21 +79,20 @@ def _evict(store: Store, item: Item) -> None:
 def _embedded_in_window(tmp_path: Path, embedder: Embedder) -> tuple[Store, sqlite3.Connection]:
     """A store whose window holds ctx-1 (SOURCE), embedded in the window."""
     store, db = _open(tmp_path / "s.db", embedder)
-    with store.write():
-        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
-    vectors.stamp_window(db, indexer.now_ms())
+    _write_window(store, [_item("ctx-1", SOURCE)], revision=1)
+    indexer.look_at_windows(db, {})
     indexer.index_window(db, embedder, clock=_settled)
     return store, db
 
 
 def test_a_window_item_waits_until_its_text_settles(tmp_path: Path, embedder: Embedder) -> None:
     store, db = _open(tmp_path / "s.db", embedder)
-    with store.write():
-        store.save_items(ROOT, [_item("ctx-1", SOURCE)])
-    assert vectors.window_waits(db)
-    assert not vectors.has_work(db, _settled())  # not seen yet: its wait has not begun
+    _write_window(store, [_item("ctx-1", SOURCE)], revision=1)
+    assert not vectors.has_work(db, _settled())  # not looked at yet: its wait has not begun
     assert indexer.index_window(db, embedder, clock=_settled) == 0
-    vectors.stamp_window(db, indexer.now_ms())
+    seen = indexer.look_at_windows(db, {})
+    assert seen == {ROOT: 1}
+    assert vectors.window_waits(db)
     assert not vectors.has_work(db, indexer.now_ms())
     assert indexer.index_window(db, embedder, clock=indexer.now_ms) == 0
     assert vectors.has_work(db, _settled())
@@ -126,15 +133,33 @@ def test_rewriting_an_item_without_changing_its_text_embeds_nothing(
     tmp_path: Path, embedder: Embedder
 ) -> None:
     store, db = _embedded_in_window(tmp_path, embedder)
-    with store.write():  # pinned: the row is written again, with the same text
-        store.save_items(ROOT, [_item("ctx-1", SOURCE, seq=3)])
-    vectors.stamp_window(db, indexer.now_ms())
+    # Pinned: the row is written again, with the same text.
+    _write_window(store, [_item("ctx-1", SOURCE, seq=3)], revision=2)
+    indexer.look_at_windows(db, {ROOT: 1})
+    assert not vectors.window_waits(db)
     counting = CountingEmbedder(embedder)
-    assert indexer.index_window(db, counting, clock=_settled) == 1  # type: ignore[arg-type]
+    assert indexer.index_window(db, counting, clock=_settled) == 0  # type: ignore[arg-type]
     assert counting.chunks == 0
 
 
-def test_an_item_leaving_the_archive_takes_its_vectors_at_once(
+def test_text_changed_in_the_window_waits_again_and_is_embedded_again(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _embedded_in_window(tmp_path, embedder)
+    changed = _item("ctx-1", SOURCE + "    raise UploadFailed(url)\n", seq=2)
+    _write_window(store, [changed], revision=2)
+    assert indexer.look_at_windows(db, {ROOT: 2}) == {ROOT: 2}  # its revision did not move
+    assert not vectors.window_waits(db)
+    indexer.look_at_windows(db, {ROOT: 1})
+    assert vectors.window_waits(db)
+    counting = CountingEmbedder(embedder)
+    assert indexer.index_window(db, counting, clock=_settled) == 1  # type: ignore[arg-type]
+    assert counting.chunks == 1
+    made_from = vectors.digest(changed.content)
+    assert db.execute("SELECT digest FROM semantic_window").fetchall() == [(made_from,)]
+
+
+def test_a_forget_takes_the_vectors_of_what_it_forgot_before_its_scrub(
     tmp_path: Path, embedder: Embedder
 ) -> None:
     store, db = _open(tmp_path / "s.db", embedder)
@@ -144,8 +169,56 @@ def test_an_item_leaving_the_archive_takes_its_vectors_at_once(
     assert vectors.indexed_count(db, ROOT) == 1
     with store.write():
         store.forget(ROOT, ["ctx-1"])
+    assert vectors.swept_behind(db)
+    # A process whose model never loaded (the engine opens its own connection).
+    Engine(str(tmp_path / "s.db")).forgotten()
     assert db.execute("SELECT count(*) FROM semantic_vectors").fetchone()[0] == 0
     assert db.execute("SELECT id FROM semantic_gone").fetchall() == [("ctx-1",)]
+    assert not vectors.swept_behind(db)
+
+
+def test_an_item_restored_from_the_archive_has_its_vectors_swept(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    _evict(store, _item("ctx-1", SOURCE))
+    _evict(store, _item("ctx-2", "a note about the upload retry policy"))
+    indexer.index_some(db, embedder)
+    assert not vectors.swept_behind(db)
+    with store.write():
+        store.delete_archived(ROOT, ["ctx-1"])
+    assert vectors.swept_behind(db)
+    db.execute("BEGIN IMMEDIATE")
+    assert vectors.sweep(db, 0)[1] == 1
+    db.execute("COMMIT")
+    assert vectors.indexed_count(db, ROOT) == 1
+    assert not vectors.swept_behind(db)
+
+
+def test_an_add_writes_nothing_of_the_extra(tmp_path: Path, embedder: Embedder) -> None:
+    """No trigger of the extra on the core's tables: an add and an eviction pay nothing
+    for search by meaning, and the worker finds both by looking."""
+    store, db = _open(tmp_path / "s.db", embedder)
+    triggers = {
+        name
+        for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN "
+            "('archive', 'items', 'workspaces', 'aliases', 'archive_state')"
+        )
+    }
+    assert triggers and not {name for name in triggers if name.startswith("semantic")}
+    _write_window(store, [_item("ctx-1", SOURCE)], revision=1)
+    _evict(store, _item("ctx-1", SOURCE))
+    written = [
+        name
+        for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'semantic%' "
+            "AND name != 'semantic_meta'"
+        )
+        if db.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+    ]
+    assert written == []
+    assert vectors.archive_work(db, indexer.now_ms())  # found above the mark
 
 
 def test_a_search_leaves_a_big_backlog_to_the_worker(tmp_path: Path) -> None:

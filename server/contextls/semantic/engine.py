@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from contextls.semantic import availability, indexer, tables, vector_index, vectors
+from contextls.semantic.indexer import now_ms
 from contextls.semantic.model import MODEL_ID, Embedder, ModelError
 
 if TYPE_CHECKING:
@@ -91,6 +92,10 @@ class Engine:
         self._stopping = False
         self._sweep_from = -1  # a sweep pass in progress: the rowid it reached
         self._swept = False
+        self._windows_seen: dict[str, int] = {}
+        """Each window's revision when the worker last looked at its items."""
+        self._looked_at = -1
+        """``PRAGMA data_version`` when the worker last started: the file changed since?"""
         self.stored = 0
         """Items embedded by this process (for benches and tests)."""
 
@@ -190,6 +195,7 @@ class Engine:
                     db.close()
             self._indexes.clear()
             self._caught_up = False
+            self._windows_seen = {}
             self._open()
 
     @property
@@ -242,18 +248,12 @@ class Engine:
         if self._worker is not None and self._worker.is_alive():
             return None
         db = self._read or self._write
-        if self._caught_up and not vectors.has_work(db, indexer.now_ms()):
-            if not vectors.window_waits(db):
-                return False
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        # Nothing committed since the last look, no window item settled, no lease ran out.
+        if self._caught_up and version == self._looked_at and not vectors.has_work(db, now_ms()):
             # Window items whose text may still change: look again after the next pause.
-            if self._write_lock.acquire(blocking=False):
-                try:
-                    vectors.stamp_window(self._write, indexer.now_ms())
-                except sqlite3.OperationalError as error:  # another process writes
-                    log.info("embedding waits: %s", error)
-                finally:
-                    self._write_lock.release()
-            return None
+            return None if vectors.window_waits(db) else False
+        self._looked_at = version
         self._caught_up = False
         self._worker = threading.Thread(
             target=self._work,
@@ -267,33 +267,38 @@ class Engine:
     def _work(self, embedder: Embedder, idle: Callable[[], bool]) -> None:
         db = self._write
         assert db is not None
+        may_sweep = True  # one pass a run: a pass that leaves the counts behind waits
         try:
             while idle():
                 with self._write_lock:
+                    self._windows_seen = indexer.look_at_windows(db, self._windows_seen)
                     done = indexer.index_some(db, embedder, WORKER_BATCH, go_on=idle)
                     self.stored += done
                     if done or vectors.archive_work(db, indexer.now_ms()):
                         continue  # the archive first: what is searched
                     if indexer.index_window(db, embedder, WORKER_BATCH, go_on=idle):
                         continue
-                    if not self._sweep(db):
+                    if not self._sweep(db, may_sweep):
                         self._caught_up = True
                         return
+                    may_sweep = self._sweep_from >= 0
         except sqlite3.OperationalError as error:  # another process holds the write lock
             log.info("embedding waits: %s", error)
         except Exception:
             log.exception("embedding the archive failed; semantic search may miss items")
             self._caught_up = True  # do not spin on it; the next commit tries again
 
-    def _sweep(self, db: sqlite3.Connection) -> bool:
-        """One step of deleting vectors of items that left the archive; True if more."""
+    def _sweep(self, db: sqlite3.Connection, may_start: bool) -> bool:
+        """One step of deleting vectors of items that left the archive; True if more.
+
+        A pass starts once per process (what a crash or an older file left behind),
+        and whenever items left the archive (restored, pruned, merged).
+        """
         if self._sweep_from < 0:
             vectors.drop_window_orphans(db)
             vectors.trim_gone(db)
-            if self._swept:
+            if not may_start or (self._swept and not vectors.swept_behind(db)):
                 return False
-            # Vectors leave with their item (a trigger); one pass per process finds what
-            # a file from before the trigger, or a crash in between, left behind.
             self._swept = True
             self._sweep_from = 0
         db.execute("BEGIN IMMEDIATE")
@@ -307,12 +312,21 @@ class Engine:
         return True
 
     def forgotten(self) -> None:
-        """Before a forget's scrub: window vectors of forgotten items go first, so the
-        VACUUM that follows leaves nothing of them in the file."""
-        if self._embedder is None or self._write is None:
-            return
-        with self._write_lock:
-            vectors.drop_window_orphans(self._write)
+        """Before a forget's scrub: the vectors of forgotten items go, in the window and
+        in the archive, so the VACUUM that follows leaves nothing of them in the file.
+
+        Runs whether or not search by meaning is available here: the file may hold
+        vectors another process made.
+        """
+        own = self._write is None
+        db = sqlite3.connect(self.location, isolation_level=None) if own else self._write
+        assert db is not None
+        try:
+            with self._write_lock:
+                vectors.drop_unarchived(db)
+        finally:
+            if own:
+                db.close()
 
     def stop(self) -> None:
         """No new work; wait for the item being embedded."""

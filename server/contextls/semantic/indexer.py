@@ -34,10 +34,6 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-PREFIX_CHARS = 64 * 1024
-"""Text tokenised per item: 8 chunks never need more."""
-
-
 def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
     """One unit vector per ~256-piece chunk of ``content`` (the first ``MAX_CHUNKS``), each
     chunk embedded on its own.
@@ -51,7 +47,7 @@ def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
 
     if not content.strip():
         return np.zeros((1, embedder.dimensions), dtype=np.float32)
-    chunks = chunk_ids(embedder.pieces(content[:PREFIX_CHARS]))[:MAX_CHUNKS]
+    chunks = chunk_ids(embedder.pieces(content[: vectors.PREFIX_CHARS]))[:MAX_CHUNKS]
     # One chunk per run: a batch of 8 chunks of 256 pieces took the process to 780 MiB
     # (the runtime's buffers for the batch, never given back whole) and was slower on
     # one core (67 s against 50 s for 125 modules of the standard library).
@@ -90,7 +86,9 @@ def index_some(
     model = embedder.model_id
     done: list[tuple[vectors.Pending, list[bytes]]] = []
     for item in claimed:
-        made = vectors.window_vectors(db, item, model, vectors.digest(item.content[:PREFIX_CHARS]))
+        made = vectors.window_vectors(
+            db, item, model, vectors.digest(item.content[: vectors.PREFIX_CHARS])
+        )
         if not made:  # not embedded while it was in the window: embed it now
             if done and not go_on():
                 break
@@ -107,6 +105,22 @@ def index_some(
     if done or left:
         _transaction(db, save)
     return len(done)
+
+
+def look_at_windows(
+    db: sqlite3.Connection, seen: dict[str, int], clock: Callable[[], int] = now_ms
+) -> dict[str, int]:
+    """Queue the window items whose text has no vectors, in the windows whose revision
+    moved since ``seen`` (every window when it is empty); the revisions looked at."""
+
+    def look() -> dict[str, int]:
+        revisions = vectors.window_revisions(db)
+        moved = [r for r in revisions.keys() | seen.keys() if revisions.get(r) != seen.get(r)]
+        if moved:
+            vectors.look_at_window(db, moved, clock())
+        return revisions
+
+    return _transaction(db, look)  # type: ignore[return-value]
 
 
 def index_window(
@@ -126,13 +140,13 @@ def index_window(
     )
     model = embedder.model_id
     done: list[tuple[vectors.Pending, bytes, list[bytes]]] = []
-    stopped: list[vectors.Pending] = []
+    stopped: list[tuple[str, str, bytes]] = []
     for item in taken:
-        made_from = vectors.digest(item.content[:PREFIX_CHARS])
+        made_from = vectors.digest(item.content[: vectors.PREFIX_CHARS])
         if vectors.window_vectors(db, item, model, made_from):
-            continue  # written again (pinned, moved) without a change of text
+            continue  # its text went back to what the vectors were made from
         if stopped or (done and not go_on()):
-            stopped.append(item)
+            stopped.append((item.root, item.id, made_from))
             continue
         done.append((item, made_from, vector_index.pack(embed_item(embedder, item.content))))
 
@@ -143,9 +157,10 @@ def index_window(
                 "SELECT 1 FROM items WHERE root = ? AND id = ?", (item.root, item.id)
             ).fetchone():
                 vectors.store_window(db, item, model, made_from, packed)
-        db.executemany(  # due already: taken first at the next idle turn
-            "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) VALUES (?, ?, 1)",
-            [(item.root, item.id) for item in stopped],
+        db.executemany(  # due already (seen at 0): taken first at the next idle turn
+            "INSERT OR IGNORE INTO semantic_window_queue (root, id, digest, seen_at) "
+            "VALUES (?, ?, ?, 0)",
+            stopped,
         )
 
     if done or stopped:

@@ -1,4 +1,8 @@
-"""The semantic extra's tables: its named migrations, and what ``install`` queues."""
+"""The semantic extra's tables: its named migrations, and what ``install`` queues.
+
+The first step put triggers on the core's ``archive`` and ``items``; the second takes
+them away again: the core's tables have one owner, and an add writes nothing here.
+"""
 
 from __future__ import annotations
 
@@ -70,8 +74,7 @@ CREATE TABLE IF NOT EXISTS semantic_window (
     vector BLOB NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS semantic_window_key ON semantic_window (root, id, chunk);
--- queued_at 0: not seen yet. The worker's side stamps the time it first sees an
--- entry (``stamp_window``); reading the clock here cost ~3 us of every add.
+-- queued_at 0: not seen yet (step 2 replaces this queue and drops the triggers).
 CREATE TRIGGER IF NOT EXISTS semantic_window_queued AFTER INSERT ON items BEGIN
     INSERT OR REPLACE INTO semantic_window_queue (root, id, queued_at)
     VALUES (new.root, new.id, 0);
@@ -82,15 +85,48 @@ CREATE TRIGGER IF NOT EXISTS semantic_window_left AFTER DELETE ON items BEGIN
 END;
 """
 
-SEMANTIC: Final = Migrations(prefix="semantic.", steps=(Migration("semantic.1_vectors", TABLES),))
+NO_TRIGGERS_ON_CORE_TABLES: Final = """
+-- The extra reads the core's tables and writes only its own, so an add pays nothing
+-- for search by meaning: new archive rows are found above a mark (archive rowids
+-- never repeat), window items whose text has no vectors by a look at the windows
+-- whose revision moved, and vectors of items that left the archive by a sweep.
+DROP TRIGGER IF EXISTS semantic_queue_archived;
+DROP TRIGGER IF EXISTS semantic_unarchived;
+DROP TRIGGER IF EXISTS semantic_window_queued;
+DROP TRIGGER IF EXISTS semantic_window_left;
+DROP TABLE IF EXISTS semantic_window_queue;
+-- Window items whose text has no vectors: the digest of that text, and when a
+-- look first saw it (it is embedded once it has not changed for a while).
+CREATE TABLE semantic_window_queue (
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    digest BLOB NOT NULL,
+    seen_at INTEGER NOT NULL,
+    PRIMARY KEY (root, id)
+) WITHOUT ROWID;
+-- Archived items without vectors, those archived while no trigger queued them too.
+INSERT OR IGNORE INTO semantic_queue (rowid) SELECT rowid FROM archive AS a
+WHERE NOT EXISTS (SELECT 1 FROM semantic_vectors AS v WHERE v.root = a.root AND v.id = a.id);
+INSERT OR REPLACE INTO semantic_meta (key, value)
+SELECT 'archive_mark', coalesce(max(rowid), 0) FROM archive;
+"""
+
+SEMANTIC: Final = Migrations(
+    prefix="semantic.",
+    steps=(
+        Migration("semantic.1_vectors", TABLES),
+        Migration("semantic.2_no_triggers_on_core_tables", NO_TRIGGERS_ON_CORE_TABLES),
+    ),
+)
 """The semantic extra's own named migrations (recorded with the store's)."""
 
 
 def install(db: sqlite3.Connection, model: str) -> None:
-    """Make the tables (the extra's migrations); queue every archived item without a
-    vector of ``model``, and every window item without vectors made in the window.
+    """Make the tables (the extra's migrations); when the vectors were made by another
+    model (or none), queue every archived item again.
 
-    Runs in its own write transactions; cheap when nothing changed.
+    Runs in its own write transactions; cheap when nothing changed. Window items are
+    found by the engine's first look at each window.
     """
     migrations.upgrade(db, SEMANTIC, "the context database")
     db.execute("BEGIN IMMEDIATE")
@@ -102,18 +138,16 @@ def install(db: sqlite3.Connection, model: str) -> None:
                 log_gone(db, "SELECT DISTINCT root, id FROM semantic_vectors")
             db.execute("DELETE FROM semantic_vectors")
             db.execute("DELETE FROM semantic_window")
+            db.execute("DELETE FROM semantic_window_queue")
             db.execute("DELETE FROM semantic_claims")
             db.execute("INSERT OR IGNORE INTO semantic_queue (rowid) SELECT rowid FROM archive")
             db.execute(
+                "INSERT OR REPLACE INTO semantic_meta (key, value) "
+                "SELECT 'archive_mark', coalesce(max(rowid), 0) FROM archive"
+            )
+            db.execute(
                 "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('model', ?)", (model,)
             )
-        # Window items written while the extra was not installed (or by another model).
-        db.execute(
-            "INSERT OR IGNORE INTO semantic_window_queue (root, id, queued_at) "
-            "SELECT root, id, 0 FROM items AS i WHERE NOT EXISTS (SELECT 1 FROM semantic_window "
-            "AS w WHERE w.root = i.root AND w.id = i.id AND w.model = ?)",
-            (model,),
-        )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")

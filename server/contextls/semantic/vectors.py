@@ -2,20 +2,21 @@
 
 Each row is one chunk of one archived item, with the model id that made it.
 
-What waits to be embedded is a queue of archive rowids, filled by a trigger on
-the archive (like the store's own FTS backlog), so finding work never scans
-the archive, and the store needs no change: ``install`` adds the tables and
-the trigger from the semantic side, once per file, and queues what the archive
-already held. A core install that opens the file later keeps queueing (one
-small insert per archived item) and otherwise ignores the tables.
+What waits to be embedded is a queue of archive rowids. The extra writes only
+its own tables, so an add pays nothing for it: the worker queues the rows above
+the last rowid it saw (``queue_archived``; archive rowids never repeat), so
+finding work never scans the archive, and rows archived by a core install (no
+extra) are found the same way.
 
 Claims with a lease make two processes sharing the file never embed the same
 item twice: an item is claimed in a write transaction before it is embedded,
 and a claim whose lease ran out (its process died) goes back to the queue.
 
-Vectors of items that left the archive (restored, forgotten, pruned) are swept
-in the background (``sweep``); searches never return them meanwhile, because
-hits are checked against the archive. Each sweep logs what it deleted in
+Vectors of items that left the archive (restored, pruned, merged) are swept in
+the background once the worker sees the archive hold fewer rows than it has
+vectors and queue entries for (``swept_behind``); a forget sweeps at once, before
+its scrub. Searches never return such vectors meanwhile, because hits are
+checked against the archive. Each sweep logs what it deleted in
 ``semantic_gone``, so an index in memory drops those rows without a reload.
 
 Vectors are stored as the index holds them: 384 uint8 (zero point 128) and a
@@ -28,11 +29,15 @@ Items still in the window are embedded too, once their text has settled
 (``WINDOW_SETTLE_MS``), into ``semantic_window``: when one is evicted its
 vectors are copied from there instead of embedded, so what was just evicted
 is searchable by meaning at once, without an embedding on a search's path.
+The worker finds them by looking at the windows whose revision moved
+(``look_at_window``): each item's text is hashed and compared with what its
+vectors were made from.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -44,6 +49,8 @@ SWEEP_BATCH: Final = 5_000
 GONE_KEEP: Final = 50_000
 """Entries kept in ``semantic_gone``; an index that fell further behind reloads."""
 ROW_BYTES: Final = DIMENSIONS + 4
+PREFIX_CHARS: Final = 64 * 1024
+"""Text tokenised per item: 8 chunks never need more."""
 WINDOW_SETTLE_MS: Final = 2_000
 """A window item is embedded once its text has not changed for this long: a file
 followed while it is typed in changes every half second, and each embedding of a
@@ -67,35 +74,110 @@ def has_work(db: sqlite3.Connection, now_ms: int) -> bool:
     """Archived items to embed, or window items whose text has settled."""
     return archive_work(db, now_ms) or bool(
         db.execute(
-            "SELECT EXISTS (SELECT 1 FROM semantic_window_queue "
-            "WHERE queued_at > 0 AND queued_at <= ?)",
+            "SELECT EXISTS (SELECT 1 FROM semantic_window_queue WHERE seen_at <= ?)",
             (now_ms - WINDOW_SETTLE_MS,),
         ).fetchone()[0]
     )
 
 
+_MARK: Final = "SELECT CAST(value AS INTEGER) FROM semantic_meta WHERE key = 'archive_mark'"
+"""The last archive rowid queued (or found already embedded)."""
+
+
 def archive_work(db: sqlite3.Connection, now_ms: int) -> bool:
-    """Archived items queued, or claimed by a process whose lease ran out."""
+    """Archived items queued or not looked at yet, or claimed by a process whose lease
+    ran out."""
     row = db.execute(
         "SELECT EXISTS (SELECT 1 FROM semantic_queue) "
-        "OR EXISTS (SELECT 1 FROM semantic_claims WHERE until <= ?)",
+        "OR EXISTS (SELECT 1 FROM semantic_claims WHERE until <= ?) "
+        f"OR coalesce((SELECT max(rowid) FROM archive), 0) > coalesce(({_MARK}), 0)",
         (now_ms,),
     ).fetchone()
     return bool(row[0])
 
 
-def stamp_window(db: sqlite3.Connection, now_ms: int) -> None:
-    """Note when window items written since the last look were first seen (autocommit):
-    each is embedded once ``WINDOW_SETTLE_MS`` pass without another write."""
-    if db.execute(
-        "SELECT EXISTS (SELECT 1 FROM semantic_window_queue WHERE queued_at = 0)"
-    ).fetchone()[0]:
-        db.execute("UPDATE semantic_window_queue SET queued_at = ? WHERE queued_at = 0", (now_ms,))
+def queue_archived(db: sqlite3.Connection) -> int:
+    """Queue the archive's rows above the mark, and move the mark; how many.
+
+    The caller holds a write transaction. Rowids never repeat (``AUTOINCREMENT``), so a
+    row above the mark was archived since the last look.
+    """
+    mark = db.execute(f"SELECT coalesce(({_MARK}), 0)").fetchone()[0]
+    top = db.execute("SELECT coalesce(max(rowid), 0) FROM archive").fetchone()[0]
+    if top <= mark:
+        return 0
+    cursor = db.execute(
+        "INSERT OR IGNORE INTO semantic_queue (rowid) SELECT rowid FROM archive "
+        "WHERE rowid > ? AND rowid <= ?",
+        (mark, top),
+    )
+    db.execute(
+        "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('archive_mark', ?)", (top,)
+    )
+    return max(cursor.rowcount, 0)
+
+
+def swept_behind(db: sqlite3.Connection) -> bool:
+    """Items left the archive and their vectors (or queue entries) are still here.
+
+    Every archived row is queued, claimed or embedded once ``queue_archived`` has run;
+    more of those than archived rows means some left. Counting the archive takes
+    ~2 ms at 100,000 rows: the worker asks once a look, never an add.
+    """
+    row = db.execute(
+        "SELECT (SELECT coalesce(sum(indexed), 0) FROM semantic_counts) "
+        "+ (SELECT count(*) FROM semantic_queue) + (SELECT count(*) FROM semantic_claims) "
+        "> (SELECT count(*) FROM archive WHERE rowid <= coalesce((" + _MARK + "), 0))"
+    ).fetchone()
+    return bool(row[0])
 
 
 def window_waits(db: sqlite3.Connection) -> bool:
     """Window items queued whose text has not settled yet."""
     return bool(db.execute("SELECT EXISTS (SELECT 1 FROM semantic_window_queue)").fetchone()[0])
+
+
+def window_revisions(db: sqlite3.Connection) -> dict[str, int]:
+    """Each window's revision: it moves with every change to the window's items."""
+    return dict(db.execute("SELECT root, revision FROM workspaces"))
+
+
+def look_at_window(db: sqlite3.Connection, roots: Iterable[str], now_ms: int) -> None:
+    """Queue the items of the ``roots``' windows whose text has no vectors, seen now.
+
+    An item already queued with the same text keeps the time it was first seen (it
+    settles); queue entries of items that left go. The caller holds a write
+    transaction.
+    """
+    for root in roots:
+        made = dict(
+            db.execute(
+                "SELECT id, digest FROM semantic_window WHERE root = ? AND chunk = 0", (root,)
+            )
+        )
+        queued = dict(
+            db.execute("SELECT id, digest FROM semantic_window_queue WHERE root = ?", (root,))
+        )
+        present: set[str] = set()
+        settled: list[tuple[str, str]] = []
+        changed: list[tuple[str, str, bytes, int]] = []
+        for item_id, content in db.execute(
+            "SELECT id, content FROM items WHERE root = ?", (root,)
+        ).fetchall():
+            present.add(item_id)
+            made_from = digest(content[:PREFIX_CHARS])
+            if made.get(item_id) == made_from:
+                if item_id in queued:
+                    settled.append((root, item_id))
+            elif queued.get(item_id) != made_from:
+                changed.append((root, item_id, made_from, now_ms))
+        settled.extend((root, item_id) for item_id in queued.keys() - present)
+        db.executemany("DELETE FROM semantic_window_queue WHERE root = ? AND id = ?", settled)
+        db.executemany(
+            "INSERT OR REPLACE INTO semantic_window_queue (root, id, digest, seen_at) "
+            "VALUES (?, ?, ?, ?)",
+            changed,
+        )
 
 
 def digest(content: str) -> bytes:
@@ -109,12 +191,12 @@ def take_window(db: sqlite3.Connection, now_ms: int, limit: int) -> list[Pending
     """Take up to ``limit`` settled window items off their queue (rowid 0).
 
     Taking is the claim: the caller holds a write transaction, so two processes
-    never take one item. An item whose vectors already match its text is skipped.
+    never take one item.
     """
     rows = db.execute(
         "SELECT q.root, q.id, i.content FROM semantic_window_queue AS q "
         "LEFT JOIN items AS i ON i.root = q.root AND i.id = q.id "
-        "WHERE q.queued_at > 0 AND q.queued_at <= ? LIMIT ?",
+        "WHERE q.seen_at <= ? LIMIT ?",
         (now_ms - WINDOW_SETTLE_MS, limit),
     ).fetchall()
     db.executemany(
@@ -166,6 +248,30 @@ def drop_window_orphans(db: sqlite3.Connection) -> bool:
     return True
 
 
+def drop_unarchived(db: sqlite3.Connection) -> int:
+    """Delete, in one write transaction, the vectors of every item no longer archived
+    and the window vectors of items no longer in a window; how many items. A file
+    without the vector tables is left alone."""
+    if not db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'semantic_vectors'"
+    ).fetchone():
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        gone = db.execute(
+            "SELECT DISTINCT v.root, v.id FROM semantic_vectors AS v WHERE NOT EXISTS "
+            "(SELECT 1 FROM archive AS a WHERE a.root = v.root AND a.id = v.id)"
+        ).fetchall()
+        db.executemany("INSERT INTO semantic_gone (root, id) VALUES (?, ?)", gone)
+        db.executemany("DELETE FROM semantic_vectors WHERE root = ? AND id = ?", gone)
+        drop_window_orphans(db)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return len(gone)
+
+
 def trim_gone(db: sqlite3.Connection) -> None:
     """Keep the last ``GONE_KEEP`` entries of the log of items that left (autocommit)."""
     first, last = db.execute("SELECT min(seq), max(seq) FROM semantic_gone").fetchone()
@@ -177,8 +283,9 @@ def pending_count(db: sqlite3.Connection, root: str | None = None) -> int:
     """Archived items waiting for a vector (queued or being embedded), counted: ~34 ms
     at 100,000 waiting; the engine uses the archive's count minus ``indexed_count``."""
     sql = (
-        "SELECT count(*) FROM (SELECT rowid FROM semantic_queue UNION ALL "
-        "SELECT rowid FROM semantic_claims) AS w JOIN archive AS a ON a.rowid = w.rowid"
+        "SELECT count(*) FROM (SELECT rowid FROM semantic_queue UNION "
+        "SELECT rowid FROM semantic_claims UNION SELECT rowid FROM archive "
+        f"WHERE rowid > coalesce(({_MARK}), 0)) AS w JOIN archive AS a ON a.rowid = w.rowid"
     )
     if root is None:
         return int(db.execute(sql).fetchone()[0])
@@ -197,6 +304,7 @@ def claim(
     Must run inside a write transaction (``BEGIN IMMEDIATE``), so two processes
     see each other's claims; the caller commits.
     """
+    queue_archived(db)
     db.execute(
         "INSERT OR IGNORE INTO semantic_queue (rowid) "
         "SELECT rowid FROM semantic_claims WHERE until <= ?",

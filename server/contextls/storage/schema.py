@@ -6,7 +6,40 @@ from typing import Final
 
 from contextls.storage.migrations import Migration, Migrations
 
-INITIAL: Final = """
+ARCHIVE_INDEXES: Final = """
+CREATE INDEX IF NOT EXISTS archive_by_id ON archive (root, id);
+CREATE INDEX IF NOT EXISTS archive_by_time ON archive (root, archived_at);
+-- An archived copy of the same text is found by a hash of it: an index on the text's
+-- length read every archived text of that length (~1 ms an eviction among 5,000
+-- notes of one length, bench 1).
+CREATE INDEX IF NOT EXISTS archive_by_digest ON archive (root, digest);
+"""
+
+ARCHIVE_TRIGGERS: Final = """
+CREATE TRIGGER IF NOT EXISTS archive_fts_queue AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_fts_backlog (rowid) VALUES (new.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS archive_fts_forget AFTER DELETE ON archive BEGIN
+    INSERT INTO archive_fts (archive_fts, rowid, label, content)
+    SELECT 'delete', old.rowid, old.label, old.content
+    WHERE NOT EXISTS (SELECT 1 FROM archive_fts_backlog WHERE rowid = old.rowid);
+    DELETE FROM archive_fts_backlog WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS archive_bytes_in AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_state (root) VALUES (new.root) ON CONFLICT (root) DO NOTHING;
+    UPDATE archive_state SET bytes = bytes + length(CAST(new.content AS BLOB))
+    WHERE root = new.root;
+END;
+CREATE TRIGGER IF NOT EXISTS archive_bytes_out AFTER DELETE ON archive BEGIN
+    UPDATE archive_state SET bytes = bytes - length(CAST(old.content AS BLOB))
+    WHERE root = old.root;
+END;
+"""
+"""What keeps the keyword index's backlog and each workspace's archive bytes: on
+the archive table, so made again with it."""
+
+INITIAL: Final = (
+    """
 CREATE TABLE IF NOT EXISTS workspaces (
     root TEXT PRIMARY KEY,
     next_id INTEGER NOT NULL DEFAULT 1,
@@ -51,12 +84,6 @@ CREATE TABLE IF NOT EXISTS archive (
     reason TEXT NOT NULL,
     digest BLOB
 );
-CREATE INDEX IF NOT EXISTS archive_by_id ON archive (root, id);
-CREATE INDEX IF NOT EXISTS archive_by_time ON archive (root, archived_at);
--- An archived copy of the same text is found by a hash of it: an index on the text's
--- length read every archived text of that length (~1 ms an eviction among 5,000
--- notes of one length, bench 1).
-CREATE INDEX IF NOT EXISTS archive_by_digest ON archive (root, digest);
 CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5 (
     label, content, content='archive', content_rowid='rowid', tokenize='unicode61'
 );
@@ -65,15 +92,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5 (
 -- only queue their rows, and the index catches up in bulk: when the server is
 -- idle, and always before a search (see ``SearchIndex.index_backlog``).
 CREATE TABLE IF NOT EXISTS archive_fts_backlog (rowid INTEGER PRIMARY KEY);
-CREATE TRIGGER IF NOT EXISTS archive_fts_queue AFTER INSERT ON archive BEGIN
-    INSERT INTO archive_fts_backlog (rowid) VALUES (new.rowid);
-END;
-CREATE TRIGGER IF NOT EXISTS archive_fts_forget AFTER DELETE ON archive BEGIN
-    INSERT INTO archive_fts (archive_fts, rowid, label, content)
-    SELECT 'delete', old.rowid, old.label, old.content
-    WHERE NOT EXISTS (SELECT 1 FROM archive_fts_backlog WHERE rowid = old.rowid);
-    DELETE FROM archive_fts_backlog WHERE rowid = old.rowid;
-END;
 -- Each workspace's archive in bytes (kept by triggers, so reading it never scans
 -- the archive) and what retention pruned.
 CREATE TABLE IF NOT EXISTS archive_state (
@@ -85,15 +103,6 @@ CREATE TABLE IF NOT EXISTS archive_state (
     last_at INTEGER,
     last_why TEXT
 );
-CREATE TRIGGER IF NOT EXISTS archive_bytes_in AFTER INSERT ON archive BEGIN
-    INSERT INTO archive_state (root) VALUES (new.root) ON CONFLICT (root) DO NOTHING;
-    UPDATE archive_state SET bytes = bytes + length(CAST(new.content AS BLOB))
-    WHERE root = new.root;
-END;
-CREATE TRIGGER IF NOT EXISTS archive_bytes_out AFTER DELETE ON archive BEGIN
-    UPDATE archive_state SET bytes = bytes - length(CAST(old.content AS BLOB))
-    WHERE root = old.root;
-END;
 -- An id merged into another item (overlapping regions, a whole file absorbing its
 -- regions, a duplicate archived again) still names it.
 CREATE TABLE IF NOT EXISTS aliases (
@@ -103,5 +112,44 @@ CREATE TABLE IF NOT EXISTS aliases (
     PRIMARY KEY (root, id)
 ) WITHOUT ROWID;
 """
+    + ARCHIVE_INDEXES
+    + ARCHIVE_TRIGGERS
+)
 
-CORE: Final = Migrations(prefix="", steps=(Migration("1_initial", INITIAL),))
+ARCHIVE_ROWIDS_NEVER_REPEAT: Final = (
+    """
+-- Without AUTOINCREMENT a rowid freed at the end of the table (the newest item
+-- restored) is given again: whoever indexes the archive outside this schema (the
+-- semantic extra) finds new rows above the last rowid it saw, and would miss one.
+ALTER TABLE archive RENAME TO archive_before_autoincrement;
+CREATE TABLE archive (
+    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+    root TEXT NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    pinned INTEGER NOT NULL,
+    archived_at INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    digest BLOB
+);
+INSERT INTO archive SELECT * FROM archive_before_autoincrement;
+-- Its indexes and triggers go with it, and are made again on the new table.
+DROP TABLE archive_before_autoincrement;
+"""
+    + ARCHIVE_INDEXES
+    + ARCHIVE_TRIGGERS
+)
+
+CORE: Final = Migrations(
+    prefix="",
+    steps=(
+        Migration("1_initial", INITIAL),
+        Migration("2_archive_rowids_never_repeat", ARCHIVE_ROWIDS_NEVER_REPEAT),
+    ),
+)
