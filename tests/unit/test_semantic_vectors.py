@@ -9,6 +9,7 @@ pytest.importorskip("onnxruntime")
 
 from contextls.semantic import tables, vector_index, vectors  # noqa: E402
 from contextls.semantic.scan import Scanner, quantize_rows  # noqa: E402
+from contextls.storage import migrations  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
 
 
@@ -169,3 +170,32 @@ def test_items_with_vectors_are_counted_by_triggers_on_the_vector_table(tmp_path
     db = _db(path)  # opened again: the counts are kept, not made again
     assert (vectors.indexed_count(db, "r"), vectors.indexed_count(db, "q")) == (1, 1)
     assert vectors.indexed_count(db, "nowhere") == 0
+
+
+def test_a_file_of_the_first_step_loses_the_triggers_and_keeps_what_waits(tmp_path) -> None:
+    """``semantic.2`` on a file made with ``semantic.1``: the triggers on the core's
+    tables go, and every archived row without vectors is queued, whoever archived it."""
+    path = str(tmp_path / "s.db")
+    Store(path).close()
+    db = sqlite3.connect(path, isolation_level=None)
+    first = tables.SEMANTIC.steps[0]
+    for statement in migrations.statements(first.script):
+        db.execute(statement)
+    db.execute("INSERT INTO migrations VALUES (?, 0)", (first.name,))
+    db.execute("INSERT INTO semantic_meta VALUES ('model', 'm1')")
+    _archive(db, "r", "ctx-1", "queued by the trigger")
+    _archive(db, "r", "ctx-2", "archived while the queue was lost")
+    assert db.execute("SELECT count(*) FROM semantic_queue").fetchone()[0] == 2
+    db.execute("DELETE FROM semantic_queue WHERE rowid = (SELECT max(rowid) FROM archive)")
+    tables.install(db, "m1")
+    triggers = {
+        row[0]
+        for row in db.execute(
+            "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'semantic%'"
+        )
+    }
+    assert triggers == {"semantic_vectors"}
+    assert vectors.pending_count(db, "r") == 2
+    db.execute("BEGIN IMMEDIATE")
+    assert sorted(p.id for p in vectors.claim(db, "one", 0, 10)) == ["ctx-1", "ctx-2"]
+    db.execute("COMMIT")
