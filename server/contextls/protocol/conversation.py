@@ -8,23 +8,12 @@ import msgspec
 from msgspec import Meta
 
 from contextls.protocol.params import (
-    ARCHIVE_MAX_ITEMS_DEFAULT,
-    ArchiveMaxAgeDays,
-    ArchiveMaxBytes,
-    ArchiveMaxItems,
-    BudgetCeiling,
-    MaxFileBytes,
-    MaxItems,
-    MaxTokens,
+    WindowSettings,
     WorkspaceParams,
 )
 from contextls.protocol.wire import (
-    BudgetPolicy,
     Durability,
-    Encoding,
-    EvictionPolicy,
     NonNegative,
-    Task,
     Wire,
 )
 
@@ -87,26 +76,15 @@ class CondenseSettings(Wire):
     max_tokens: Annotated[int, Meta(gt=0)] | None = None
 
 
-class Settings(Wire):
+class Settings(WindowSettings):
     """What a client sends (initializationOptions, didChangeConfiguration).
 
-    The window keys (maxItems … maxFileBytes) are a client's wish for its
-    workspace windows: they are written to a window that has none of its own
+    The window keys (``WindowSettings``: maxItems … budgetCeiling) are a client's wish
+    for its workspace windows: they are written to a window that has none of its own
     yet, and a change sent while running changes the windows (as
-    ``contextls/configure`` does). The window keeps them (``WindowSettings``).
+    ``contextls/configure`` does). The window keeps them.
     """
 
-    max_items: MaxItems = 50
-    max_tokens: MaxTokens = 8000
-    encoding: Encoding = "o200k_base"
-    eviction_policy: EvictionPolicy = "fifo"
-    max_file_bytes: MaxFileBytes = 1_000_000
-    archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
-    archive_max_bytes: ArchiveMaxBytes = 0
-    archive_max_age_days: ArchiveMaxAgeDays = 0
-    budget_policy: BudgetPolicy = "fixed"
-    task: Task = "general"
-    budget_ceiling: BudgetCeiling = 0
     storage: str | None = None
     """SQLite file path, or ``:memory:``; default is in the user state dir."""
     durability: Durability = "normal"
