@@ -256,8 +256,8 @@ NOTIFICATIONS_WITH_VALID_PARAMS: dict[str, Any] = {
 
 
 def test_a_notification_sent_with_an_id_gets_exactly_one_answer(server: RawStdio) -> None:
-    """840 of 36,600 fuzzed messages (a notification's method, with an id and valid
-    params) used to get no reply: the client waited for ever."""
+    """A notification's method sent with an id and valid params is a request: without
+    an answer the client waits for ever (840 of 36,600 fuzzed messages were such)."""
     for method, params in NOTIFICATIONS_WITH_VALID_PARAMS.items():
         reply = server.request(method, params)
         assert reply["error"]["code"] == -32600, (method, reply)
