@@ -241,7 +241,8 @@ _WINDOW_ORPHANS: Final = (
 
 def drop_window_orphans(db: sqlite3.Connection) -> bool:
     """Delete window vectors of items that left the window without being archived
-    (merged into another item, say); True if there were any. Autocommit."""
+    (merged into another item, say); True if there were any. Runs in the caller's
+    transaction, if there is one."""
     if not db.execute(f"SELECT EXISTS (SELECT 1 {_WINDOW_ORPHANS})").fetchone()[0]:
         return False
     db.execute(f"DELETE {_WINDOW_ORPHANS}")
