@@ -222,6 +222,8 @@ class Engine:
         db = self._read or self._peek_connection()
         try:
             indexed = vectors.indexed_count(db, root)
+            if indexed > archived:  # items left the archive; the worker sweeps them soon
+                indexed = vectors.indexed_exactly(db, root)
             window_pending = vectors.window_pending_count(db, root)
         except sqlite3.OperationalError:  # the vector tables are not made yet
             indexed = window_pending = 0

@@ -392,6 +392,17 @@ def window_pending_count(db: sqlite3.Connection, root: str) -> int:
     return int(row[0])
 
 
+def indexed_exactly(db: sqlite3.Connection, root: str) -> int:
+    """Archived items of ``root`` with vectors, counted: right before a sweep too (an
+    index lookup a vector row of the root: ~50 ms at 100,000)."""
+    row = db.execute(
+        "SELECT count(*) FROM semantic_vectors AS v WHERE v.root = ? AND v.chunk = 0 "
+        "AND EXISTS (SELECT 1 FROM archive AS a WHERE a.root = v.root AND a.id = v.id)",
+        (root,),
+    ).fetchone()
+    return int(row[0])
+
+
 def indexed_count(db: sqlite3.Connection, root: str) -> int:
     """Archived items of ``root`` with vectors (of the file's one model), without counting."""
     row = db.execute("SELECT indexed FROM semantic_counts WHERE root = ?", (root,)).fetchone()
