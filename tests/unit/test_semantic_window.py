@@ -17,7 +17,7 @@ pytest.importorskip("onnxruntime")
 
 from contextls.core.items import Item  # noqa: E402
 from contextls.search.retrieval import relevant_history, retrieve  # noqa: E402
-from contextls.semantic import indexer, tables, vector_index, vectors  # noqa: E402
+from contextls.semantic import indexer, tables, vector_index, vectors, window_queue  # noqa: E402
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
@@ -92,13 +92,13 @@ def test_a_window_item_waits_until_its_text_settles(tmp_path: Path, embedder: Em
     assert indexer.index_window(db, embedder, clock=_settled) == 0
     seen = indexer.look_at_windows(db, {})
     assert seen == {ROOT: 1}
-    assert vectors.window_waits(db)
+    assert window_queue.window_waits(db)
     assert not vectors.has_work(db, indexer.now_ms())
     assert indexer.index_window(db, embedder, clock=indexer.now_ms) == 0
     assert vectors.has_work(db, _settled())
     assert indexer.index_window(db, embedder, clock=_settled) == 1
     assert db.execute("SELECT count(*) FROM semantic_window").fetchone()[0] == 1
-    assert not vectors.window_waits(db)
+    assert not window_queue.window_waits(db)
 
 
 def test_an_evicted_item_takes_its_window_vectors_without_embedding(
@@ -136,7 +136,7 @@ def test_rewriting_an_item_without_changing_its_text_embeds_nothing(
     # Pinned: the row is written again, with the same text.
     _write_window(store, [_item("ctx-1", SOURCE, seq=3)], revision=2)
     indexer.look_at_windows(db, {ROOT: 1})
-    assert not vectors.window_waits(db)
+    assert not window_queue.window_waits(db)
     counting = CountingEmbedder(embedder)
     assert indexer.index_window(db, counting, clock=_settled) == 0  # type: ignore[arg-type]
     assert counting.chunks == 0
@@ -149,9 +149,9 @@ def test_text_changed_in_the_window_waits_again_and_is_embedded_again(
     changed = _item("ctx-1", SOURCE + "    raise UploadFailed(url)\n", seq=2)
     _write_window(store, [changed], revision=2)
     assert indexer.look_at_windows(db, {ROOT: 2}) == {ROOT: 2}  # its revision did not move
-    assert not vectors.window_waits(db)
+    assert not window_queue.window_waits(db)
     indexer.look_at_windows(db, {ROOT: 1})
-    assert vectors.window_waits(db)
+    assert window_queue.window_waits(db)
     counting = CountingEmbedder(embedder)
     assert indexer.index_window(db, counting, clock=_settled) == 1  # type: ignore[arg-type]
     assert counting.chunks == 1

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from contextls.semantic import availability, indexer, tables, vector_index, vectors
+from contextls.semantic import availability, indexer, tables, vector_index, vectors, window_queue
 from contextls.semantic.indexer import now_ms
 from contextls.semantic.model import MODEL_ID, Embedder, ModelError
 
@@ -224,7 +224,7 @@ class Engine:
             indexed = vectors.indexed_count(db, root)
             if indexed > archived:  # items left the archive; the worker sweeps them soon
                 indexed = vectors.indexed_exactly(db, root)
-            window_pending = vectors.window_pending_count(db, root)
+            window_pending = window_queue.window_pending_count(db, root)
         except sqlite3.OperationalError:  # the vector tables are not made yet
             indexed = window_pending = 0
         return {
@@ -254,7 +254,7 @@ class Engine:
         # Nothing committed since the last look, no window item settled, no lease ran out.
         if self._caught_up and version == self._looked_at and not vectors.has_work(db, now_ms()):
             # Window items whose text may still change: look again after the next pause.
-            return None if vectors.window_waits(db) else False
+            return None if window_queue.window_waits(db) else False
         self._looked_at = version
         self._caught_up = False
         self._worker = threading.Thread(
@@ -314,12 +314,9 @@ class Engine:
         return True
 
     def forgotten(self) -> None:
-        """Before a forget's scrub: the vectors of forgotten items go, in the window and
-        in the archive, so the VACUUM that follows leaves nothing of them in the file.
-
-        Runs whether or not search by meaning is available here: the file may hold
-        vectors another process made.
-        """
+        """Before a forget's scrub, the vectors of forgotten items go (the VACUUM that
+        follows leaves nothing of them), whether or not search by meaning is available
+        here: the file may hold vectors another process made."""
         own = self._write is None
         db = sqlite3.connect(self.location, isolation_level=None) if own else self._write
         assert db is not None

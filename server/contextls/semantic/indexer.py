@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from contextls.semantic import vector_index, vectors
+from contextls.semantic import vector_index, vectors, window_queue
 from contextls.semantic.chunks import chunk_ids
 from contextls.semantic.model import Embedder
 
@@ -114,10 +114,10 @@ def look_at_windows(
     moved since ``seen`` (every window when it is empty); the revisions looked at."""
 
     def look() -> dict[str, int]:
-        revisions = vectors.window_revisions(db)
+        revisions = window_queue.window_revisions(db)
         moved = [r for r in revisions.keys() | seen.keys() if revisions.get(r) != seen.get(r)]
         if moved:
-            vectors.look_at_window(db, moved, clock())
+            window_queue.look_at_window(db, moved, clock())
         return revisions
 
     return _transaction(db, look)  # type: ignore[return-value]
@@ -136,7 +136,7 @@ def index_window(
     many were taken off the queue.
     """
     taken: list[vectors.Pending] = _transaction(  # type: ignore[assignment]
-        db, lambda: vectors.take_window(db, clock(), batch)
+        db, lambda: window_queue.take_window(db, clock(), batch)
     )
     model = embedder.model_id
     done: list[tuple[vectors.Pending, bytes, list[bytes]]] = []
