@@ -1,9 +1,9 @@
 """Group commit and the archive's search backlog, against the real server and its SQLite file.
 
 A burst of requests runs under one write lock and is committed together
-right before its answers are written; archived rows are queued in
-``archive_fts_backlog`` and indexed when the server is idle or before a search. These tests check
-what a user relies on: two servers on one database never collide, nothing
+right before its answers are written; archived rows wait above the mark in
+``archive_fts_mark`` and are indexed when the server is idle or before a
+search. These tests check what a user relies on: two servers on one database never collide, nothing
 answered is lost when the session ends without ``shutdown`` (end of input,
 SIGTERM, ``exit``), searches and restores see what the same burst archived,
 an idle server empties the backlog, and a schema-1 database is migrated.
@@ -29,6 +29,9 @@ from .rawio import RawServers, RawStdio
 
 STATUS = "contextls/didChangeStatus"
 EVICT = "contextls/didEvict"
+WAITING_FOR_INDEX = (
+    "SELECT count(*) FROM archive WHERE rowid > (SELECT indexed_up_to FROM archive_fts_mark)"
+)
 SHARED_KEYS = ("revision", "itemCount", "tokens", "archivedCount", "evictedTotal", "nextEviction")
 
 
@@ -82,7 +85,7 @@ def check_fts_against_archive(storage: Path) -> None:
     """
     db = sqlite3.connect(storage)
     try:
-        assert scalar(db, "SELECT count(*) FROM archive_fts_backlog") == 0
+        assert scalar(db, WAITING_FOR_INDEX) == 0
         db.execute("INSERT INTO archive_fts (archive_fts, rank) VALUES ('integrity-check', 1)")
     finally:
         db.close()
@@ -280,7 +283,7 @@ def test_idle_server_indexes_the_backlog(servers: RawServers, storage: Path) -> 
         wait_until(
             lambda: (
                 scalar(db, "SELECT count(*) FROM archive") == 57
-                and scalar(db, "SELECT count(*) FROM archive_fts_backlog") == 0
+                and scalar(db, WAITING_FOR_INDEX) == 0
             ),
             what="the idle server to commit and index the archive",
         )

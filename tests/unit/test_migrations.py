@@ -34,8 +34,8 @@ def applied(path: Path) -> list[str]:
         db.close()
 
 
-def note(text: str) -> Item:
-    return Item("ctx-1", "text", text, {}, 0, 3, encoding="o200k_base")
+def note(text: str, item_id: str = "ctx-1") -> Item:
+    return Item(item_id, "text", text, {}, 0, 3, encoding="o200k_base")
 
 
 def test_a_new_database_has_every_step_recorded(tmp_path: Path) -> None:
@@ -77,13 +77,17 @@ def test_a_database_of_every_released_schema_reaches_the_current_one(
 
 
 def test_a_file_of_a_development_build_is_adopted_with_its_rows(tmp_path: Path) -> None:
+    """Such a file holds what the first step makes, its version in ``meta``."""
     path = tmp_path / "dev.db"
-    store = Store(path)
-    with store.write():
-        store.archive("r", [note("from a development build")], "maxItems", 1)
-    store.close()
     db = sqlite3.connect(path, isolation_level=None)
-    db.execute("DROP TABLE migrations")
+    for statement in migrations.statements(CORE.steps[0].script):
+        db.execute(statement)
+    db.execute(
+        "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens, "
+        "encoding, pinned, archived_at, reason) VALUES "
+        "('r', 'ctx-1', 'text', 'note', 'from a development build', '{}', 0, 3, "
+        "'o200k_base', 0, 1, 'maxItems')"
+    )
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("INSERT INTO meta VALUES ('schema', ?)", (migrations.LEGACY_SCHEMA,))
     db.close()
@@ -163,3 +167,91 @@ def test_a_rowid_freed_at_the_end_of_the_archive_is_not_given_again(tmp_path: Pa
     db.close()
     store.close()
     assert second > first
+
+
+def _made_by_steps(path: Path, count: int) -> sqlite3.Connection:
+    """A file as the first ``count`` steps left it (no rows yet)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    for step in CORE.steps[:count]:
+        for statement in migrations.statements(step.script):
+            db.execute(statement)
+    db.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at INTEGER)")
+    db.executemany("INSERT INTO migrations VALUES (?, 0)", [(s.name,) for s in CORE.steps[:count]])
+    return db
+
+
+def _fts_consistent(path: Path) -> None:
+    db = sqlite3.connect(path)
+    try:  # rank 1: also compare with the archive's rows (a row missing or twice)
+        db.execute("INSERT INTO archive_fts (archive_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        db.close()
+
+
+def test_the_backlog_and_the_bytes_of_step_2_files_are_kept(tmp_path: Path) -> None:
+    """Rows indexed and rows still in the backlog are all found after the upgrade; each
+    workspace's bytes and what retention pruned are the same numbers as before."""
+    path = tmp_path / "step2.db"
+    db = _made_by_steps(path, 2)
+    columns = (
+        "root, id, kind, label, content, metadata, timestamp, tokens, encoding, pinned, "
+        "archived_at, reason"
+    )
+    add = (
+        f"INSERT INTO archive ({columns}) VALUES (?, ?, 'text', ?, ?, '{{}}', 0, 3, 'x', 0, 1, 'r')"
+    )
+    db.execute(add, ("a", "ctx-1", "indexed", "alpha indexed already"))
+    db.execute(
+        "INSERT INTO archive_fts (rowid, label, content) "
+        "SELECT rowid, label, content FROM archive WHERE rowid IN "
+        "(SELECT rowid FROM archive_fts_backlog)"
+    )
+    db.execute("DELETE FROM archive_fts_backlog")
+    db.execute(add, ("a", "ctx-2", "waiting", "alpha still waiting"))
+    db.execute(add, ("b", "ctx-1", "other", "beta naïve"))
+    db.execute(
+        "UPDATE archive_state SET pruned_total = 4, last_count = 4, last_bytes = 90, "
+        "last_at = 7, last_why = 'older than archiveMaxAgeDays 30' WHERE root = 'a'"
+    )
+    before = dict(db.execute("SELECT root, bytes FROM archive_state"))
+    db.close()
+    store = Store(path)
+    assert applied(path) == [step.name for step in CORE.steps]
+    assert sorted(hit.item.id for hit in store.search("a", "alpha", 5)) == ["ctx-1", "ctx-2"]
+    assert [hit.item.id for hit in store.search("b", "beta", 5)] == ["ctx-1"]
+    assert {root: store.archive_state(root).bytes for root in before} == before
+    assert before == {"a": len("alpha indexed already") + len("alpha still waiting"), "b": 11}
+    pruned = store.archive_state("a")
+    assert (pruned.pruned_total, pruned.last_pruned) == (
+        4,
+        (4, 90, 7, "older than archiveMaxAgeDays 30"),
+    )
+    assert store.archive_state("b").pruned_total == 0
+    store.close()
+    _fts_consistent(path)
+
+
+def test_the_keyword_index_holds_exactly_the_archive_whatever_leaves_it(tmp_path: Path) -> None:
+    """Rows below the mark leave the index with the archive; rows above it (not indexed
+    yet) leave nothing behind, and later rows are indexed once."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    with store.write():
+        store.archive("r", [note(f"word{n} text", f"ctx-{n}") for n in range(6)], "x", 1)
+        assert store.index_backlog(4) == 4  # ctx-0..3 indexed, ctx-4 and ctx-5 wait
+        assert store.delete_archived("r", ["ctx-1", "ctx-5"]) == 2  # one of each
+    assert store.index_backlog() == 1  # ctx-4 alone
+    with store.write():
+        store.archive("r", [note("word9 text", "ctx-9")], "x", 2)
+        assert store.delete_archived("r", ["ctx-0"]) == 1
+    assert store.index_backlog() == 1
+    assert store.index_backlog() == 0
+    assert sorted(hit.item.id for hit in store.search("r", "text", 10)) == [
+        "ctx-2",
+        "ctx-3",
+        "ctx-4",
+        "ctx-9",
+    ]
+    assert store.archive_state("r").bytes == 4 * len("wordN text")
+    store.close()
+    _fts_consistent(path)

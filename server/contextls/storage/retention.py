@@ -43,8 +43,9 @@ class ArchiveState:
 class RetentionRows(ArchiveRows):
     def archive_state(self, root: str) -> ArchiveState:
         row = self._db.execute(
-            "SELECT bytes, pruned_total, last_count, last_bytes, last_at, last_why "
-            "FROM archive_state WHERE root = ?",
+            "SELECT w.archive_bytes, coalesce(p.pruned_total, 0), p.last_count, p.last_bytes, "
+            "p.last_at, p.last_why FROM workspaces AS w "
+            "LEFT JOIN archive_pruning AS p ON p.root = w.root WHERE w.root = ?",
             (root,),
         ).fetchone()
         if row is None:
@@ -92,9 +93,11 @@ class RetentionRows(ArchiveRows):
         ).fetchone()[0]
         self._db.execute(f"DELETE FROM archive WHERE rowid IN ({marks})", doomed)
         self._db.execute(
-            "UPDATE archive_state SET pruned_total = pruned_total + ?, last_count = ?, "
-            "last_bytes = ?, last_at = ?, last_why = ? WHERE root = ?",
-            (len(doomed), len(doomed), int(freed), now, why, root),
+            "INSERT INTO archive_pruning (root, pruned_total, last_count, last_bytes, last_at, "
+            "last_why) VALUES (?1, ?2, ?2, ?3, ?4, ?5) ON CONFLICT (root) DO UPDATE SET "
+            "pruned_total = pruned_total + ?2, last_count = ?2, last_bytes = ?3, last_at = ?4, "
+            "last_why = ?5",
+            (root, len(doomed), int(freed), now, why),
         )
         return len(doomed), int(freed), why
 

@@ -15,7 +15,7 @@ CREATE INDEX IF NOT EXISTS archive_by_time ON archive (root, archived_at);
 CREATE INDEX IF NOT EXISTS archive_by_digest ON archive (root, digest);
 """
 
-ARCHIVE_TRIGGERS: Final = """
+FIRST_ARCHIVE_TRIGGERS: Final = """
 CREATE TRIGGER IF NOT EXISTS archive_fts_queue AFTER INSERT ON archive BEGIN
     INSERT INTO archive_fts_backlog (rowid) VALUES (new.rowid);
 END;
@@ -35,8 +35,8 @@ CREATE TRIGGER IF NOT EXISTS archive_bytes_out AFTER DELETE ON archive BEGIN
     WHERE root = old.root;
 END;
 """
-"""What keeps the keyword index's backlog and each workspace's archive bytes: on
-the archive table, so made again with it."""
+"""What kept the keyword index's backlog and each workspace's archive bytes, as steps 1
+and 2 made them (step 3 replaces them): on the archive table, so made again with it."""
 
 INITIAL: Final = (
     """
@@ -113,7 +113,7 @@ CREATE TABLE IF NOT EXISTS aliases (
 ) WITHOUT ROWID;
 """
     + ARCHIVE_INDEXES
-    + ARCHIVE_TRIGGERS
+    + FIRST_ARCHIVE_TRIGGERS
 )
 
 ARCHIVE_ROWIDS_NEVER_REPEAT: Final = (
@@ -143,13 +143,68 @@ INSERT INTO archive SELECT * FROM archive_before_autoincrement;
 DROP TABLE archive_before_autoincrement;
 """
     + ARCHIVE_INDEXES
-    + ARCHIVE_TRIGGERS
+    + FIRST_ARCHIVE_TRIGGERS
 )
+
+BOOKKEEPING_ON_PAGES_AN_ADD_WRITES: Final = """
+-- A commit writes every page it touched, and an add's is on the path of its answer:
+-- the archive's bookkeeping moves to pages an evicting add writes anyway.
+--
+-- The keyword index's backlog is the archive rows above a mark, as archive rowids
+-- never repeat, instead of a table every eviction writes a row to.
+INSERT INTO archive_fts (rowid, label, content)
+    SELECT rowid, label, content FROM archive
+    WHERE rowid IN (SELECT rowid FROM archive_fts_backlog);
+CREATE TABLE archive_fts_mark (indexed_up_to INTEGER NOT NULL);
+INSERT INTO archive_fts_mark SELECT coalesce(max(rowid), 0) FROM archive;
+DROP TRIGGER archive_fts_queue;
+DROP TRIGGER archive_fts_forget;
+DROP TABLE archive_fts_backlog;
+-- Only what the index holds is taken out of it.
+CREATE TRIGGER archive_fts_forget AFTER DELETE ON archive BEGIN
+    INSERT INTO archive_fts (archive_fts, rowid, label, content)
+    SELECT 'delete', old.rowid, old.label, old.content
+    WHERE old.rowid <= (SELECT indexed_up_to FROM archive_fts_mark);
+END;
+--
+-- Each workspace's archive bytes live in its row of ``workspaces``, which every change
+-- writes; what retention pruned, which changes only when it prunes, stays apart.
+ALTER TABLE workspaces ADD COLUMN archive_bytes INTEGER NOT NULL DEFAULT 0;
+INSERT INTO workspaces (root) SELECT root FROM archive_state WHERE true
+    ON CONFLICT (root) DO NOTHING;
+UPDATE workspaces SET archive_bytes = (
+    SELECT bytes FROM archive_state WHERE archive_state.root = workspaces.root
+) WHERE root IN (SELECT root FROM archive_state);
+DROP TRIGGER archive_bytes_in;
+DROP TRIGGER archive_bytes_out;
+CREATE TABLE archive_pruning (
+    root TEXT PRIMARY KEY,
+    pruned_total INTEGER NOT NULL DEFAULT 0,
+    last_count INTEGER,
+    last_bytes INTEGER,
+    last_at INTEGER,
+    last_why TEXT
+);
+INSERT INTO archive_pruning (root, pruned_total, last_count, last_bytes, last_at, last_why)
+    SELECT root, pruned_total, last_count, last_bytes, last_at, last_why FROM archive_state
+    WHERE pruned_total > 0;
+DROP TABLE archive_state;
+CREATE TRIGGER archive_bytes_in AFTER INSERT ON archive BEGIN
+    INSERT INTO workspaces (root) VALUES (new.root) ON CONFLICT (root) DO NOTHING;
+    UPDATE workspaces SET archive_bytes = archive_bytes + length(CAST(new.content AS BLOB))
+    WHERE root = new.root;
+END;
+CREATE TRIGGER archive_bytes_out AFTER DELETE ON archive BEGIN
+    UPDATE workspaces SET archive_bytes = archive_bytes - length(CAST(old.content AS BLOB))
+    WHERE root = old.root;
+END;
+"""
 
 CORE: Final = Migrations(
     prefix="",
     steps=(
         Migration("1_initial", INITIAL),
         Migration("2_archive_rowids_never_repeat", ARCHIVE_ROWIDS_NEVER_REPEAT),
+        Migration("3_bookkeeping_on_pages_an_add_writes", BOOKKEEPING_ON_PAGES_AN_ADD_WRITES),
     ),
 )

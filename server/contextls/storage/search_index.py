@@ -34,18 +34,27 @@ class SearchIndex(Connection):
     def index_backlog(self, limit: int | None = None) -> int:
         """Index (up to ``limit``) archive rows for search, oldest first; returns how many.
 
-        Runs in the caller's transaction, or in one of its own.
+        The rows waiting are those above the mark (archive rowids never repeat). Runs in
+        the caller's transaction, or in one of its own.
         """
-        oldest = "SELECT rowid FROM archive_fts_backlog ORDER BY rowid LIMIT ?"
-        bound = (-1 if limit is None else limit,)  # LIMIT -1: no limit
         with self.write():
-            count = self._db.execute(
+            mark = self._indexed_up_to()
+            waiting = "SELECT rowid FROM archive WHERE rowid > ? ORDER BY rowid LIMIT ?"
+            bound = (mark, -1 if limit is None else limit)  # LIMIT -1: no limit
+            last = self._db.execute(f"SELECT count(*), max(rowid) FROM ({waiting})", bound)
+            count, newest = last.fetchone()
+            if not count:
+                return 0
+            self._db.execute(
                 "INSERT INTO archive_fts (rowid, label, content) "
-                f"SELECT rowid, label, content FROM archive WHERE rowid IN ({oldest})",
-                bound,
-            ).rowcount
-            self._db.execute(f"DELETE FROM archive_fts_backlog WHERE rowid IN ({oldest})", bound)
-        return max(count, 0)
+                "SELECT rowid, label, content FROM archive WHERE rowid > ? AND rowid <= ?",
+                (mark, newest),
+            )
+            self._db.execute("UPDATE archive_fts_mark SET indexed_up_to = ?", (newest,))
+        return int(count)
+
+    def _indexed_up_to(self) -> int:
+        return int(self._db.execute("SELECT indexed_up_to FROM archive_fts_mark").fetchone()[0])
 
     def search(
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None = None
