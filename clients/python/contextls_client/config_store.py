@@ -1,9 +1,10 @@
-"""Parsing ``config set`` values, and the settings file older CLIs kept.
+"""Parsing ``config set`` values, and the settings file of development builds.
 
-Window settings now live with the window, in the database (see
-``contextls/configure``). Before, the CLI kept what ``contextls config set``
-chose in a small JSON file and sent it at every start; the first command in
-such a workspace moves them into the window and forgets them here:
+Window settings live with the window, in the database (see
+``contextls/configure``), so every client sees the same ones. Development
+builds of the CLI kept what ``contextls config set`` chose in a small JSON
+file and sent it at every start; the first command in such a workspace moves
+them into the window and forgets them here, so nothing chosen is lost:
 
     {"version": 1, "workspaces": {"file:///repo": {"maxTokens": 4000}}}
 

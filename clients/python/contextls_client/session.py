@@ -227,10 +227,10 @@ async def current_daemon(place: Place, console: Console) -> DaemonClient:
 
 
 async def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
-    """Settings an older CLI kept in its own file move into the window, once.
+    """Settings a development build of the CLI kept in its own file move into the window, once.
 
-    Before the window kept its settings, ``config set`` wrote them to a file
-    and the CLI sent them at every start; left there they would be forgotten.
+    Such a build's ``config set`` wrote them to a file and the CLI sent them at
+    every start; left there they would be forgotten.
     """
     try:
         chosen = config.settings_for(session.place.root_uri)

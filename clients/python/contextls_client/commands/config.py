@@ -4,7 +4,7 @@ The settings belong to the workspace window and are stored with it, so the
 CLI, every editor and the daemon see the same limits. The server decides
 every change: one the pinned items cannot live with (a ``maxTokens`` below
 what they take) is refused with the reason, and nothing changes. A change
-that shrinks the window evicts at once, and the evictions are reported now.
+that shrinks the window evicts at once, and its answer reports the evictions.
 """
 
 from __future__ import annotations
