@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from contextls.semantic import vector_index, vectors, window_queue
 from contextls.semantic.chunks import chunk_ids
 from contextls.semantic.model import Embedder
+from contextls.storage.transaction import write_transaction
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,14 +56,8 @@ def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
 
 
 def _transaction(db: sqlite3.Connection, work: Callable[[], object]) -> object:
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        result = work()
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    return result
+    with write_transaction(db):
+        return work()
 
 
 def index_some(

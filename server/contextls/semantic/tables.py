@@ -12,6 +12,7 @@ from typing import Final
 from contextls.semantic.vectors import log_gone
 from contextls.storage import migrations
 from contextls.storage.migrations import Migration, Migrations
+from contextls.storage.transaction import write_transaction
 
 TABLES: Final = """
 CREATE TABLE IF NOT EXISTS semantic_vectors (
@@ -129,8 +130,7 @@ def install(db: sqlite3.Connection, model: str) -> None:
     found by the engine's first look at each window.
     """
     migrations.upgrade(db, SEMANTIC, "the context database")
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(db):
         row = db.execute("SELECT value FROM semantic_meta WHERE key = 'model'").fetchone()
         if row is None or row[0] != model:
             # New file, or another model made the vectors: they are all re-embedded.
@@ -148,7 +148,3 @@ def install(db: sqlite3.Connection, model: str) -> None:
             db.execute(
                 "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('model', ?)", (model,)
             )
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise

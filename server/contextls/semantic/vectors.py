@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from contextls.semantic.model import DIMENSIONS
+from contextls.storage.transaction import write_transaction
 
 LEASE_MS: Final = 60_000
 SWEEP_BATCH: Final = 5_000
@@ -188,8 +189,7 @@ def drop_unarchived(db: sqlite3.Connection) -> int:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'semantic_vectors'"
     ).fetchone():
         return 0
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(db):
         gone = db.execute(
             "SELECT DISTINCT v.root, v.id FROM semantic_vectors AS v WHERE NOT EXISTS "
             "(SELECT 1 FROM archive AS a WHERE a.root = v.root AND a.id = v.id)"
@@ -197,10 +197,6 @@ def drop_unarchived(db: sqlite3.Connection) -> int:
         db.executemany("INSERT INTO semantic_gone (root, id) VALUES (?, ?)", gone)
         db.executemany("DELETE FROM semantic_vectors WHERE root = ? AND id = ?", gone)
         drop_window_orphans(db)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
     return len(gone)
 
 

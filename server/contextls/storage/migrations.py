@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from contextls.storage.errors import DevelopmentFile, NewerSchema
+from contextls.storage.transaction import write_transaction
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,7 @@ def upgrade(db: sqlite3.Connection, owner: Migrations, location: str) -> list[st
     """Apply the owner's missing steps in one write transaction; their names."""
     if not pending(db, owner, location) and not _has_table(db, "meta"):
         return []  # read without the write lock: opening needs no transaction
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(db):
         steps = pending(db, owner, location)  # again: another process may have done it
         adopted = applied(db) if _has_table(db, "meta") else []
         db.execute(
@@ -96,10 +96,6 @@ def upgrade(db: sqlite3.Connection, owner: Migrations, location: str) -> list[st
             for statement in statements(step.script):
                 db.execute(statement)
             db.execute("INSERT INTO migrations VALUES (?, ?)", (step.name, int(time.time())))
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
     names = [step.name for step in steps]
     if names:
         log.info("%s: applied %s", location, ", ".join(names))
