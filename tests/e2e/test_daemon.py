@@ -132,6 +132,7 @@ def test_the_cli_starts_the_daemon_and_status_and_stop_control_it(
     contextls(env, workspace, "add", "README.md")
     info = daemon_info(env, workspace)
     assert info.storage == env["CONTEXTLS_STORAGE"] and info.workspaces == [workspace.as_uri()]
+    assert info.semantic is not None and info.semantic.available and info.semantic.model
     path = _socket(env)
     mode = os.stat(path).st_mode
     assert stat.S_ISSOCK(mode) and stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700

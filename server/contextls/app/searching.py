@@ -65,9 +65,5 @@ def semantic_status(store: Store, root: str, archived: int) -> SemanticStatus:
 
 
 def process_semantic_status(store: Store) -> SemanticStatus:
-    """For serverInfo: available or not, and why (no per-workspace counts)."""
-    meaning = meaning_for(store.location)
-    available = meaning.available
-    return SemanticStatus(
-        available=available, model=meaning.model_id if available else "", reason=meaning.reason
-    )
+    """For serverInfo: available or not, and why (no per-workspace counts, no model loaded)."""
+    return msgspec.convert(meaning_for(store.location).availability(), SemanticStatus)

@@ -25,6 +25,11 @@ class MeaningProvider(Protocol):
     @property
     def model_id(self) -> str: ...
 
+    def availability(self) -> dict[str, Any]:
+        """``SemanticStatus`` of the process (available or why not, the model), camelCase
+        keys. Must not load a model: every CLI command asks for it first."""
+        ...
+
     def status(self, root: str, archived: int) -> dict[str, Any]:
         """``SemanticStatus`` of ``root`` (whose archive holds ``archived`` items), camelCase
         keys. Must not load a model: a server started for one ``status`` answers at once."""
@@ -58,8 +63,11 @@ class Unavailable:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def status(self, root: str, archived: int) -> dict[str, Any]:
+    def availability(self) -> dict[str, Any]:
         return {"available": False, "reason": self.reason}
+
+    def status(self, root: str, archived: int) -> dict[str, Any]:
+        return self.availability()
 
     def catch_up(self, root: str, archived: int) -> int:
         return 0

@@ -1,9 +1,9 @@
 """One semantic engine per database file: the model, two connections, per-root indexes.
 
-The model loads lazily (first search, status or idle turn), so a server that
-never searches never pays for it. When the extra is missing, or the model file
-is missing or corrupt, the engine is unavailable and says why; callers then
-fall back to keyword search.
+The model loads on the worker's thread at the first idle turn, or for the first
+search, which waits for it; status and serverInfo answer without it. When the
+extra is missing, or the model file is missing or corrupt, the engine is
+unavailable and says why; callers then fall back to keyword search.
 
 Embedding runs on one worker thread, started from the server's idle turns and
 stopping between items as soon as a request arrives (``go_on``): onnxruntime
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from contextls.semantic import availability, indexer, tables, vector_index, vectors, window_queue
 from contextls.semantic.indexer import now_ms
 from contextls.semantic.model import MODEL_ID, Embedder, ModelError
+from contextls.storage.transaction import write_transaction
 
 if TYPE_CHECKING:
     from contextls.semantic.scan import Scanner
@@ -87,6 +88,7 @@ class Engine:
         self._inode = -1
         self._indexes: dict[str, vector_index.VectorIndex] = {}
         self._write_lock = threading.Lock()
+        self._load_lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._caught_up = False
         self._stopping = False
@@ -108,14 +110,11 @@ class Engine:
             return self._embedder
         if self._reason is not None:
             return None
-        if self._embedder is not None:  # loaded; its tables could not be made yet
-            return self._open_when_free()
-        why_not = self._why_not()
-        if why_not:
-            self._reason = why_not
-            log.warning("semantic search unavailable: %s", why_not)
-            return None
-        return self._open_when_free()
+        if self._embedder is None:
+            self._load_model()
+            if self._embedder is None:
+                return None
+        return self._open_when_free()  # loaded; its tables are made now, or at the next call
 
     def _open_when_free(self) -> Embedder | None:
         """Open the vector tables, or try again at the next call when another transaction
@@ -140,19 +139,25 @@ class Engine:
             self._checked = availability.why_not(self.location)
         return self._checked
 
-    def _why_not(self) -> str:
-        why = self._cheap_reason()
-        if why:
-            return why
-        try:
-            self._embedder = Embedder(availability.model_path())
-            from contextls.semantic.scan import Scanner
+    def _load_model(self) -> None:
+        """Load the model (~0.3 s), or say why it cannot run here: once, in whichever
+        thread asks first (one asking meanwhile waits for it)."""
+        with self._load_lock:
+            if self._embedder is not None or self._reason is not None:
+                return
+            why = self._cheap_reason()
+            if not why:
+                try:
+                    embedder = Embedder(availability.model_path())
+                    from contextls.semantic.scan import Scanner
 
-            self._scanner = Scanner(self._embedder.dimensions)
-        except ModelError as error:
-            self._embedder = None
-            return str(error)
-        return ""
+                    self._scanner = Scanner(embedder.dimensions)
+                    self._embedder = embedder  # last: other threads take it as loaded
+                    return
+                except ModelError as error:
+                    why = str(error)
+            self._reason = why
+            log.warning("semantic search unavailable: %s", why)
 
     def _peek_connection(self) -> sqlite3.Connection:
         """A connection to read the counts before the model has loaded (opened once:
@@ -209,16 +214,22 @@ class Engine:
             return "starting: the database is busy for a moment"
         return self._reason or ""
 
+    def availability(self) -> dict[str, Any]:
+        """Until the model has loaded, what the checks that load nothing found."""
+        why = self._reason if self._reason is not None else self._cheap_reason()
+        if why:
+            return {"available": False, "model": MODEL_ID, "reason": why}
+        return {"available": True, "model": self.model_id, "reason": ""}
+
     def status(self, root: str, archived: int) -> dict[str, Any]:
         """Availability, and the backlog of ``root`` whose archive holds ``archived`` items.
 
         Loads no model (~0.3 s and ~100 MB): a server started for one ``status`` answers
-        without it. Until the model has loaded, availability is what the checks that
-        load nothing found, and the counts are read on a connection of their own.
+        without it, the counts read on a connection of their own until it has loaded.
         """
-        why = self._reason if self._reason is not None else self._cheap_reason()
-        if why:
-            return {"available": False, "model": MODEL_ID, "reason": why}
+        found = self.availability()
+        if not found["available"]:
+            return found
         db = self._read or self._peek_connection()
         try:
             indexed = vectors.indexed_count(db, root)
@@ -227,14 +238,8 @@ class Engine:
             window_pending = window_queue.window_pending_count(db, root)
         except sqlite3.OperationalError:  # the vector tables are not made yet
             indexed = window_pending = 0
-        return {
-            "available": True,
-            "indexed": indexed,
-            "pending": max(archived - indexed, 0),
-            "windowPending": window_pending,
-            "model": self.model_id,
-            "reason": "",
-        }
+        pending = max(archived - indexed, 0)
+        return {**found, "indexed": indexed, "pending": pending, "windowPending": window_pending}
 
     # --------------------------------------------------------------- indexing
 
@@ -244,11 +249,15 @@ class Engine:
         ``idle`` says whether the server is still idle; the worker stops between
         items when it says no.
         """
+        if self._worker is not None and self._worker.is_alive():
+            return None
+        if self._embedder is None and not (self._reason or self._stopping or self._cheap_reason()):
+            # On the worker's thread: requests that come meanwhile are answered at once.
+            self._start_worker(self._load_model)
+            return None
         embedder = self._ready()
         if embedder is None or self._write is None or self._stopping:
             return False
-        if self._worker is not None and self._worker.is_alive():
-            return None
         db = self._read or self._write
         version = db.execute("PRAGMA data_version").fetchone()[0]
         # Nothing committed since the last look, no window item settled, no lease ran out.
@@ -257,14 +266,12 @@ class Engine:
             return None if window_queue.window_waits(db) else False
         self._looked_at = version
         self._caught_up = False
-        self._worker = threading.Thread(
-            target=self._work,
-            args=(embedder, lambda: not self._stopping and idle()),
-            name="contextls-embed",
-            daemon=True,
-        )
-        self._worker.start()
+        self._start_worker(self._work, embedder, lambda: not self._stopping and idle())
         return None
+
+    def _start_worker(self, work: Callable[..., None], *args: Any) -> None:
+        self._worker = threading.Thread(target=work, args=args, name="contextls-embed", daemon=True)
+        self._worker.start()
 
     def _work(self, embedder: Embedder, idle: Callable[[], bool]) -> None:
         db = self._write
@@ -303,13 +310,8 @@ class Engine:
                 return False
             self._swept = True
             self._sweep_from = 0
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(db):
             last, _ = vectors.sweep(db, self._sweep_from)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         self._sweep_from = last if last else -1
         return True
 

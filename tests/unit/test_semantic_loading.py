@@ -1,0 +1,89 @@
+"""The model (~0.3 s to load) is never loaded to say whether search by meaning is there,
+and the idle turn loads it on the worker's thread, not on the event loop's.
+
+Real model, real store file; ``Embedder`` is wrapped to see where it is built.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("onnxruntime")
+
+from contextls.core.items import Item
+from contextls.semantic import engine as engine_module
+from contextls.semantic.engine import Engine
+from contextls.storage.store import Store
+
+ROOT = "file:///ws"
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads the model was built on."""
+    names: list[str] = []
+    real = engine_module.Embedder
+
+    def recording(*args: Any) -> Any:
+        names.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(engine_module, "Embedder", recording)
+    return names
+
+
+def _archived(path: Path) -> Store:
+    store = Store(path)
+    note = Item("ctx-1", "text", "retry the upload with backoff", {}, 0, 6, encoding="o200k_base")
+    with store.write():
+        store.archive(ROOT, [note], "maxItems", 0)
+    return store
+
+
+def test_availability_and_status_are_told_without_the_model(
+    tmp_path: Path, built: list[str]
+) -> None:
+    store = _archived(tmp_path / "s.db")
+    engine = Engine(store.location)
+    found = engine.availability()
+    assert found["available"] is True and found["model"] and found["reason"] == ""
+    assert engine.status(ROOT, 1)["pending"] == 1
+    assert built == []
+    engine.stop()
+    store.close()
+
+
+def test_the_idle_turn_loads_the_model_on_the_worker_and_then_embeds(
+    tmp_path: Path, built: list[str]
+) -> None:
+    store = _archived(tmp_path / "s.db")
+    engine = Engine(store.location)
+    assert engine.index_some() is None  # loading, on the worker's thread
+    engine.wait()
+    assert built == ["contextls-embed"]
+    while engine.index_some() is not False:
+        engine.wait()
+    assert engine.status(ROOT, 1)["indexed"] == 1
+    engine.stop()
+    store.close()
+
+
+def test_a_search_while_the_worker_loads_waits_for_that_model(
+    tmp_path: Path, built: list[str]
+) -> None:
+    store = _archived(tmp_path / "s.db")
+    engine = Engine(store.location)
+    assert engine.index_some() is None
+    found = engine.search(ROOT, "retry with backoff", 5)  # the model the worker is loading
+    engine.wait()
+    assert len(built) == 1
+    assert [item_id for item_id, _ in found] in ([], ["ctx-1"])  # embedded yet or not
+    assert engine.catch_up(ROOT, 1) == 0
+    assert [item_id for item_id, _ in engine.search(ROOT, "retry with backoff", 5)] == ["ctx-1"]
+    engine.stop()
+    store.close()
