@@ -82,3 +82,9 @@ def test_load_encoding_is_shared_per_name() -> None:
 def test_unknown_encoding_is_refused(name: str) -> None:
     with pytest.raises(ValueError, match="unknown encoding"):
         Tokenizer(name, load_encoding)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_the_ranks_are_read_as_tiktoken_reads_its_files(name: str) -> None:
+    """Every token and rank, as tiktoken's own reading of the file gives them."""
+    assert load_encoding(name)._mergeable_ranks == reference_encoding(name)._mergeable_ranks
