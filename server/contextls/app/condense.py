@@ -26,14 +26,17 @@ import json
 import math
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
-from typing import Any, Final
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final
 
 from contextls.core.conversation import Message, Summarize, SummaryOutcome, SummaryRequest
 from contextls.protocol import CondenseSettings
+
+if TYPE_CHECKING:
+    import urllib.error
+    import urllib.request
 
 __all__ = [
     "DEFAULT_CONDENSE_PROMPT",
@@ -243,6 +246,11 @@ def _post(endpoint: Endpoint, body: dict[str, Any]) -> bytes:
     the deadline bounds the whole read, so a server that trickles bytes
     cannot keep the thread alive much past ``timeout``.
     """
+    # Imported here: urllib.request brings http.client, ~23 ms of every server's start
+    # (and of a person's first command), for a request few sessions ever send.
+    import urllib.error
+    import urllib.request
+
     deadline = time.monotonic() + endpoint.timeout
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if endpoint.api_key:
@@ -251,7 +259,7 @@ def _post(endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         endpoint.url, data=json.dumps(body).encode(), headers=headers, method="POST"
     )
     try:
-        with _OPENER.open(request, timeout=endpoint.timeout) as response:
+        with _opener().open(request, timeout=endpoint.timeout) as response:
             return _read_bounded(response, deadline, endpoint.timeout)
     except urllib.error.HTTPError as exc:
         if 300 <= exc.code < 400:
@@ -275,15 +283,18 @@ def _post(endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         raise CondenseError(f"the condensing request to {endpoint.url} failed: {exc}") from exc
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Every 3xx is an answer, not a place to go: following one would send the request,
-    with its ``Authorization`` header, to a host the settings never named."""
+@cache
+def _opener() -> urllib.request.OpenerDirector:
+    """An opener that follows no redirect: every 3xx is an answer, not a place to go, as
+    following one would send the request, with its ``Authorization`` header, to a host
+    the settings never named."""
+    import urllib.request
 
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
 
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
+    return urllib.request.build_opener(NoRedirects)
 
 
 def _read_bounded(response: Any, deadline: float, timeout: float) -> bytes:

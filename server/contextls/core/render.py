@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 import msgspec
 
@@ -254,6 +253,10 @@ def _markdown(items: Sequence[Item], history: Sequence[Item]) -> list[str]:
 
 
 def _xml_section(item: Item) -> str:
+    # Imported here: xml.sax.saxutils brings urllib.request and http.client, ~25 ms of
+    # every server's start (and of a person's first command) otherwise.
+    from xml.sax.saxutils import escape, quoteattr
+
     attrs = [f"id={quoteattr(item.id)}", f"kind={quoteattr(item.kind)}"]
     source = _source(item)
     if source:
