@@ -7,6 +7,7 @@ Real model, real store file; ``Embedder`` is wrapped to see where it is built.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,47 +38,42 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
-def _archived(path: Path) -> Store:
-    store = Store(path)
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    """An engine on a store whose archive holds one note, the model not loaded."""
+    store = Store(tmp_path / "s.db")
     note = Item("ctx-1", "text", "retry the upload with backoff", {}, 0, 6, encoding="o200k_base")
     with store.write():
         store.archive(ROOT, [note], "maxItems", 0)
-    return store
-
-
-def test_availability_and_status_are_told_without_the_model(
-    tmp_path: Path, built: list[str]
-) -> None:
-    store = _archived(tmp_path / "s.db")
     engine = Engine(store.location)
-    found = engine.availability()
-    assert found["available"] is True and found["model"] and found["reason"] == ""
-    assert engine.status(ROOT, 1)["pending"] == 1
-    assert built == []
+    yield engine
     engine.stop()
     store.close()
 
 
-def test_the_idle_turn_loads_the_model_on_the_worker_and_then_embeds(
-    tmp_path: Path, built: list[str]
+def test_availability_and_status_are_told_without_the_model(
+    engine: Engine, built: list[str]
 ) -> None:
-    store = _archived(tmp_path / "s.db")
-    engine = Engine(store.location)
+    found = engine.availability()
+    assert found["available"] is True and found["model"] and found["reason"] == ""
+    assert engine.status(ROOT, 1)["pending"] == 1
+    assert built == []
+
+
+def test_the_idle_turn_loads_the_model_on_the_worker_and_then_embeds(
+    engine: Engine, built: list[str]
+) -> None:
     assert engine.index_some() is None  # loading, on the worker's thread
     engine.wait()
     assert built == ["contextls-embed"]
     while engine.index_some() is not False:
         engine.wait()
     assert engine.status(ROOT, 1)["indexed"] == 1
-    engine.stop()
-    store.close()
 
 
 def test_a_search_while_the_worker_loads_waits_for_that_model(
-    tmp_path: Path, built: list[str]
+    engine: Engine, built: list[str]
 ) -> None:
-    store = _archived(tmp_path / "s.db")
-    engine = Engine(store.location)
     assert engine.index_some() is None
     found = engine.search(ROOT, "retry with backoff", 5)  # the model the worker is loading
     engine.wait()
@@ -85,5 +81,3 @@ def test_a_search_while_the_worker_loads_waits_for_that_model(
     assert [item_id for item_id, _ in found] in ([], ["ctx-1"])  # embedded yet or not
     assert engine.catch_up(ROOT, 1) == 0
     assert [item_id for item_id, _ in engine.search(ROOT, "retry with backoff", 5)] == ["ctx-1"]
-    engine.stop()
-    store.close()
