@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlparse
 
 from contextls.core.errors import ContextError, InvalidParams, cut
 from contextls.protocol import ErrorCode
+from contextls.storage.held_files import held_by_sqlite
 
 _SNIFF_BYTES = 8192
 
@@ -72,6 +73,11 @@ def read_text_file(path: Path, label: str, max_bytes: int, root: Path | None = N
     and the kernel is asked where the open file really is (a symlink, or a folder
     swapped for one between a check and the read, cannot lead outside).
     """
+    if held_by_sqlite(path):
+        raise ContextError(
+            f"{label} is the context database itself (or its journal); it is not context",
+            ErrorCode.BINARY_FILE,
+        )
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
