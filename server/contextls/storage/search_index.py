@@ -163,8 +163,11 @@ class SearchIndex(Connection):
         return row is not None
 
     def _other_roots(self, root: str) -> bool:
-        first = self._db.execute("SELECT min(root), max(root) FROM archive").fetchone()
-        return tuple(first) != (root, root)
+        # Two statements: min() and max() together scan the table, each alone reads the
+        # index's first or last entry.
+        first = self._db.execute("SELECT min(root) FROM archive").fetchone()[0]
+        last = self._db.execute("SELECT max(root) FROM archive").fetchone()[0]
+        return (first, last) != (root, root)
 
     def _root_holds(self, root: str, term: str) -> bool:
         return (
