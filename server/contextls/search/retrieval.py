@@ -64,7 +64,9 @@ def retrieve(
         query, documents, lambda terms: store.term_counts(root, terms), store.prefix_known
     )
     keyword_hits = (
-        store.search(root, query, max(limit, CANDIDATES), kinds) if wanted != "semantic" else []
+        store.search(root, words.for_keyword_search(documents), max(limit, CANDIDATES), kinds)
+        if wanted != "semantic" and words.terms
+        else []
     )
     gate = relevance.Gate(words)
     nearest = Nearest()
