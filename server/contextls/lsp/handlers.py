@@ -23,7 +23,7 @@ from contextls import protocol as p
 from contextls.app import bulk, transfer
 from contextls.app.bulk import count_files
 from contextls.app.prepare import prepare_conversation
-from contextls.app.transfer import Importing
+from contextls.app.transfer import Importing, checking_import
 from contextls.core.errors import ContextError
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.server import ContextServer
@@ -327,7 +327,11 @@ def export(ls: ContextServer, params: p.ExportParams) -> p.ExportDocument:
 async def import_document(ls: ContextServer, params: p.ImportParams) -> p.ImportResult:
     """An import in bounded changes, each committed before the next, with other requests
     (other clients') served in between."""
-    importing = Importing(ls.session.route(params.workspace), params.document)
+    workspace = ls.session.route(params.workspace)
+    root, max_bytes = workspace.sources.root, workspace.settings.max_file_bytes
+    for _ in checking_import(params.document, root, max_bytes):
+        await asyncio.sleep(0)  # nothing changed yet: other clients go first
+    importing = Importing(workspace, params.document, checked=True)
     if params.dry_run:
         return importing.planned()
     while importing.step():

@@ -304,14 +304,15 @@ class ConfigureParams(WorkspaceParams, kw_only=True):
 class ExportItem(Wire):
     """An item as exported: its path is relative to the workspace (no absolute URI)."""
 
-    id: str
+    id: Annotated[str, Meta(min_length=1, max_length=64)]
     kind: ItemKind
     content: str
     metadata: Metadata = {}
+    """At most 64 KiB as JSON (an import refuses more)."""
     timestamp: int = 0
     pinned: bool = False
     archived_at: int | None = None
-    reason: str | None = None
+    reason: Annotated[str, Meta(max_length=200)] | None = None
 
 
 EXPORT_FORMAT: Final = "contextls-export"
@@ -321,11 +322,13 @@ EXPORT_VERSION: Final = 1
 class ExportDocument(Wire):
     """A window (and its archive) as one JSON document, for another machine or person."""
 
-    format: str = EXPORT_FORMAT
-    version: int = EXPORT_VERSION
+    format: str
+    """``contextls-export``: required, so a JSON file of anything else is refused by name."""
+    version: int
     exported_at: int = 0
     workspace: str = ""
-    """The folder it was exported from (for the reader; imports re-root paths)."""
+    """The name of the folder it was exported from (for the reader; imports re-root
+    paths). Only its name: a document holds no absolute path of the machine it left."""
     settings: WindowSettings = msgspec.field(default_factory=WindowSettings)
     window: list[ExportItem] = []
     archive: list[ExportItem] = []
