@@ -88,8 +88,8 @@ async def test_pins_are_never_evicted(start: Starter) -> None:
 
 
 async def test_item_that_cannot_fit_beside_pins_is_refused(start: Starter) -> None:
-    session = await start({"maxTokens": 30})
-    await session.call("contextls/addText", content=" ".join(["pinned"] * 20), pin=True)
+    session = await start({"maxTokens": 60})
+    await session.call("contextls/addText", content=" ".join(["pinned"] * 35), pin=True)
     before = await session.call("contextls/status")
     error = await session.error("contextls/addText", content=" ".join(["other"] * 15))
     assert error.code == ErrorCode.NO_ROOM

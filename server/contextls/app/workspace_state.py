@@ -21,15 +21,14 @@ from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
 from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
-from contextls.core.errors import (
-    ContextError,
-)
+from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
     ConfigureResult,
+    ContextItem,
     ErrorCode,
     Status,
     WindowSettings,
@@ -158,6 +157,19 @@ class WorkspaceState:
         return [warning for warning in said if warning not in before]
 
     def change(self, apply: Callable[[Change], T]) -> T:
+        return self.recorded_change(apply)[0]
+
+    def evicted_by(self, change: Change) -> list[ContextItem]:
+        """Every item a change took out of the window for good (an adaptive step's too),
+        as an answer reports them."""
+        return [
+            wire.context_item(eviction.item)
+            for eviction in change.evictions
+            if eviction.item.id not in self.window
+        ]
+
+    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
+        """``change``, and the record of what it did (for an answer that says all of it)."""
         # The one-time work first: servers of their own share the database, and the
         # write lock is held from here to the commit (loading o200k takes ~0.2 s).
         self.tokenizer.load()
@@ -177,7 +189,7 @@ class WorkspaceState:
             raise
         if change.mutated:
             self._save(change)
-        return result
+        return result, change
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1
@@ -299,6 +311,10 @@ class WorkspaceState:
         chosen = {key: value for key, value in self.chosen.items() if key not in reset}
         chosen.update(wanted)
         new = window_settings(chosen)
+        problem = adaptive.ceiling_problem(new)
+        if problem is not None and chosen != self.chosen:
+            key = "budgetCeiling" if "budgetCeiling" in wanted else "maxTokens"
+            raise InvalidParams(f"$.settings.{key}", problem)
         chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
         before = self.settings
         changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from msgspec import Meta
 
@@ -144,6 +144,8 @@ class ImportResult(Wire):
     evicted: list[ContextItem]
     status: Status
     dry_run: bool = False
+    settings: dict[str, Any] = {}
+    """The document's settings the window took, having none of its own (camelCase)."""
 
 
 class RestoreResult(Wire):
@@ -169,6 +171,8 @@ class PinResult(Wire):
     status: Status
     merged: dict[str, str] = {}
     """The id asked for, if it was merged into another item: asked -> that item."""
+    evicted: list[ContextItem] = []
+    """What made room: a pinned item's heading says so, a token or two more."""
 
 
 class ClearResult(Wire):
