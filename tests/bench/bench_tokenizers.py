@@ -52,7 +52,9 @@ def references() -> dict[str, Any]:
         from llama_models.llama3.tokenizer import Tokenizer
 
         llama = Tokenizer.get_instance()
-        found["llama3"] = lambda t: len(llama.encode(t, bos=False, eos=False, allowed_special=set()))
+        found["llama3"] = lambda t: len(
+            llama.encode(t, bos=False, eos=False, allowed_special=set())
+        )
     except ImportError:
         pass
     try:
@@ -97,8 +99,15 @@ def main() -> None:
     print(f"{len(texts)} files, {size / 1e6:.2f} MB; load average {os.getloadavg()[0]:.1f}")
     print(f"{'tokenizer':<16} {'load ms':>8} {'MB/s':>7} {'reference MB/s':>15} {'ratio':>6}")
     window = texts[:50] if len(texts) >= 50 else (texts * 50)[:50]
-    for encoding in ("o200k_base", "claude-v3", "claude-v4.7", "qwen2", "llama3", "tekken",
-                     "gemma3-estimate"):
+    for encoding in (
+        "o200k_base",
+        "claude-v3",
+        "claude-v4.7",
+        "qwen2",
+        "llama3",
+        "tekken",
+        "gemma3-estimate",
+    ):
         if available(encoding) is not None:
             print(f"{encoding:<16} not installed")
             continue
@@ -113,8 +122,10 @@ def main() -> None:
         theirs = rate(texts, ref) if ref else ctok.get(encoding)
         shown = f"{theirs:>15.2f} {ours / theirs:>6.2f}" if theirs else f"{'-':>15} {'-':>6}"
         print(f"{encoding:<16} {loaded:>8.0f} {ours:>7.2f} {shown}")
-    print("\nrecount of a 50-item window on a change of model (items of "
-          f"{sum(len(t) for t in window) // 50:,} characters on average)")
+    print(
+        "\nrecount of a 50-item window on a change of model (items of "
+        f"{sum(len(t) for t in window) // 50:,} characters on average)"
+    )
     for encoding in ("claude-v3", "claude-v4.7", "qwen2", "gemma3-estimate"):
         if available(encoding) is not None:
             continue
