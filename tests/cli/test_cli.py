@@ -32,7 +32,7 @@ from contextls.protocol import (
     StatusParams,
 )
 from contextls_client import ContextlsClient
-from contextls_client.reports import ConfigReport, ErrorDocument
+from contextls_client.reports import ConfigReport, ErrorDocument, TokensReport
 from tests.cli.conftest import Cli
 
 PYTHON_SOURCE = "".join(f"def function_{n}(x):\n    return x + {n}\n\n" for n in range(30))
@@ -271,8 +271,30 @@ def test_tokens_of_a_file_and_of_stdin(cli: Cli) -> None:
     from_stdin = cli("tokens", "-", "--json", stdin="hello world\n").decode(CountTokensResult)
     assert from_file == from_stdin
     assert from_file.tokens > 0
-    assert cli("tokens", "a.txt").stdout.strip() == f"{from_file.tokens} tokens (o200k_base)"
-    assert "cl100k_base" in cli("tokens", "a.txt", "--encoding", "cl100k_base").stdout
+    shown = cli("tokens", "a.txt").stdout.strip()
+    assert shown == f"{from_file.tokens} tokens in gpt-4o (o200k_base), exact"
+    assert "gpt-4 (cl100k_base)" in cli("tokens", "a.txt", "--encoding", "cl100k_base").stdout
+
+
+def test_tokens_compares_models_file_by_file(cli: Cli) -> None:
+    cli.write("a.py", "def main() -> None:\n    print('hello, world')\n")
+    cli.write("b.md", "# Title\n\nSome prose about CamelCase words.\n")
+    models = ["gpt-4o", "claude-opus-4-5", "claude-opus-4.7", "gemini-2.5"]
+    asked = [arg for model in models for arg in ("--model", model)]
+    report = cli("tokens", "a.py", "b.md", *asked, "--json").decode(TokensReport)
+    assert [t.model for t in report.totals] == [
+        "gpt-4o",
+        "claude-opus-4.5",
+        "claude-opus-4.7",
+        "gemini-2.5",
+    ]
+    assert [t.exact for t in report.totals] == [True, True, True, False]
+    for total in report.totals:
+        assert total.tokens == sum(s.by_model[total.model] for s in report.sources)
+    text = cli("tokens", "a.py", "b.md", *asked).stdout
+    assert re.search(r"gemini-2.5 \(gemma3-estimate\), estimate \(o200k x 1.17, within", text)
+    refused = cli("tokens", "a.py", "--model", "gpt-17", code=1)
+    assert "unknown model 'gpt-17'" in refused.stderr
 
 
 # ------------------------------------------------------------------ config

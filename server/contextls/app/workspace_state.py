@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
-from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
 from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
@@ -308,6 +308,7 @@ class WorkspaceState:
         break the new limits. The settings are saved with the window, so every
         client and process sees the same ones.
         """
+        wanted, reset = choose_model(self.chosen, wanted, reset)
         chosen = {key: value for key, value in self.chosen.items() if key not in reset}
         chosen.update(wanted)
         new = window_settings(chosen)
@@ -321,6 +322,10 @@ class WorkspaceState:
         evicted: list[Item] = []
         if chosen != self.chosen:
             tokenizer = self.tokenizers(new.encoding)
+            if tokenizer.encoding != self.window.encoding:
+                # Loaded, and the window counted in the new tokens, before the write lock.
+                for item in self.window:
+                    tokenizer.count(item.content)
             window = self.window
             budget = adaptive.configured(
                 before, new, window.limits.max_tokens, window.pinned_tokens

@@ -15,6 +15,7 @@ from contextls.protocol.wire import (
     ItemId,
     ItemKind,
     Metadata,
+    ModelName,
     PositiveLimit,
     Range,
     RenderFormat,
@@ -192,6 +193,9 @@ class RestoreParams(WorkspaceParams, kw_only=True):
 class CountTokensParams(WorkspaceParams, kw_only=True):
     text: str = ""
     encoding: Encoding | None = None
+    models: Annotated[list[ModelName], Meta(max_length=20)] | None = None
+    """Count in each of these models' tokens (``counts`` answers); ``tokens`` is the first's.
+    Neither this nor ``encoding``: the workspace's model."""
     targets: Annotated[list[FileTarget], Meta(max_length=10_000)] | None = None
     """Files, folders or globs of the workspace to count as well, expanded as a bulk add
     expands them (``files`` says what each one takes)."""
@@ -235,6 +239,7 @@ BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four ti
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",
+    "model",
     "encoding",
     "evictionPolicy",
     "maxFileBytes",
@@ -256,7 +261,11 @@ class WindowSettings(Wire):
 
     max_items: MaxItems = 50
     max_tokens: MaxTokens = 8000
+    model: ModelName = ""
+    """The model the window is for: the budget and every count are in its tokens. Setting
+    it sets ``encoding`` to its tokenizer; setting ``encoding`` alone clears it."""
     encoding: Encoding = "o200k_base"
+    """The tokenizer counts are in (the low-level knob under ``model``)."""
     eviction_policy: EvictionPolicy = "fifo"
     max_file_bytes: MaxFileBytes = 1_000_000
     archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
@@ -280,6 +289,7 @@ class WindowSettingsChange(Params):
 
     max_items: MaxItems | None = None
     max_tokens: MaxTokens | None = None
+    model: ModelName | None = None
     encoding: Encoding | None = None
     eviction_policy: EvictionPolicy | None = None
     max_file_bytes: MaxFileBytes | None = None

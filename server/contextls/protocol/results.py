@@ -33,6 +33,7 @@ __all__ = [
     "ForgetResult",
     "ImportResult",
     "ListResult",
+    "ModelCount",
     "NoRoomData",
     "Omission",
     "PinResult",
@@ -289,10 +290,27 @@ class FileTokens(Wire):
     tokens: int
 
 
+class ModelCount(Wire):
+    """One model's count of what ``contextls/countTokens`` was given."""
+
+    model: str
+    encoding: Encoding
+    tokens: int
+    exact: bool
+    label: str
+    """``exact``, or the estimate and its measured error."""
+    files: list[FileTokens] = []
+
+
 class CountTokensResult(Wire):
     tokens: int
     """Of ``text``, plus every file of ``files``."""
     encoding: Encoding
+    model: str = ""
+    exact: bool = True
+    label: str = "exact"
+    counts: list[ModelCount] = []
+    """Each asked model's count, in the order asked (``models``); the first is ``tokens``."""
     files: list[FileTokens] = []
     skipped: list[SkippedFile] = []
     refused: list[TargetRefusal] = []
