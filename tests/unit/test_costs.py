@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from contextls.app.tokenizers import MissingTokenizer
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.core.candidates import Candidate
 from contextls.core.render import render
+from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import RenderFormat
 
@@ -44,10 +46,23 @@ def candidates(seed: int) -> list[Candidate]:
     return made
 
 
-@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+EXACT = ["o200k_base", "cl100k_base", "claude-v3", "claude-v4.7", "qwen3.5", "llama3", "tekken"]
+"""Every exact tokenizer (the open models' need their extras, which `make setup` installs)."""
+
+
+def loaded(encoding: str) -> Tokenizer:
+    tokenizer = offline_tokenizer(encoding)
+    try:
+        tokenizer.load()
+    except MissingTokenizer as error:
+        pytest.skip(str(error))
+    return tokenizer
+
+
+@pytest.mark.parametrize("encoding", EXACT)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_window_counts_exactly_what_markdown_renders(encoding: str, seed: int) -> None:
-    tokenizer = offline_tokenizer(encoding)
+    tokenizer = loaded(encoding)
     window = Window(Limits(50, 6_000, "fifo"), tokenizer.count, lambda: 1, encoding)
     chooser = random.Random(seed)
     for candidate in candidates(seed):
@@ -63,10 +78,13 @@ def test_the_window_counts_exactly_what_markdown_renders(encoding: str, seed: in
         assert window.total <= window.limits.max_tokens
 
 
+@pytest.mark.parametrize("encoding", ["o200k_base", "claude-v3", "gemma3-estimate"])
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
-def test_a_render_never_exceeds_the_budget_and_says_what_it_left_out(fmt: RenderFormat) -> None:
-    tokenizer = offline_tokenizer("o200k_base")
-    window = Window(Limits(50, 1_000, "fifo"), tokenizer.count, lambda: 1, "o200k_base")
+def test_a_render_never_exceeds_the_budget_and_says_what_it_left_out(
+    fmt: RenderFormat, encoding: str
+) -> None:
+    tokenizer = loaded(encoding)
+    window = Window(Limits(50, 1_000, "fifo"), tokenizer.count, lambda: 1, encoding)
     for n in range(50):
         window.add(Candidate("text", f"note {n}: remember the {n}th thing", {}, n == 3))
     rendered = render(
@@ -82,7 +100,8 @@ def test_a_render_never_exceeds_the_budget_and_says_what_it_left_out(fmt: Render
     assert "ctx-4" in rendered.item_ids  # pinned: first in
     if fmt == "markdown":
         assert rendered.omitted_ids == [] and rendered.warnings == []
-        assert rendered.tokens == window.total
+        if encoding != "gemma3-estimate":  # an estimate rounds up piece by piece
+            assert rendered.tokens == window.total
     else:
         assert rendered.omitted_ids, "xml and json frame notes more heavily than markdown"
         assert any(fmt in warning and "left out" in warning for warning in rendered.warnings)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from contextls.core.items import Item
-from contextls.core.render import MARKDOWN_FRAME, body_piece, heading_piece
+from contextls.core.render import MARKDOWN_FRAME, body_piece, fence_for, heading_piece
 
 
 class Costs:
@@ -23,6 +23,7 @@ class Costs:
         self.count = count_tokens
         self.encoding = encoding
         self._frame = -1
+        self._seams: dict[str, int] = {}
 
     @property
     def frame(self) -> int:
@@ -32,12 +33,30 @@ class Costs:
             self._frame = self.count(MARKDOWN_FRAME)
         return self._frame
 
+    def seam(self, fence: str = "") -> int:
+        """What joining two pieces costs beyond their counts: before a heading (after the
+        blank line that ends the piece before it), or before a text's opening ``fence``.
+        0 for tiktoken's encodings, whose pre-tokenizer splits there anyway; Claude's rules
+        count a newline before a line's first characters with them. Measured once each."""
+        if fence not in self._seams:
+            heading = "### Text · ctx-1\n"
+            if fence:
+                body = f"{fence}text\nx\n{fence}\n\n"
+                joined = self.count(heading + body) - self.count(heading) - self.count(body)
+            else:
+                joined = self.count(MARKDOWN_FRAME + heading) - self.frame - self.count(heading)
+            # Never below 0: an estimate rounds each piece up, so its pieces add up to more
+            # than the whole already, and a window that counts a token too many is safe.
+            self._seams[fence] = max(joined, 0)
+        return self._seams[fence]
+
     def of(self, item: Item) -> int:
         """What ``item`` takes in the window: its markdown section, heading and text."""
         return self.heading(item) + self.body(item)
 
     def heading(self, item: Item) -> int:
-        return self.count(heading_piece(item))
+        """The heading's tokens, with the seams before it and before the item's text."""
+        return self.count(heading_piece(item)) + self.seam() + self.seam(fence_for(item.content))
 
     def body(self, item: Item) -> int:
         """What the item's text takes with its fences; counted once per text."""

@@ -25,7 +25,11 @@ from contextls.core.claude.letters import nfc
 from contextls.core.claude.stream import raw_head_space, stream_norm
 from contextls.core.claude.tables import EOW_G, ESCAPED_MARKER_LITERALS, MARKER_GLYPHS
 
-FAMILIES: Final = {"claude-v3": "claude_v3", "claude-v4.7": "claude_v4_7"}
+FAMILIES: Final = {
+    "claude-v3": "claude_v3",
+    "claude-v4.7": "claude_v4_7",
+    "claude-v4.8": "claude_v4_7",  # the same vocabulary; its frame ends without a ⟨bow⟩
+}
 
 
 class ClaudeCounter:
@@ -45,7 +49,7 @@ class ClaudeCounter:
         self.message_overhead: int = meta["message_overhead"]
         self.fold_quotes: bool = meta["fold_quotes"]
         self.allcaps_min: int | None = meta["allcaps_min"]
-        self.frame_bow = True
+        self.frame_bow = family != "claude-v4.8"
         pieces: list[str] = doc["pieces"]
         self.unit_pieces = {p for p in pieces if len(p) == 1 and p not in MARKER_GLYPHS}
         self.vocab = frozenset(pieces) | {c + EOW_G for c in doc["contractions"]}
