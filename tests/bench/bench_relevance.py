@@ -40,7 +40,15 @@ sys.path.insert(0, str(HERE))
 
 from _archive_fill import texts, workspace_key  # noqa: E402
 from _corpus import Corpus  # noqa: E402
-from _harness import Config, Lab, bench_main, contextls_options, lab, open_session  # noqa: E402
+from _harness import (  # noqa: E402
+    Config,
+    Lab,
+    bench_main,
+    contextls_argv,
+    contextls_options,
+    lab,
+    open_session,
+)
 from _stats import Row, percentile, print_table  # noqa: E402
 from tests.relevance import score  # noqa: E402
 from tests.relevance.archive import ROOT, embedded_store  # noqa: E402
@@ -186,16 +194,34 @@ async def baselines(the_lab: Lab, name: str) -> dict[str, Any]:
     return {"baseline": client}
 
 
-async def first_search(the_lab: Lab, name: str, storage: Path) -> float:
-    """Seconds from spawn to the first hybrid search answered, on a file already filled."""
+async def first_search(the_lab: Lab, name: str, argv: list[str]) -> tuple[float, float]:
+    """Seconds from spawn to ``initialize`` answered, and to the first search answered
+    after it, on the file of ``name`` already filled, by the server ``argv`` runs."""
+    options = contextls_options(the_lab.tmp / f"{name}.sqlite3", **SETTINGS)
     started = time.perf_counter()
-    client = await the_lab.contextls(f"{name}-cold", workspace=name, storage=storage, **SETTINGS)
+    client = await open_session(
+        f"{name}-cold", argv, the_lab.workspace(name), options, the_lab.logs
+    )
+    the_lab.clients.append(client)
+    initialized = time.perf_counter() - started
     found = await client.call("contextls/search", {"query": "where do we retry uploads"})
     elapsed = time.perf_counter() - started
     if found["mode"] != "hybrid":
         print(f"  the first search answered by {found['mode']}: {found.get('warning')}")
     await the_lab.close(client)
-    return elapsed
+    return initialized, elapsed
+
+
+async def cold_starts(the_lab: Lab, name: str, rounds: int) -> dict[str, tuple[float, float]]:
+    """The best of ``rounds`` first searches of each server, the servers taking turns."""
+    servers = {"contextls": contextls_argv()}
+    if os.environ.get("CONTEXTLS_BENCH_BASELINE"):
+        servers["baseline"] = shlex.split(os.environ["CONTEXTLS_BENCH_BASELINE"])
+    found: dict[str, list[tuple[float, float]]] = {server: [] for server in servers}
+    for _ in range(rounds):
+        for server, argv in servers.items():
+            found[server].append(await first_search(the_lab, name, argv))
+    return {server: min(times, key=lambda pair: pair[1]) for server, times in found.items()}
 
 
 async def run(cfg: Config) -> list[Row]:
@@ -244,10 +270,13 @@ async def run(cfg: Config) -> list[Row]:
             ["server", "mode", "p50", "p95"], timing, f"Bench 13: search over LSP at {total:,}"
         )
         latency = latencies["contextls"]
-        cold = min(
-            [await first_search(the_lab, "large", the_lab.tmp / "large.sqlite3") for _ in range(3)]
-        )
-        print(f"Bench 13: first search after start (best of 3): {cold:.2f} s", flush=True)
+        cold = await cold_starts(the_lab, "large", 3)
+        for server, (initialized, searched) in cold.items():
+            print(
+                f"Bench 13: {server}: first search after start (best of 3): {searched:.2f} s "
+                f"(initialize answered at {initialized:.2f} s)",
+                flush=True,
+            )
         for mode in MODES:
             p95 = percentile(latency[mode], 95)
             verdict.append(
@@ -255,8 +284,9 @@ async def run(cfg: Config) -> list[Row]:
                     f"<= {P95_TARGET_MS:.0f} ms", p95 <= P95_TARGET_MS)
             )  # fmt: skip
         verdict.append(
-            Row("first search after start", f"{cold:.2f} s", "-", None,
-                f"<= {FIRST_SEARCH_TARGET_S:.0f} s", cold <= FIRST_SEARCH_TARGET_S)
+            Row("first search after start", f"{cold['contextls'][1]:.2f} s",
+                f"{cold['baseline'][1]:.2f} s" if "baseline" in cold else "-", None,
+                f"<= {FIRST_SEARCH_TARGET_S:.0f} s", cold["contextls"][1] <= FIRST_SEARCH_TARGET_S)
         )  # fmt: skip
     return verdict
 
