@@ -92,3 +92,10 @@ def test_words_evidence_needs_the_words_and_a_meaning_that_does_not_contradict_t
     assert with_meaning.evidence(item, relevance.WORDS_AGREE) == ("keyword",)
     assert with_meaning.evidence(item, relevance.WORDS_AGREE - 0.01) == ()
     assert Gate(words).evidence(_item("nothing here"), None) == ()
+
+
+def test_a_snake_case_name_is_held_whole_not_as_its_words_anywhere() -> None:
+    words = _words("get_close_matches", {"get": 900, "close": 300, "matches": 40})
+    assert words.share(_item("def get_close_matches(word, possibilities): ...")) == 1.0
+    assert words.share(_item("get the matches, then close the file")) == 0.0
+    assert words.for_keyword_search(1000) == "get_close_matches"

@@ -62,6 +62,7 @@ COMMON_FLOOR: Final = 50
 """A telling word held by more than 5 % of the archive (and more than 50 items) is left
 out of the keyword index's query when rarer ones are there."""
 _TERM: Final = re.compile(r"[^\W_]+")
+_WORD: Final = re.compile(r"\w+")
 _SUFFIXES: Final = ("ing", "ed", "es", "s")
 
 
@@ -77,6 +78,20 @@ def telling_terms(query: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(term for term in terms if term and term not in STOP_WORDS))
 
 
+def identifiers(query: str) -> dict[str, str]:
+    """Each telling term that is part of a ``snake_case`` name in ``query`` -> that name
+    (folded, without outer underscores): ``_backoff_put`` is one thing to look for, not
+    the words "backoff" and "put" anywhere."""
+    names: dict[str, str] = {}
+    for word in _WORD.findall(query):
+        name = fold(word).strip("_")
+        parts = telling_terms(name)
+        if "_" in name and len(_TERM.findall(name)) > 1:
+            for part in parts:
+                names.setdefault(part, name)
+    return names
+
+
 @dataclass
 class Words:
     """The query's telling words, their weights in this archive, and which items hold them."""
@@ -88,22 +103,28 @@ class Words:
     unknown: float
     """The share of ``terms`` no archived item holds (nor a longer form of it): 1.0 for
     a query of stop words only."""
-    _patterns: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    """Terms that are parts of a ``snake_case`` name of the query -> the name: an item
+    holds them when it holds the name (``identifiers``)."""
+    _patterns: dict[str, tuple[str, re.Pattern[str]]] = field(default_factory=dict)
     _held: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._patterns = {
-            term: re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])") for term in self.terms
-        }
+        for term in self.terms:
+            whole = self.names.get(term, term)
+            pattern = re.compile(rf"(?<![^\W_]){re.escape(whole)}(?![^\W_])")
+            self._patterns[term] = (whole, pattern)
 
     def for_keyword_search(self, documents: int) -> str:
-        """The terms the keyword index should look for: the telling ones held by at most
-        ``COMMON_SHARE`` of the archive (all of them when none is that rare). A word in
-        every other item tells nothing apart, and ranking all its matches costs ~30 ms
-        at 100,000 items; only the most recent of them would be ranked anyway."""
+        """What the keyword index should look for: the telling words and names held by at
+        most ``COMMON_SHARE`` of the archive (all of them when none is that rare). A word
+        in every other item tells nothing apart, and ranking all its matches costs ~30 ms
+        at 100,000 items; only the most recent of them would be ranked anyway. A name is
+        kept whole (the index matches its parts side by side) when a part of it is rare."""
         most = max(COMMON_FLOOR, int(documents * COMMON_SHARE))
-        rare = [term for term in self.terms if self.counts.get(term, 0) <= most]
-        return " ".join(rare or self.terms)
+        rare = {term for term in self.terms if self.counts.get(term, 0) <= most}
+        wanted = [self.names.get(term, term) for term in self.terms if term in rare or not rare]
+        return " ".join(dict.fromkeys(wanted))
 
     def share(self, item: Item) -> float:
         """The weighted share of the query's telling words that ``item`` holds."""
@@ -120,8 +141,8 @@ class Words:
         # cheaper than the search for the word standing whole.
         found = [
             term
-            for term, pattern in self._patterns.items()
-            if term in lowered and pattern.search(lowered)
+            for term, (whole, pattern) in self._patterns.items()
+            if whole in lowered and pattern.search(lowered)
         ]
         return sum(self.weights[term] for term in found) / sum(self.weights.values())
 
@@ -144,7 +165,8 @@ def words_of(
         weights[term] = math.log((everything - count + 0.5) / (count + 0.5) + 1.0)
         if count == 0 and not _longer_form_known(term, prefix_known):
             unknown += 1
-    return Words(terms, weights, held, unknown / len(terms) if terms else 1.0)
+    share = unknown / len(terms) if terms else 1.0
+    return Words(terms, weights, held, share, identifiers(query))
 
 
 def _longer_form_known(term: str, prefix_known: Callable[[str], bool]) -> bool:
