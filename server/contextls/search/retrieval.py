@@ -51,9 +51,11 @@ def retrieve(
     mode: str | None,
     archived: int | None = None,
 ) -> Retrieval:
-    wanted = mode or ("hybrid" if meaning.available else "keyword")
+    # Asked once: while another writer holds the file, each asking tries to open it.
+    available = meaning.available
+    wanted = mode or ("hybrid" if available else "keyword")
     warning = None
-    if wanted != "keyword" and not meaning.available:
+    if wanted != "keyword" and not available:
         warning = f"semantic search unavailable ({meaning.reason}); keyword results"
         wanted = "keyword"
     if not query.strip():
@@ -70,7 +72,7 @@ def retrieve(
     )
     gate = relevance.Gate(words)
     nearest = Nearest()
-    if meaning.available:  # the gate weighs meaning in every mode
+    if available:  # the gate weighs meaning in every mode
         waiting = meaning.catch_up(root, documents)
         if waiting:
             warning = (

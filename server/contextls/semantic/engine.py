@@ -185,10 +185,11 @@ class Engine:
         assert self._embedder is not None
         self._inode = _inode(self.location)
         write = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
-        # The server checkpoints when idle; this connection must not do it on its commits.
-        write.execute("PRAGMA wal_autocheckpoint = 0")
+        # The server checkpoints when idle, not this connection's commits; and on the
+        # event loop, making the tables must not wait for another writer (sqlite3's 5 s).
+        write.executescript("PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 0")
         try:
-            tables.install(write, self._embedder.model_id)  # on the event loop: no waiting
+            tables.install(write, self._embedder.model_id)
         except sqlite3.OperationalError as error:
             write.close()
             if "locked" in str(error) or "busy" in str(error):
@@ -377,7 +378,6 @@ class Engine:
     def search(
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Archived items of ``root`` nearest to ``query`` as (id, cosine), best first."""
         return self.nearest(root, query, limit, kinds).hits
 
     def nearest(
