@@ -24,6 +24,7 @@ from contextls.core import adaptive
 from contextls.core.errors import (
     ContextError,
 )
+from contextls.core.follow import Seen
 from contextls.core.items import Item
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
@@ -72,6 +73,8 @@ class WorkspaceState:
         self.watch = FileWatch(root_path)
         self.dirty: set[str] = set()
         """Files an editor changed since the items were last brought in line with them."""
+        self.seen: dict[str, Seen] = {}
+        """The lines of each file with regions, as last followed (``Following``)."""
         self.clock = clock
         self.window = Window(
             Limits.of(self.settings), self.tokenizer.count, clock, self.tokenizer.encoding
