@@ -70,7 +70,7 @@ def test_when_the_place_cannot_be_told_refresh_asks_instead_of_guessing(cli: Cli
     source.write_text("".join(lines))
     assert wait_stale(cli)["stale"] is True
     # Lines 8-11 rewritten into two: where the region starts now is anyone's guess.
-    source.write_text("".join(lines[:7] + ["rewritten\n", "twice\n"] + lines[11:]))
+    source.write_text("".join([*lines[:7], "rewritten\n", "twice\n", *lines[11:]]))
 
     refused = cli("refresh", code=1)
     assert "ctx-1 (mod.py:10-12)" in refused.stderr
@@ -79,3 +79,17 @@ def test_when_the_place_cannot_be_told_refresh_asks_instead_of_guessing(cli: Cli
     assert kept["content"] == "line_10\nline_11\nline_12\n" and kept["stale"] is True
     rendered = cli("show").stdout
     assert "where this is now is not known" in rendered
+
+
+def test_a_line_edited_right_after_it_was_marked_still_follows(cli: Cli) -> None:
+    # Before the daemon's first look at the file: the lines it had at the add decide.
+    lines = numbered(30)
+    source = cli.write("mod.py", "".join(lines))
+    cli("add", "mod.py:10")
+    lines[9] = "line_10 edited at once\n"
+    lines.insert(2, "# one more line above\n")
+    source.write_text("".join(lines))
+
+    cli("refresh")
+    refreshed = item(cli)
+    assert (refreshed["content"], refreshed["label"]) == ("line_10 edited at once\n", "mod.py:11")

@@ -62,7 +62,7 @@ def test_without_the_text_before_a_stale_region_is_placed_by_its_own_lines() -> 
 
 def test_lines_inserted_inside_grow_the_region_and_outside_do_not() -> None:
     before = [f"line {n}" for n in range(1, 21)]
-    after = before[:9] + ["new inside"] + before[9:]  # between lines 9 and 10
+    after = [*before[:9], "new inside", *before[9:]]  # between lines 9 and 10
     assert map_span(before, after, (8, 12)) == (8, 13)
     assert map_span(before, after, (10, 12)) == (11, 13)  # right above: outside
     assert map_span(before, after, (5, 9)) == (5, 9)  # right below: outside
@@ -72,10 +72,10 @@ def test_lines_inserted_inside_grow_the_region_and_outside_do_not() -> None:
 def test_an_edge_rewritten_into_more_lines_cannot_be_told() -> None:
     before = [f"line {n}" for n in range(1, 21)]
     # Lines 8-11 become three other lines: where does a region of 10-14 start now?
-    after = before[:7] + ["x", "y", "z"] + before[11:]
+    after = [*before[:7], "x", "y", "z", *before[11:]]
     assert map_span(before, after, (10, 14)) is None
     # Rewritten in place (as many lines), each line keeps its place.
-    same = before[:7] + ["w", "x", "y", "z"] + before[11:]
+    same = [*before[:7], "w", "x", "y", "z", *before[11:]]
     assert map_span(before, same, (10, 14)) == (10, 14)
     # A change wholly inside the region is part of it.
     assert map_span(before, after, (6, 14)) == (6, 13)

@@ -75,6 +75,28 @@ class Following(WorkspaceState):
 
         self.change(apply)
 
+    def after_change(self, change: Change) -> None:
+        """A region just added (or moved by a merge) is where its file's lines are now:
+        remember them, so that an edit before the next look still tells where it went."""
+        for item_id in change.touched:
+            if item_id not in self.window:
+                continue
+            item = self.window.get(item_id)
+            span = item.lines
+            rel = item.path
+            if not item.is_region or span is None or rel is None or item.stale:
+                continue
+            seen = self.seen.get(rel)
+            if seen is not None:
+                if seen.spans.get(item_id) != span:
+                    self.seen[rel] = Seen(seen.lines, {**seen.spans, item_id: span})
+                continue
+            found = self.sources.current(
+                rel, item.metadata.get("uri"), self.settings.max_file_bytes
+            )
+            if isinstance(found, str):
+                self._remember({rel: lines_of_text(found)})
+
     def _remember(self, texts: dict[str, list[str] | None]) -> None:
         """Keep each file's lines as followed, with the spans of its regions in them: the
         next change of the file says where a stale region's place went."""

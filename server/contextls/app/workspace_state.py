@@ -179,7 +179,11 @@ class WorkspaceState:
             raise
         if change.mutated:
             self._save(change)
+            self.after_change(change)
         return result
+
+    def after_change(self, change: Change) -> None:
+        """What the use cases keep beside the window, brought up to date (``Following``)."""
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1

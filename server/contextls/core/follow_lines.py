@@ -127,8 +127,10 @@ def place_by_content(content: str, text: str, near: Span) -> Span | None:
     matcher = SequenceMatcher(None, own, lines[low:high], autojunk=False)
     blocks = [block for block in matcher.get_matching_blocks() if block.size]
     found = sum(block.size for block in blocks)
-    if not blocks or 2 * found < len(own) or not any(
-        own[i].strip() for block in blocks for i in range(block.a, block.a + block.size)
+    if (
+        not blocks
+        or 2 * found < len(own)
+        or not any(own[i].strip() for block in blocks for i in range(block.a, block.a + block.size))
     ):
         return None
     first, last = blocks[0], blocks[-1]
