@@ -10,7 +10,8 @@
 ;; Overlays are keyed by root and id (ids are numbered per workspace, so two
 ;; projects both have a ctx-1), and only the items whose place or state
 ;; changed are drawn again.  A buffer showing an item is kept in sync with
-;; the server, so its edits move and mark the item there too.
+;; the server (contextls-sync.el), so its edits move and mark the item there
+;; too.
 
 ;;; Code:
 
@@ -56,7 +57,7 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
   "Draw ROOT's window items in the buffers of their files, as they are now."
   (let ((wanted (make-hash-table :test #'equal))
         (buffers (make-hash-table :test #'equal)))
-    (dolist (item (gethash root contextls--items))
+    (dolist (item (contextls--items root))
       (when (contextls--region-item-p item)
         (puthash (plist-get item :id) item wanted)))
     (let (gone)
@@ -78,18 +79,10 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
                (puthash path buffer buffers))
              (when buffer
                (with-current-buffer buffer
-                 (contextls--sync-if-connected root)
                  (puthash (cons root id)
                           (cons signature (list (contextls--make-overlay item root)))
                           contextls--overlays)))))))
      wanted)))
-
-(defun contextls--sync-if-connected (root)
-  "Open the current buffer on ROOT's server, if it is running without it."
-  (let ((conn (gethash root contextls--connections)))
-    (when (and conn (jsonrpc-running-p conn) (gethash conn contextls--ready)
-               (not (eq contextls--synced conn)))
-      (contextls--open conn root))))
 
 (defun contextls--make-overlay (item root)
   "An overlay over the lines of ITEM of ROOT in this buffer."
@@ -125,10 +118,20 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
 (defun contextls--highlight-visited-file ()
   "Highlight the items of the file just visited."
   (let ((root (contextls--root)))
-    (when (gethash root contextls--items)
+    (when (contextls--items root)
       (contextls--update-overlays root))))
 
+(defun contextls--unhighlight-stopped (root)
+  "Delete the overlays of ROOT when it is no longer served (as asked).
+After a crash they stay: the window is still there, and served again soon."
+  (unless (contextls--window-of root)
+    (let (ids)
+      (maphash (lambda (key _) (when (equal (car key) root) (push (cdr key) ids)))
+               contextls--overlays)
+      (dolist (id ids) (contextls--delete-overlays root id)))))
+
 (add-hook 'contextls-window-change-functions #'contextls--update-overlays)
+(add-hook 'contextls-disconnected-functions #'contextls--unhighlight-stopped)
 (add-hook 'find-file-hook #'contextls--highlight-visited-file)
 
 (provide 'contextls-highlight)

@@ -34,19 +34,23 @@
         (insert (encode-coding-string (cdr file) 'utf-8))))))
 
 (defun contextls-test--cleanup (roots)
-  "Stop the servers of ROOTS and kill their buffers."
+  "Stop serving ROOTS and kill their buffers.
+Their server stops once it serves nothing else; none is left behind."
   (dolist (root roots)
     (ignore-errors (contextls-shutdown (directory-file-name root)))
     (dolist (buffer (buffer-list))
       (when (and (buffer-file-name buffer)
                  (string-prefix-p root (buffer-file-name buffer)))
         (with-current-buffer buffer (set-buffer-modified-p nil))
-        (kill-buffer buffer)))
-    (let ((root (directory-file-name root)))
-      (remhash root contextls--statuses)
-      (remhash root contextls--items)
-      (remhash root contextls--evicted-at)))
+        (kill-buffer buffer))))
+  (dolist (conn contextls--connections)
+    (when (zerop (hash-table-count (contextls--windows conn)))
+      (ignore-errors (contextls--stop conn))))
   (clrhash contextls--overlays))
+
+(defun contextls-test--conn (root)
+  "The connection serving ROOT."
+  (contextls--window-connection (contextls--window-of (directory-file-name root))))
 
 (defun contextls-test--cli (&rest args)
   "Run the command line with ARGS in the test's environment; return its output.
