@@ -170,6 +170,7 @@ without a trailing slash; IN-PROJECT says whether a project was found."
   (told (make-hash-table :test #'equal)
         :documentation "Evictions told in an answer's message: id -> float time.")
   (refreshing nil :documentation "`scheduled', `reading' or `again' while it is read.")
+  (answers 0 :documentation "How many answers were taken: a list asked before one is old.")
   (refused nil :documentation "Why the server will not serve this folder, if it will not.")
   (mode-line nil :documentation "The mode line text, made once per status: (STATUS HOT . TEXT)."))
 
@@ -211,6 +212,13 @@ without a trailing slash; IN-PROJECT says whether a project was found."
 (defvar contextls-before-request-functions nil
   "Functions called with a root before a request is sent to its server.
 Pending document changes go first, so the server sees what the buffer has.")
+
+(defun contextls--notify (conn method params)
+  "Send the notification METHOD with PARAMS to CONN, unless its server is gone.
+A server can die between an answer and the code that follows it; what is
+not sent then is sent whole to the next one."
+  (when (jsonrpc-running-p conn)
+    (jsonrpc-notify conn method params)))
 
 (defun contextls--window-of (root)
   "The window of ROOT, or nil if no connection serves it."
@@ -314,6 +322,7 @@ it at once, and the window is read again a moment later."
   (when-let ((window (and (consp result) (contextls--window-of root))))
     (let ((status (if (plist-member result :itemCount) result (plist-get result :status))))
       (when (and (consp status) (not (eq (plist-get result :dryRun) t)))
+        (cl-incf (contextls--window-answers window))
         (contextls--take-status root status)
         (let ((evicted (contextls--list (plist-get result :evicted))))
           (dolist (item evicted)
@@ -359,21 +368,28 @@ A burst of changes (an answer, then its push) is read once.")
       (if (not (and (eq (contextls--state conn) 'ready) (jsonrpc-running-p conn)))
           (setf (contextls--window-refreshing window) nil)
         (setf (contextls--window-refreshing window) 'reading)
-        (jsonrpc-async-request
-         conn :contextls/list (contextls--workspace-params root)
-         :success-fn (lambda (result)
-                       (let ((again (eq (contextls--window-refreshing window) 'again)))
-                         (setf (contextls--window-refreshing window) nil)
-                         (setf (contextls--window-items window)
-                               (contextls--list (plist-get result :items)))
-                         (contextls--window-changed root)
-                         (when again (contextls--schedule-refresh root))))
-         :error-fn (lambda (&rest _) (setf (contextls--window-refreshing window) nil))
-         :timeout-fn (lambda () (setf (contextls--window-refreshing window) nil)))))))
+        (let ((answers (contextls--window-answers window)))
+          (jsonrpc-async-request
+           conn :contextls/list (contextls--workspace-params root)
+           :success-fn
+           (lambda (result)
+             (let ((again (eq (contextls--window-refreshing window) 'again))
+                   ;; An answer taken meanwhile may be newer than this list (a
+                   ;; jsonrpc may hold async answers until a request returns).
+                   (old (/= answers (contextls--window-answers window))))
+               (setf (contextls--window-refreshing window) nil)
+               (unless old
+                 (setf (contextls--window-items window)
+                       (contextls--list (plist-get result :items)))
+                 (contextls--window-changed root))
+               (when (or again old) (contextls--schedule-refresh root))))
+           :error-fn (lambda (&rest _) (setf (contextls--window-refreshing window) nil))
+           :timeout-fn (lambda () (setf (contextls--window-refreshing window) nil))))))))
 
 ;;; Notifications
 
-(defconst contextls--refusal-regexp "\\`workspace folder \\(.+\\) is ignored: \\(.+\\)\\'"
+(defconst contextls--refusal-regexp
+  "\\`\\(?:contextls: \\)?workspace folder \\(.+\\) is ignored: \\(.+\\)\\'"
   "How the server says it will not serve a folder (`window/showMessage').")
 
 (defun contextls--notification (conn method params)
@@ -385,23 +401,14 @@ A burst of changes (an answer, then its push) is read once.")
        (force-mode-line-update t)
        (contextls--schedule-refresh root)))
     ('contextls/didEvict
-     (when-let* ((root (contextls--root-of-uri conn (plist-get params :workspace)))
-                 (window (contextls--window-of root)))
-       (let* ((told (contextls--window-told window))
-              (items (contextls--list (plist-get params :items)))
-              (untold (seq-remove
-                       (lambda (item)
-                         (let ((at (gethash (plist-get item :id) told)))
-                           (and at (< (- (float-time) at) 10))))
-                       items)))
-         (maphash (lambda (id at) (when (> (- (float-time) at) 10) (remhash id told))) told)
+     (when-let ((root (contextls--root-of-uri conn (plist-get params :workspace))))
+       (let ((items (contextls--list (plist-get params :items))))
          (contextls--evicted root items)
          (contextls--window-changed root)
-         (when untold
-           (message "contextls: %s%s" (contextls--evictions-message untold)
-                    (if (equal (plist-get params :reason) "budget")
-                        " (the adaptive budget shrank)"
-                      ""))))))
+         ;; The answer that caused it says it, if it was ours: a jsonrpc may
+         ;; take that answer after this push, so what to say is decided then.
+         (run-at-time 0 nil #'contextls--tell-evictions root items
+                      (plist-get params :reason)))))
     ('window/showMessage
      (let ((text (plist-get params :message)))
        (if (string-match contextls--refusal-regexp text)
@@ -409,6 +416,20 @@ A burst of changes (an answer, then its push) is read once.")
                        (window (contextls--window-of root)))
              (setf (contextls--window-refused window) (match-string 2 text)))
          (message "%s" text))))))
+
+(defun contextls--tell-evictions (root items reason)
+  "Say that ITEMS of ROOT were evicted (for REASON), unless an answer said so."
+  (when-let ((window (contextls--window-of root)))
+    (let* ((told (contextls--window-told window))
+           (untold (seq-remove
+                    (lambda (item)
+                      (let ((at (gethash (plist-get item :id) told)))
+                        (and at (< (- (float-time) at) 10))))
+                    items)))
+      (maphash (lambda (id at) (when (> (- (float-time) at) 10) (remhash id told))) told)
+      (when untold
+        (message "contextls: %s%s" (contextls--evictions-message untold)
+                 (if (equal reason "budget") " (the adaptive budget shrank)" ""))))))
 
 ;;; Starting, and starting again
 
@@ -508,7 +529,7 @@ what was known), FAILURES how many starts in a row died before."
   "The server of CONN answered `initialize': tell it, and serve its roots."
   (setf (contextls--state conn) 'ready
         (contextls--failures conn) 0)
-  (jsonrpc-notify conn :initialized (make-hash-table))
+  (contextls--notify conn :initialized (make-hash-table))
   (let ((late nil))
     (maphash (lambda (root window)
                (unless (contextls--window-announced window) (push root late)))
@@ -521,8 +542,8 @@ what was known), FAILURES how many starts in a row died before."
   "Tell the server of CONN that ROOTS are workspace folders now."
   (dolist (root roots)
     (setf (contextls--window-announced (gethash root (contextls--windows conn))) t))
-  (jsonrpc-notify conn :workspace/didChangeWorkspaceFolders
-                  (list :event (list :added (vconcat (mapcar #'contextls--folder roots))
+  (contextls--notify conn :workspace/didChangeWorkspaceFolders
+                    (list :event (list :added (vconcat (mapcar #'contextls--folder roots))
                                      :removed []))))
 
 (defun contextls--serve-root (conn root)
@@ -530,8 +551,9 @@ what was known), FAILURES how many starts in a row died before."
   (jsonrpc-async-request
    conn :contextls/status (contextls--workspace-params root)
    :success-fn (lambda (status)
-                 (when (eq (gethash root (contextls--windows conn))
-                           (contextls--window-of root))
+                 (when (and (eq (contextls--state conn) 'ready) (jsonrpc-running-p conn)
+                            (eq (gethash root (contextls--windows conn))
+                                (contextls--window-of root)))
                    (contextls--take-answer root status)
                    (run-hook-with-args 'contextls-connected-functions root conn)))
    :error-fn (lambda (error)
@@ -693,8 +715,8 @@ The server stops when it serves no other project of this Emacs."
               (= (hash-table-count (contextls--windows conn)) 1))
           (contextls--stop conn)
         (remhash root (contextls--windows conn))
-        (jsonrpc-notify conn :workspace/didChangeWorkspaceFolders
-                        (list :event (list :added [] :removed (vector (contextls--folder root)))))
+        (contextls--notify conn :workspace/didChangeWorkspaceFolders
+                           (list :event (list :added [] :removed (vector (contextls--folder root)))))
         (run-hook-with-args 'contextls-disconnected-functions root)
         (force-mode-line-update t)))))
 
@@ -725,17 +747,38 @@ sync with the old server are opened on the new one."
 (defconst contextls--invalid-params -32602
   "JSON-RPC's code for a request whose params the server could not take.")
 
+(defconst contextls--validator-words
+  '(("\\`Expected `str` of length >= 1\\'" . "must not be empty")
+    ("\\`Expected `str` of length <= \\([0-9]+\\)\\'" . "must be at most \\1 characters")
+    ("\\`Expected `array` of length >= 1\\'" . "must name at least one")
+    ("\\`Expected `array` of length <= \\([0-9]+\\)\\'" . "must name at most \\1")
+    ("\\`Expected `[a-z]+` >= \\([0-9.]+\\)\\'" . "must be at least \\1")
+    ("\\`Expected `[a-z]+` <= \\([0-9.]+\\)\\'" . "must be at most \\1")
+    ("\\`Expected `int`, got `[a-z]+`\\'" . "must be a whole number")
+    ("\\`Expected `str`, got `[a-z]+`\\'" . "must be text")
+    ("\\`Expected `\\([a-z]+\\)`, got `[a-z]+`\\'" . "must be of type \\1")
+    ("\\`Object missing required field `\\(.*\\)`\\'" . "needs \\1"))
+  "What the server's request validator says, in words: (REGEXP . REPLACEMENT).")
+
 (defun contextls--error-message (err)
   "Return the message of the `jsonrpc-error' ERR, in words a person can act on.
-A request the server could not read is this package's fault, not the
-person's: it says so instead of quoting the validator."
+A request the server could not read names the field and what it needs,
+not the validator's terms."
   (let ((message (or (alist-get 'jsonrpc-error-message (cdr err)) (format "%s" (cadr err)))))
-    (if (eql (contextls--error-code err) contextls--invalid-params)
-        (format "the server could not read this request (%s); this package and the server \
-may be of different versions: update both (M-x contextls-restart afterwards)"
-                (replace-regexp-in-string
-                 "\\`invalid params\\(?: for [^:]+\\)?: " "" message))
-      message)))
+    (if (not (eql (contextls--error-code err) contextls--invalid-params))
+        message
+      (let* ((said (replace-regexp-in-string "\\`invalid params\\(?: for [^:]+\\)?: " "" message))
+             (field (and (string-match " - at `\\$\\.?\\([^`]*\\)`\\'" said)
+                         (match-string 1 said)))
+             (what (replace-regexp-in-string " - at `[^`]*`\\'" "" said))
+             (words (or (seq-some (lambda (rule)
+                                    (and (string-match (car rule) what)
+                                         (replace-match (cdr rule) t nil what)))
+                                  contextls--validator-words)
+                        what)))
+        (if (and field (not (string-empty-p field)))
+            (format "%s: %s" (car (last (split-string field "[.[]" t "]"))) words)
+          words)))))
 
 (defun contextls--send (method params &optional root)
   "Send METHOD with PARAMS to the server of ROOT, wait, and return the result.

@@ -48,10 +48,11 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
          (plist-get meta :startLine) (plist-get meta :endLine))))
 
 (defun contextls--signature (item)
-  "What ITEM's highlight is drawn from."
+  "Where ITEM's highlight is drawn: its path and lines, as the server has them.
+While they stay the same, the overlay stays where the buffer's edits moved
+it (the server may not have heard of them yet, or may not be able to tell)."
   (let ((meta (plist-get item :metadata)))
-    (list (plist-get meta :path) (plist-get meta :startLine) (plist-get meta :endLine)
-          (eq (plist-get item :stale) t))))
+    (list (plist-get meta :path) (plist-get meta :startLine) (plist-get meta :endLine))))
 
 (defun contextls--update-overlays (root)
   "Draw ROOT's window items in the buffers of their files, as they are now."
@@ -69,8 +70,9 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
      (lambda (id item)
        (let ((signature (contextls--signature item))
              (known (gethash (cons root id) contextls--overlays)))
-         (unless (and known (equal (car known) signature)
-                      (cdr known) (seq-every-p #'overlay-buffer (cdr known)))
+         (if (and known (equal (car known) signature)
+                  (cdr known) (seq-every-p #'overlay-buffer (cdr known)))
+             (mapc (lambda (overlay) (contextls--dress-overlay overlay item)) (cdr known))
            (contextls--delete-overlays root id)
            (let* ((path (car signature))
                   (buffer (gethash path buffers 'unknown)))
@@ -96,17 +98,25 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
         (forward-line (1- start-line))
         (let ((beg (point)))
           (forward-line (1+ (- end-line start-line)))
-          (let ((overlay (make-overlay beg (point) nil t nil))
-                (stale (eq (plist-get item :stale) t)))
-            (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
+          (let ((overlay (make-overlay beg (point) nil t nil)))
             (overlay-put overlay 'contextls-id (plist-get item :id))
             (overlay-put overlay 'contextls-root root)
-            (overlay-put overlay 'help-echo
-                         (format "contextls: %s%s" (contextls--describe item)
-                                 (if stale ", changed since it was added" "")))
             (overlay-put overlay 'before-string
                          (propertize " " 'display '(left-fringe right-triangle)))
+            (contextls--dress-overlay overlay item)
             overlay))))))
+
+(defun contextls--dress-overlay (overlay item)
+  "Give OVERLAY the face and help of ITEM as it is now (stale or not)."
+  (let ((stale (eq (plist-get item :stale) t)))
+    (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
+    (overlay-put overlay 'help-echo
+                 (format "contextls: %s%s" (contextls--describe item)
+                         (cond ((equal (plist-get (plist-get item :metadata) :staleReason)
+                                       "lost")
+                                ", changed, and so did the lines around it")
+                               (stale ", changed since it was added")
+                               (t ""))))))
 
 (defun contextls--item-at (&optional pos)
   "The item highlighted at POS (point): (ROOT . ID), or nil."

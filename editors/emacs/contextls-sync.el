@@ -144,7 +144,7 @@ took away).")
   (contextls--drop-changes)
   (setq contextls--synced conn contextls--sync-root root contextls--doc-version 1)
   (setq contextls--astral (if (contextls--astral-p (point-min) (point-max)) t 'none))
-  (jsonrpc-notify conn :textDocument/didOpen
+  (contextls--notify conn :textDocument/didOpen
                   (list :textDocument
                         (list :uri (contextls--uri buffer-file-name)
                               :languageId (contextls--language)
@@ -174,7 +174,7 @@ took away).")
   "Tell the server this buffer is closed, and stop following its edits."
   (let ((conn (contextls--buffer-connection)))
     (when (and conn buffer-file-name)
-      (jsonrpc-notify conn :textDocument/didClose
+      (contextls--notify conn :textDocument/didClose
                       (list :textDocument (list :uri (contextls--uri buffer-file-name))))))
   (contextls--drop-changes)
   (remove-hook 'before-change-functions #'contextls--before-change t)
@@ -344,13 +344,16 @@ anything else sends the whole text."
         (setq contextls--span nil contextls--queued nil)
         (when (and conn changes)
           (setq contextls--doc-version (1+ contextls--doc-version))
-          (jsonrpc-notify conn :textDocument/didChange
+          (contextls--notify conn :textDocument/didChange
                           (list :textDocument (list :uri (contextls--uri buffer-file-name)
                                                     :version contextls--doc-version)
                                 :contentChanges (vconcat changes))))))))
 
 (defun contextls--flush-changes (root)
-  "Send every change of ROOT's buffers now: a request comes next."
+  "Send every change of ROOT's buffers now: a request comes next.
+Buffers that hold an item and are not open on the server yet (it just
+started again) are opened first, with their whole text."
+  (contextls--sync-window-buffers root)
   (dolist (buffer (contextls--buffers-of root))
     (when (or (buffer-local-value 'contextls--span buffer)
               (buffer-local-value 'contextls--queued buffer))

@@ -123,6 +123,8 @@ The buffer's text is what is added, unsaved edits included."
                  (user-error "Mark a region first")))
   (unless buffer-file-name
     (user-error "This buffer visits no file; use `contextls-add-buffer' or `contextls-add-text'"))
+  (when (string-blank-p (buffer-substring-no-properties beg end))
+    (user-error "The region holds only white space; nothing to add"))
   (let ((root (contextls--root)))
     (prog1 (contextls--add-from-buffer
             root (lambda ()
@@ -661,20 +663,94 @@ On a highlighted region, the item there; else one you choose."
   "Read stale items again from their files: IDS of ROOT, or every stale item.
 On a highlighted region, the item there.  An item is stale when the text
 it was made of changed in its file (or the file went); it keeps the old
-text until it is read again."
+text until it is read again, and a region goes on following its place, so
+it reads the lines it covers now.  When the lines around it changed too
+much for the server to tell where it is, you are asked instead: to read the
+lines it is highlighted on, if a buffer shows it."
   (interactive (let ((here (contextls--item-at)))
                  (and here (list (list (cdr here)) (car here)))))
   (let* ((root (or root (contextls--root)))
-         (result (contextls--request :contextls/refresh
-                                     (apply #'contextls--workspace-params root
-                                            (and ids (list :ids (vconcat ids))))
-                                     root))
-         (items (contextls--list (plist-get result :refreshed))))
-    (message "contextls: %s" (if items
-                                 (format "read %s again" (mapconcat #'contextls--describe
-                                                                    items ", "))
-                               "no stale item"))
+         (wanted (seq-filter (lambda (item)
+                               (if ids (member (plist-get item :id) ids)
+                                 (eq (plist-get item :stale) t)))
+                             (contextls--read-items root)))
+         (lost (seq-filter #'contextls--lost-p wanted))
+         (placed (seq-remove #'contextls--lost-p wanted))
+         (result nil))
+    (when (or placed (null lost))
+      (setq result (contextls--request
+                    :contextls/refresh
+                    (apply #'contextls--workspace-params root
+                           (and (or ids lost)
+                                (list :ids (vconcat (mapcar (lambda (item) (plist-get item :id))
+                                                            placed)))))
+                    root))
+      (let ((items (contextls--list (plist-get result :refreshed))))
+        (message "contextls: %s" (if items
+                                     (format "read %s again"
+                                             (mapconcat #'contextls--describe items ", "))
+                                   "no stale item"))))
+    (dolist (item lost) (contextls--reread-lost item root))
     result))
+
+(defun contextls--lost-p (item)
+  "Return non-nil if the stale ITEM lost its place: its lines are not known."
+  (and (eq (plist-get item :stale) t)
+       (equal (plist-get (plist-get item :metadata) :staleReason) "lost")))
+
+(defun contextls--highlighted-lines (root id)
+  "Return where item ID of ROOT is highlighted: (BUFFER START-LINE . END-LINE).
+Nil when no buffer shows it."
+  (when-let ((overlay (car (contextls--overlays-of root id))))
+    (with-current-buffer (overlay-buffer overlay)
+      (save-restriction
+        (widen)
+        (let ((start (overlay-start overlay))
+              (end (max (overlay-start overlay) (1- (overlay-end overlay)))))
+          (cons (current-buffer)
+                (cons (line-number-at-pos start t) (line-number-at-pos end t))))))))
+
+(defun contextls--reread-lost (item root)
+  "Ask what to read for ITEM of ROOT, whose place the server cannot tell."
+  (let ((where (contextls--highlighted-lines root (plist-get item :id))))
+    (if (and where
+             (y-or-n-p (format "%s: the lines around it changed too, so the server cannot tell where it is now; read lines %d-%d, where it is highlighted? "
+                               (contextls--describe item) (cadr where) (cddr where))))
+        (contextls--reread-at item root (car where) (cadr where) (cddr where))
+      (message "contextls: %s was not read again: the lines around it changed too, so the server cannot tell where it is now; mark its lines again (%s), or remove it (%s)"
+               (contextls--describe item)
+               (substitute-command-keys "\\[contextls-add-region]")
+               (substitute-command-keys "\\[contextls-remove]")))))
+
+(defun contextls--reread-at (item root buffer start end)
+  "Read lines START to END of BUFFER (ROOT) in place of ITEM, which lost its place.
+The item goes to the archive; the lines come in as a new item, pinned if it was."
+  (let ((id (plist-get item :id)))
+    (contextls--request :contextls/remove (contextls--workspace-params root :ids (vector id)) root)
+    (with-current-buffer buffer
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char (point-min))
+          (forward-line (1- start))
+          (let ((beg (point)))
+            (forward-line (1+ (- end start)))
+            (let ((added (plist-get
+                          (contextls--add-from-buffer
+                           root (lambda ()
+                                  (contextls--request
+                                   :contextls/addRegion
+                                   (contextls--workspace-params
+                                    root :uri (contextls--uri buffer-file-name)
+                                    :range (contextls--range beg (point))
+                                    :text (buffer-substring-no-properties beg (point))
+                                    :language (contextls--language)
+                                    :pin (if (eq (plist-get item :pinned) t) t :json-false))
+                                   root)))
+                          :item)))
+              (message "contextls: read %s again as %s; %s, which lost its place, is in the archive"
+                       (plist-get added :label) (contextls--describe added) id)
+              added)))))))
 
 ;;;###autoload
 (defun contextls-forget (id &optional query root)
