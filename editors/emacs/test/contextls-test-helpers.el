@@ -52,6 +52,20 @@ Their server stops once it serves nothing else; none is left behind."
   "The connection serving ROOT."
   (contextls--window-connection (contextls--window-of (directory-file-name root))))
 
+(defun contextls-test--copy-stdlib-json (root)
+  "Copy the json package of Python's standard library under ROOT.
+It is code nobody here wrote.
+Return the directory of the copy."
+  (let* ((python (expand-file-name "python" (file-name-directory contextls-test--server)))
+         (source (string-trim (with-output-to-string
+                                (call-process python nil standard-output nil "-c"
+                                              "import json, os; print(os.path.dirname(json.__file__))"))))
+         (copy (expand-file-name "json" root)))
+    (copy-directory source copy nil t t)
+    (let ((cache (expand-file-name "__pycache__" copy)))
+      (when (file-directory-p cache) (delete-directory cache t)))
+    copy))
+
 (defun contextls-test--cli (&rest args)
   "Run the command line with ARGS in the test's environment; return its output.
 It runs in its own process, on the test's database, as a second client would
@@ -117,15 +131,6 @@ In BODY, `root' is the workspace's directory, `state' the database's."
                  (car said))))
       (funcall thunk))
     (nreverse said)))
-
-(defun contextls-test--median (n thunk)
-  "The median of N timings of THUNK, in milliseconds."
-  (let (times)
-    (dotimes (_ n)
-      (let ((start (float-time)))
-        (funcall thunk)
-        (push (* 1000 (- (float-time) start)) times)))
-    (nth (/ n 2) (sort times #'<))))
 
 (provide 'contextls-test-helpers)
 ;;; contextls-test-helpers.el ends here
