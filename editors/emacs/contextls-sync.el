@@ -200,11 +200,15 @@ took away).")
 
 (defun contextls--held-buffers (root)
   "The buffers visiting a file that has an item in ROOT's window."
-  (let (held)
+  (let ((paths (make-hash-table :test #'equal)) held)
     (dolist (item (contextls--items root))
-      (when-let* ((path (plist-get (plist-get item :metadata) :path))
-                  (buffer (find-buffer-visiting (expand-file-name path root))))
-        (push buffer held)))
+      (when-let ((path (plist-get (plist-get item :metadata) :path)))
+        (puthash path t paths)))
+    ;; Once per file, not per item: finding a file's buffer asks for its truename.
+    (maphash (lambda (path _)
+               (when-let ((buffer (find-buffer-visiting (expand-file-name path root))))
+                 (push buffer held)))
+             paths)
     held))
 
 (defun contextls--sync-window-buffers (root)
