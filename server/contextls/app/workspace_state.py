@@ -17,13 +17,11 @@ from typing import Any, TypeVar
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
-from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
 from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
-from contextls.core.errors import (
-    ContextError,
-)
+from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.follow import Seen
 from contextls.core.items import Item
 from contextls.core.secrets import secret_warnings
@@ -31,12 +29,14 @@ from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
     ConfigureResult,
+    ContextItem,
     ErrorCode,
     Status,
     WindowSettings,
 )
 from contextls.storage.rescue import WindowInMemory
 from contextls.storage.store import ArchiveState, StorageError, Store, WorkspaceRow
+from contextls.storage.transaction import is_disk_full
 
 T = TypeVar("T")
 
@@ -160,6 +160,19 @@ class WorkspaceState:
         return [warning for warning in said if warning not in before]
 
     def change(self, apply: Callable[[Change], T]) -> T:
+        return self.recorded_change(apply)[0]
+
+    def evicted_by(self, change: Change) -> list[ContextItem]:
+        """Every item a change took out of the window for good (an adaptive step's too),
+        as an answer reports them."""
+        return [
+            wire.context_item(eviction.item)
+            for eviction in change.evictions
+            if eviction.item.id not in self.window
+        ]
+
+    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
+        """``change``, and the record of what it did (for an answer that says all of it)."""
         # The one-time work first: servers of their own share the database, and the
         # write lock is held from here to the commit (loading o200k takes ~0.2 s).
         self.tokenizer.load()
@@ -180,7 +193,7 @@ class WorkspaceState:
         if change.mutated:
             self._save(change)
             self.after_change(change)
-        return result
+        return result, change
 
     def after_change(self, change: Change) -> None:
         """What the use cases keep beside the window, brought up to date (``Following``)."""
@@ -218,7 +231,7 @@ class WorkspaceState:
                 store.save_workspace(root, self._row(revision, evicted_total, settings))
         except Exception as error:
             self.load()
-            if "full" in str(error):
+            if is_disk_full(error):
                 raise ContextError(
                     f"the disk holding {self.store.location} is full; nothing changed. Even "
                     "removing or forgetting needs a little room to record the deletion: free "
@@ -302,15 +315,24 @@ class WorkspaceState:
         break the new limits. The settings are saved with the window, so every
         client and process sees the same ones.
         """
+        wanted, reset = choose_model(self.chosen, wanted, reset)
         chosen = {key: value for key, value in self.chosen.items() if key not in reset}
         chosen.update(wanted)
         new = window_settings(chosen)
+        problem = adaptive.ceiling_problem(new)
+        if problem is not None and chosen != self.chosen:
+            key = "budgetCeiling" if "budgetCeiling" in wanted else "maxTokens"
+            raise InvalidParams(f"$.settings.{key}", problem)
         chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
         before = self.settings
         changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
         evicted: list[Item] = []
         if chosen != self.chosen:
             tokenizer = self.tokenizers(new.encoding)
+            if tokenizer.encoding != self.window.encoding:
+                # Loaded, and the window counted in the new tokens, before the write lock.
+                for item in self.window:
+                    tokenizer.count(item.content)
             window = self.window
             budget = adaptive.configured(
                 before, new, window.limits.max_tokens, window.pinned_tokens
