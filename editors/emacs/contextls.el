@@ -86,8 +86,10 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
   "The server's error codes this client acts on (checked against the schema).")
 
 (defconst contextls--window-settings
-  '(("maxItems" . integer) ("maxTokens" . integer)
-    ("encoding" "o200k_base" "cl100k_base") ("evictionPolicy" "fifo" "relevance")
+  '(("maxItems" . integer) ("maxTokens" . integer) ("model" . string)
+    ("encoding" "o200k_base" "cl100k_base" "claude-v3" "claude-v4.7" "claude-v4.8"
+     "gemma3-estimate" "llama3" "qwen2" "qwen3.5" "tekken")
+    ("evictionPolicy" "fifo" "relevance")
     ("maxFileBytes" . integer) ("archiveMaxItems" . integer) ("archiveMaxBytes" . integer)
     ("archiveMaxAgeDays" . number) ("budgetPolicy" "fixed" "adaptive")
     ("task" "general" "coding" "debugging" "research" "complex_analysis")
@@ -801,6 +803,7 @@ With a prefix argument, KEEP-PINNED items."
     (pcase kind
       ('integer (read-number (format "%s: " name)))
       ('number (read-number (format "%s: " name)))
+      ('string (read-string (format "%s: " name)))
       (_ (completing-read (format "%s: " name) kind nil t)))))
 
 (defun contextls--configure-message (result)
