@@ -705,12 +705,18 @@ lines it is highlighted on, if a buffer shows it."
 Nil when no buffer shows it."
   (when-let ((overlay (car (contextls--overlays-of root id))))
     (with-current-buffer (overlay-buffer overlay)
-      (save-restriction
-        (widen)
-        (let ((start (overlay-start overlay))
-              (end (max (overlay-start overlay) (1- (overlay-end overlay)))))
-          (cons (current-buffer)
-                (cons (line-number-at-pos start t) (line-number-at-pos end t))))))))
+      (save-excursion
+        (save-restriction
+          (widen)
+          (let ((start (overlay-start overlay))
+                (end (max (overlay-start overlay) (1- (overlay-end overlay)))))
+            ;; A highlight that begins at the end of a line (text was typed
+            ;; before it) shows from the next line on: so do its lines.
+            (goto-char start)
+            (when (and (eolp) (not (bolp)) (< start end))
+              (setq start (1+ start)))
+            (cons (current-buffer)
+                  (cons (line-number-at-pos start t) (line-number-at-pos end t)))))))))
 
 (defun contextls--reread-lost (item root)
   "Ask what to read for ITEM of ROOT, whose place the server cannot tell."

@@ -197,15 +197,26 @@
         (push-mark (point) t t)
         (forward-line 5)
         (contextls-add-region (region-beginning) (region-end) t)
-        ;; Lines 28-32 rewritten as two: where the region starts is anyone's guess.
+        ;; Lines 28-32 rewritten as two, typed where they were, the new line
+        ;; last: where the region starts is anyone's guess.
         (goto-char (point-min)) (forward-line 27)
         (delete-region (point) (progn (forward-line 5) (point)))
-        (insert "rewritten\ntwice\n")
+        (insert "rewritten\ntwice")
+        (newline)
         (contextls--send-changes (current-buffer))
         (contextls-test--wait
          (lambda () (contextls--lost-p (car (contextls-test--items)))))
         (let ((highlighted (contextls--highlighted-lines root "ctx-1")))
-          (should highlighted)
+          ;; The lines it is highlighted on: what was left of it, line_33 on.
+          (should (equal (cdr highlighted) '(30 . 31)))
+          (should (string-prefix-p "line_33\n"
+                                   (contextls-test--line-text (cadr highlighted) 1)))
+          ;; A highlight that begins at the end of the line above (a newline
+          ;; typed in front of it, as some commands insert it) shows from the
+          ;; next line: its lines are those shown.
+          (let ((overlay (car (contextls--overlays-of root "ctx-1"))))
+            (move-overlay overlay (1- (overlay-start overlay)) (overlay-end overlay))
+            (should (equal (contextls--highlighted-lines root "ctx-1") highlighted)))
           ;; No: nothing is read, and the message says what to do.
           (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) nil)))
             (should (string-match-p
