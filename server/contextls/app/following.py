@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.workspace_state import WorkspaceState, _where
@@ -16,8 +19,22 @@ from contextls.protocol import (
     RefreshResult,
 )
 
+T = TypeVar("T")
+
 
 class Following(WorkspaceState):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.seen: dict[str, Seen] = {}
+        """The lines of each file with regions, as last followed, and their spans then."""
+        super().__init__(*args, **kwargs)
+
+    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
+        # Every change goes through here: one that added or moved a region says so.
+        result, change = super().recorded_change(apply)
+        if change.mutated:
+            self.after_change(change)
+        return result, change
+
     def document_changed(self, uri: str) -> None:
         """An editor changed (or opened, or closed) this document: follow it soon."""
         try:

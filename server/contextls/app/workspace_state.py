@@ -24,7 +24,6 @@ from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError, InvalidParams
-from contextls.core.follow import Seen
 from contextls.core.items import Item
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
@@ -75,8 +74,6 @@ class WorkspaceState:
         self.watch = FileWatch(root_path)
         self.dirty: set[str] = set()
         """Files an editor changed since the items were last brought in line with them."""
-        self.seen: dict[str, Seen] = {}
-        """The lines of each file with regions, as last followed (``Following``)."""
         self.clock = clock
         self.window = Window(
             Limits.of(self.settings), self.tokenizer.count, clock, self.tokenizer.encoding
@@ -194,11 +191,7 @@ class WorkspaceState:
             raise
         if change.mutated:
             self._save(change)
-            self.after_change(change)
         return result, change
-
-    def after_change(self, change: Change) -> None:
-        """What the use cases keep beside the window, brought up to date (``Following``)."""
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1
