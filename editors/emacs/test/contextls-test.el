@@ -604,10 +604,12 @@
     (dolist (command '(contextls-list-visit contextls-list-toggle-pin contextls-list-mark-delete
                        contextls-list-unmark contextls-list-execute contextls-list-refresh
                        contextls-list-reread contextls-list-forget))
-      (should (equal (list command (command-modes command)
-                           (type-of (indirect-function command)))
-                     (list command '(contextls-list-mode)
-                           (type-of (indirect-function command))))))
+      ;; Emacs 28 forgets the modes of a function once it is natively
+      ;; compiled (in the background, so whenever that happens).
+      (unless (and (fboundp 'subr-native-elisp-p)
+                   (subr-native-elisp-p (indirect-function command)))
+        (should (equal (cons command (command-modes command))
+                       (list command 'contextls-list-mode)))))
     (kill-buffer "*contextls*")))
 
 (ert-deftest contextls-test-inspector-follows-changes-and-keeps-marks ()
