@@ -107,16 +107,25 @@ it (the server may not have heard of them yet, or may not be able to tell)."
             overlay))))))
 
 (defun contextls--dress-overlay (overlay item)
-  "Give OVERLAY the face and help of ITEM as it is now (stale or not)."
-  (let ((stale (eq (plist-get item :stale) t)))
-    (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
-    (overlay-put overlay 'help-echo
-                 (format "contextls: %s%s" (contextls--describe item)
-                         (cond ((equal (plist-get (plist-get item :metadata) :staleReason)
-                                       "lost")
-                                ", changed, and so did the lines around it")
-                               (stale ", changed since it was added")
-                               (t ""))))))
+  "Give OVERLAY the face and help of ITEM as it is now (stale or not).
+Only when they changed: every change of the window comes here for every item."
+  (let ((stale (eq (plist-get item :stale) t))
+        (dress (list (plist-get item :stale) (plist-get item :tokens) (plist-get item :label)
+                     (plist-get (plist-get item :metadata) :staleReason))))
+    (unless (equal dress (overlay-get overlay 'contextls-dress))
+      (overlay-put overlay 'contextls-dress dress)
+      (contextls--dress-overlay-now overlay item stale))))
+
+(defun contextls--dress-overlay-now (overlay item stale)
+  "Give OVERLAY the face and help of ITEM, STALE or not."
+  (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
+  (overlay-put overlay 'help-echo
+               (format "contextls: %s%s" (contextls--describe item)
+                       (cond ((equal (plist-get (plist-get item :metadata) :staleReason)
+                                     "lost")
+                              ", changed, and so did the lines around it")
+                             (stale ", changed since it was added")
+                             (t "")))))
 
 (defun contextls--item-at (&optional pos)
   "The item highlighted at POS (point): (ROOT . ID), or nil."
