@@ -166,9 +166,12 @@ _NAME_TYPES: Final = frozenset(
 
 
 def _declared_name(node: tree_sitter.Node) -> tree_sitter.Node:
-    """The name inside a C declarator: ``*f(int)`` names ``f``."""
+    """The name inside a C declarator: ``*f(int)`` names ``f``, ``&operator=(…)``
+    names ``operator=``."""
     while node.type not in _NAME_TYPES:
         inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
         if inner is None:
             return node
         node = inner
