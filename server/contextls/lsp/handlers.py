@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import msgspec
 from lsprotocol import types as lsp
@@ -25,30 +25,18 @@ from contextls.app.bulk import count_files
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing
 from contextls.core.errors import ContextError
+from contextls.lsp import structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
+from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
 from contextls.protocol.build import build_id
 
 log = logging.getLogger(__name__)
 
+assert structure_handlers.__name__  # its handlers are registered when it is imported
+
 BUILD = build_id()
 """The code this process runs, taken at start (clients restart a daemon whose build differs)."""
-
-
-Handler = Callable[[ContextServer, Any], msgspec.Struct | Awaitable[msgspec.Struct]]
-H = TypeVar("H", bound=Handler)
-HANDLERS: dict[p.Request[Any, Any], Handler] = {}
-"""The handler of every request of the protocol's method table (``p.Requests``)."""
-
-
-def handles(request: p.Request[Any, Any]) -> Callable[[H], H]:
-    """Make the function below the handler of ``request``: one line, next to it."""
-
-    def register(handle: H) -> H:
-        HANDLERS[request] = handle
-        return handle
-
-    return register
 
 
 def register(server: ContextServer) -> None:

@@ -51,6 +51,11 @@ from contextls.protocol.results import (
     ServerInfo,
 )
 from contextls.protocol.status import DidEvictParams, Status
+from contextls.protocol.structure import (
+    AddNamedSymbolParams,
+    SymbolAtParams,
+    SymbolAtResult,
+)
 from contextls.protocol.wire import Wire
 
 __all__ = ["METHODS", "NOTIFICATIONS", "Notification", "Request", "Requests"]
@@ -109,6 +114,8 @@ class Requests:
     FORGET: Final = Request("contextls/forget", ForgetParams, ForgetResult)
     EXPORT: Final = Request("contextls/export", ExportParams, ExportDocument)
     IMPORT: Final = Request("contextls/import", ImportParams, ImportResult)
+    ADD_NAMED_SYMBOL: Final = Request("contextls/addSymbolByName", AddNamedSymbolParams, AddResult)
+    SYMBOL_AT: Final = Request("contextls/symbolAt", SymbolAtParams, SymbolAtResult)
 
 
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {

@@ -35,6 +35,8 @@ class Symbol:
     """Which definition of the same qualified name in the file this is, counting from 1."""
     parent: str | None = None
     """The qualified name of the definition that holds it."""
+    name_line: int = 0
+    """The line that names it (the ``def`` below its decorators); 0: its first line."""
 
     @property
     def lines(self) -> tuple[int, int]:

@@ -59,8 +59,9 @@ def symbols(text: str, language: str) -> list[Symbol]:
             kind=kind,
             start_line=outer.start_point.row + 1,
             end_line=_last_row(outer) + 1,
-            fold=None if kind in CONTAINERS else _fold(node, language),
+            fold=_doc_fold(node) if kind in CONTAINERS else _fold(node, language),
             listed=kind != "impl",
+            name_line=name_node.start_point.row + 1,
         )
         found[key] = (pattern, symbol, outer.start_byte, outer.end_byte)
     return _nest(sorted(found.values(), key=lambda f: (f[2], -f[3])), SCOPES[language])
@@ -218,6 +219,18 @@ def _fold(node: tree_sitter.Node, language: str) -> Fold | None:
         if last == closing and body.text is not None and body.text.rstrip()[-1:] in b"})]":
             last -= 1  # the closing bracket's line stays
     return Fold(first + 1, last + 1) if last >= first else None
+
+
+def _doc_fold(node: tree_sitter.Node) -> Fold | None:
+    """A Python class's docstring past its first line (its members stay)."""
+    body = node.child_by_field_name("body")
+    if body is None or node.type != "class_definition":
+        return None
+    first = _docstring(body)
+    if first is None:
+        return None
+    last = _last_row(body.named_children[0])
+    return Fold(first + 2, last + 1) if last > first else None
 
 
 def _docstring(body: tree_sitter.Node) -> int | None:
