@@ -177,7 +177,7 @@ inspector is opened again."
          (pinned (eq (plist-get item :pinned) t)))
     (contextls--request :contextls/pin
                         (contextls--workspace-params root :id (plist-get item :id)
-                                                     :pinned (if pinned :json-false t))
+                                                     :pin (if pinned :json-false t))
                         root)
     (message "contextls: %s %s" (if pinned "unpinned" "pinned") (plist-get item :id))))
 

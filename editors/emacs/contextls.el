@@ -589,7 +589,7 @@ On a highlighted region, the item there; else one you choose."
   (let ((root (or root (contextls--root))))
     (prog1 (contextls--request :contextls/pin
                                (contextls--workspace-params root :id id
-                                                            :pinned (if unpin :json-false t))
+                                                            :pin (if unpin :json-false t))
                                root)
       (message "contextls: %s %s" (if unpin "unpinned" "pinned") id))))
 

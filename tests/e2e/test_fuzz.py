@@ -57,7 +57,7 @@ def templates(workspace: Path) -> dict[str, dict[str, Any]]:
         "contextls/addSymbol": {"uri": uri, "name": "f", "range": RANGE},
         "contextls/addText": {"content": "fuzz note", "kind": "text"},
         "contextls/remove": {"ids": ["ctx-1"]},
-        "contextls/pin": {"id": "ctx-1", "pinned": True},
+        "contextls/pin": {"id": "ctx-1", "pin": True},
         "contextls/clear": {"keepPinned": True},
         "contextls/list": {"limit": 5},
         "contextls/render": {"format": "markdown", "maxTokens": 100},

@@ -69,6 +69,14 @@ BAD_PARAMS: list[tuple[str, Any, str]] = [
     ("contextls/countTokens", {"text": None}, "$.text"),
     ("contextls/countTokens", {"text": "x", "encoding": "gpt2"}, "$.encoding"),
     ("contextls/status", {"workspace": 12}, "$.workspace"),
+    ("contextls/addText", {"content": "x", "pinned": True}, "pinned"),
+    ("contextls/pin", {"id": "ctx-1", "pinned": False}, "pinned"),
+    ("contextls/addFiles", {"targets": [{"uri": "/x", "pin": True}]}, "pin"),
+    ("contextls/configure", {"settings": {"maxTokenz": 5}}, "maxTokenz"),
+    ("contextls/addFile", {"uri": "file:///" + "a/" * 300_000}, "$.uri"),
+    ("contextls/addFile", {"uri": "file:///tmp/" + "n" * 300}, "$.uri"),
+    ("contextls/addFiles", {"targets": [{"uri": "/" + "a/" * 300_000}]}, "$.uri"),
+    ("contextls/addFile", {"uri": "file:///tmp/bad%FF.py"}, "$.uri"),
 ]
 
 
@@ -233,3 +241,23 @@ def test_a_whole_session_read_from_a_regular_file_is_answered(tmp_path: Path) ->
     answers = {m["id"]: m for m in read_all_messages(result.stdout) if is_response(m)}
     assert sorted(answers) == [1, 2, 3]
     assert answers[2]["result"]["item"]["content"] == "from a file"
+
+
+def test_names_that_are_not_utf8_are_left_out_and_named(raw: RawStdio, workspace: Path) -> None:
+    """A folder holding ``bad\\xff.py``: the valid files are added, the odd name is left out
+    with its reason, and exactly one answer comes (it was "internal error" after the add)."""
+    odd = workspace / "odd"
+    odd.mkdir()
+    (odd / "good.py").write_text("x = 1\n")
+    with open(os.fsencode(odd) + b"/bad\xff.py", "wb") as file:
+        file.write(b"y = 2\n")
+    reply = raw.request("contextls/addFiles", {"targets": [{"uri": odd.as_uri()}]})
+    assert "result" in reply, reply
+    assert [item["metadata"]["path"] for item in reply["result"]["items"]] == ["odd/good.py"]
+    [skipped] = reply["result"]["skipped"]
+    assert skipped["path"] == "odd/bad\\xff.py" and "UTF-8" in skipped["reason"], skipped
+    refused = raw.request("contextls/addFile", {"uri": odd.as_uri() + "/bad%FF.py"})
+    assert refused["error"]["code"] == -32602
+    assert "bad\\xff.py" in refused["error"]["message"], refused
+    assert status(raw)["itemCount"] == 1
+    assert raw.shutdown_and_exit() == 0

@@ -14,10 +14,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from contextls.protocol import ErrorCode
+from tests.support.rpc import frame, request
 
 from .rawio import RawServers, RawStdio
 
@@ -26,17 +28,39 @@ def _mount(*args: str) -> bool:
     return subprocess.run(["mount", *args], capture_output=True).returncode == 0
 
 
+def _tmpfs(where: Path, size: str) -> Iterator[Path]:
+    where.mkdir()
+    if os.geteuid() != 0 or not _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)):
+        pytest.skip("mounting a tmpfs needs root; the in-process tests cover this path")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 2 MiB tmpfs, unmounted at the end."""
-    target = tmp_path / "small"
-    target.mkdir()
-    if os.geteuid() != 0 or not _mount("-t", "tmpfs", "-o", "size=2m", "tmpfs", str(target)):
-        pytest.skip("mounting a tmpfs needs root; the in-process tests cover this path")
-    try:
-        yield target
-    finally:
-        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+    yield from _tmpfs(tmp_path / "small", "2m")
+
+
+@pytest.fixture
+def twelve_mib_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 12 MiB tmpfs: room for a window of a few MiB, whose clear outgrows SQLite's page
+    cache, so the disk runs out in the middle of a transaction, not at its commit."""
+    yield from _tmpfs(tmp_path / "twelve", "12m")
+
+
+def fill(disk: Path) -> Path:
+    """Take every free byte of ``disk``; returns the filler, to unlink."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * 4096)
+        except OSError:
+            pass
+    return filler
 
 
 def start(root: Path, storage: Path, servers: list[RawStdio], **options: object) -> RawStdio:
@@ -96,6 +120,41 @@ def test_full_disk_refuses_the_add_and_loses_nothing_answered(
     assert server.result("contextls/status")["itemCount"] == len(answered)
     assert server.shutdown_and_exit() == 0
     assert saved_contents(storage, workspace, tmp_path) == answered
+
+
+def test_a_pipelined_change_is_never_answered_when_the_disk_fills_after_it(
+    twelve_mib_disk: Path, workspace: Path, tmp_path: Path, started: list[RawStdio]
+) -> None:
+    """``[addText A, clear]`` in one write on a full disk: SQLite rolls the whole burst's
+    transaction back when the clear finds no room, A included, so A must not be answered
+    as added (it was, and was gone)."""
+    storage = twelve_mib_disk / "context.sqlite3"
+    server = start(workspace, storage, started)
+    page = "lorem ipsum dolor " * 6000
+    kept = [f"note {n} {page}" for n in range(40)]
+    for content in kept:
+        server.result("contextls/addText", {"content": content})
+    filler = fill(twelve_mib_disk)
+    server.write(
+        frame(request(900, "contextls/addText", {"content": "note A"}))
+        + frame(request(901, "contextls/clear", {}))
+    )
+    answers: dict[int, dict[str, Any]] = {}
+    while len(answers) < 2:
+        message = server.read()
+        if message.get("id") in (900, 901):
+            answers[message["id"]] = message
+    filler.unlink()
+    listed = [item["content"] for item in server.result("contextls/list")["items"]]
+    assert server.shutdown_and_exit() == 0
+    saved = saved_contents(storage, workspace, tmp_path)
+    assert "error" in answers[901], "the disk was not full when the clear ran"
+    assert answers[901]["error"]["code"] == ErrorCode.STORAGE
+    # Whatever was answered as added is there; here A went with the clear's transaction.
+    assert ("result" in answers[900]) == ("note A" in saved), answers[900]
+    assert answers[900]["error"]["code"] == ErrorCode.STORAGE, answers[900]
+    assert "full" in answers[900]["error"]["message"]
+    assert listed == saved == kept
 
 
 def test_cli_exits_non_zero_when_the_disk_is_full(

@@ -80,7 +80,7 @@ async def test_pins_are_never_evicted(start: Starter) -> None:
     listed = decode(await session.call("contextls/list"), ListResult)
     assert listed.items[0].id == first.item.id and listed.items[0].pinned
     unpinned = decode(
-        await session.call("contextls/pin", id=first.item.id, pinned=False), PinResult
+        await session.call("contextls/pin", id=first.item.id, pin=False), PinResult
     )
     assert not unpinned.item.pinned
     assert unpinned.status.next_eviction is not None

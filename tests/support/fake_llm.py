@@ -45,6 +45,10 @@ class _Behaviour:
     body: bytes = b""
     delay: float = 0.0
     location: str | None = None
+    trickle: float = 0.0
+    """Seconds between the body's bytes (a server that never quite stops answering)."""
+    echo: bool = False
+    """Put the request's headers into the body (as some proxies' error pages do)."""
 
 
 class FakeLLM:
@@ -57,6 +61,7 @@ class FakeLLM:
         self._stopping = threading.Event()
         self._behaviour = _Behaviour()
         self._requests: list[RecordedRequest] = []
+        self._writing = 0
         self.reply("A summary of the conversation.")
 
     # -- lifecycle ---------------------------------------------------------
@@ -118,19 +123,7 @@ class FakeLLM:
         usage: dict[str, Any] = {"prompt_tokens": 100, "completion_tokens": 10}
         if cost is not None:
             usage["cost"] = cost
-        completion = {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": summary},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": usage,
-        }
-        self.respond(200, json.dumps(completion).encode(), delay=delay)
+        self.respond(200, _completion(summary, usage), delay=delay)
 
     def fail(self, status: int, message: str = "internal error") -> None:
         """Answer with an HTTP error and an OpenAI-style error body."""
@@ -146,6 +139,23 @@ class FakeLLM:
         """Answer with exactly ``body`` (any bytes), after ``delay`` seconds."""
         with self._lock:
             self._behaviour = _Behaviour(status, body, delay)
+
+    def trickle(self, body: bytes, every: float) -> None:
+        """Answer 200 with ``body``, one byte every ``every`` seconds."""
+        with self._lock:
+            self._behaviour = _Behaviour(200, body, trickle=every)
+
+    def echo_headers(self, status: int) -> None:
+        """Answer ``status`` with the request's headers in the body: an error page, or
+        (200) a chat completion whose summary quotes them."""
+        with self._lock:
+            self._behaviour = _Behaviour(status, b"", echo=True)
+
+    @property
+    def answering(self) -> int:
+        """Requests whose answer is still being written (trickling)."""
+        with self._lock:
+            return self._writing
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -163,6 +173,26 @@ class FakeLLM:
     def _sleep(self, seconds: float) -> None:
         self._stopping.wait(seconds)
 
+    def _writing_changed(self, by: int) -> None:
+        with self._lock:
+            self._writing += by
+
+
+def _completion(summary: str, usage: dict[str, Any] | None = None) -> bytes:
+    completion = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": summary},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage or {"prompt_tokens": 100, "completion_tokens": 10},
+    }
+    return json.dumps(completion).encode()
+
 
 def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
@@ -177,16 +207,39 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             behaviour = fake._record(RecordedRequest("POST", self.path, headers, body))
             if behaviour.delay:
                 fake._sleep(behaviour.delay)
+            payload = behaviour.body
+            if behaviour.echo:
+                quoted = "\n".join(f"{k}: {v}" for k, v in self.headers.items())
+                payload = (
+                    _completion(f"You sent:\n{quoted}")
+                    if behaviour.status == 200
+                    else f"<html>bad request; you sent:\n{quoted}</html>".encode()
+                )
             try:
                 self.send_response(behaviour.status)
                 if behaviour.location is not None:
                     self.send_header("Location", behaviour.location)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(behaviour.body)))
+                self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(behaviour.body)
+                if behaviour.trickle:
+                    self._trickle(payload, behaviour.trickle)
+                else:
+                    self.wfile.write(payload)
             except OSError:
                 pass  # the client gave up (timeout test); nothing to tell it
+
+        def _trickle(self, payload: bytes, every: float) -> None:
+            fake._writing_changed(+1)
+            try:
+                for index in range(len(payload)):
+                    self.wfile.write(payload[index : index + 1])
+                    self.wfile.flush()
+                    fake._sleep(every)
+                    if fake._stopping.is_set():
+                        return
+            finally:
+                fake._writing_changed(-1)
 
         def do_GET(self) -> None:  # what a client that follows a 303 would send
             headers = {k.lower(): v for k, v in self.headers.items()}

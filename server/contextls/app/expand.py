@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from contextls.app.files import resolve, uri_to_path
+from contextls.app.files import is_text_name, resolve, shown_name, uri_to_path
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.secrets import is_secret_path
 from contextls.protocol import ErrorCode, FileTarget, Range, TargetRefusal
@@ -52,6 +52,7 @@ SKIPPED_DIRECTORIES: Final = frozenset(
 )
 GIT_TIMEOUT_SECONDS: Final = 30
 SECRET_REASON: Final = "may hold secrets; name it to add it"
+NOT_TEXT_NAME_REASON: Final = "its name is not UTF-8 text, which contextls cannot keep; rename it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +179,9 @@ def _keep(
     """What expansion adds of ``found``: hidden and tool folders out, credentials said so."""
     planned: list[PlannedFile] = []
     for path in found:
+        if not is_text_name(str(path)):
+            expansion.skipped.append((shown_name(_shown(path, root)), NOT_TEXT_NAME_REASON))
+            continue
         relative = path.relative_to(base).parts if path.is_relative_to(base) else ()
         if any(part in SKIPPED_DIRECTORIES for part in relative[:-1]):
             continue

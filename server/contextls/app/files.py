@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from typing import Final
+from urllib.parse import unquote_to_bytes, urlparse
 
 from contextls.core.errors import ContextError, InvalidParams, cut
 from contextls.protocol import ErrorCode
+from contextls.storage.held_files import held_by_sqlite
 
 _SNIFF_BYTES = 8192
 
@@ -23,7 +25,11 @@ def uri_to_path(uri: str, field: str = "$.uri") -> Path:
         raise InvalidParams(field, f"{cut(uri)!r} is not a file:// URI")
     if parsed.netloc not in ("", "localhost"):
         raise InvalidParams(field, f"{cut(uri)!r} names a remote host")
-    path = unquote(parsed.path)
+    raw = unquote_to_bytes(parsed.path)
+    try:
+        path = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidParams(field, not_text_name(os.fsdecode(raw))) from None
     if not path.startswith("/"):
         raise InvalidParams(
             field, f"{cut(uri)!r} is a relative file URI; send file:///absolute/path"
@@ -31,14 +37,77 @@ def uri_to_path(uri: str, field: str = "$.uri") -> Path:
     return _checked(path, uri, field)
 
 
+def is_text_name(name: str) -> bool:
+    """Whether a file name read from the system is UTF-8 text (Python keeps the bytes
+    that are not as lone surrogates, which no JSON answer can carry)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """A file name as a message can show it: bytes that are not UTF-8 as ``\\xff``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def not_text_name(name: str) -> str:
+    return (
+        f"the name of {cut(shown_name(name))} is not UTF-8 text, which contextls cannot keep "
+        "or show; rename the file to add it"
+    )
+
+
 def _checked(path: str, uri: str, field: str) -> Path:
     if "\0" in path:
         raise InvalidParams(field, f"{cut(uri)!r} holds a NUL character; paths cannot")
+    check_path_limits(path, field)
     return Path(path)
+
+
+def _limit(name: str, fallback: int) -> int:
+    try:
+        return int(os.pathconf("/", name))
+    except (OSError, ValueError):
+        return fallback
+
+
+PATH_MAX: Final = _limit("PC_PATH_MAX", 4096)
+"""Bytes in a path, the terminating NUL included, on this system (4,096 on Linux)."""
+NAME_MAX: Final = _limit("PC_NAME_MAX", 255)
+"""Bytes in one name of a path."""
+
+
+def check_path_limits(path: str, field: str) -> None:
+    """Refuse (``InvalidParams`` naming ``field``) a path the system could not open anyway."""
+    problem = path_problem(path)
+    if problem is not None:
+        raise InvalidParams(field, problem)
+
+
+def path_problem(path: str) -> str | None:
+    """Why the system could not open ``path``, said before anything costs time on it:
+    resolving a path is quadratic in its parts, and the server answers one request at a
+    time (a 600 KB path took 30 s, and every other client waited). A lone surrogate (from
+    JSON) is no name at all."""
+    try:
+        encoded = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return f"{cut(path)!r} holds a character that is not Unicode text (a lone surrogate)"
+    if len(encoded) >= PATH_MAX:
+        return f"the path is {len(encoded):,} bytes long; paths here end at {PATH_MAX - 1:,}"
+    longest = max(encoded.split(b"/"), key=len)
+    if len(longest) > NAME_MAX:
+        return f"a name in the path is {len(longest):,} bytes long; names here end at {NAME_MAX:,}"
+    return None
 
 
 def resolve(path: Path, label: str | None = None) -> Path:
     """``path`` with symlinks resolved; a symlink loop is a clear refusal."""
+    problem = path_problem(str(path))
+    if problem is not None:
+        raise ContextError(f"{label or cut(str(path))} cannot be opened: {problem}")
     try:
         return path.resolve()
     except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop
@@ -72,6 +141,11 @@ def read_text_file(path: Path, label: str, max_bytes: int, root: Path | None = N
     and the kernel is asked where the open file really is (a symlink, or a folder
     swapped for one between a check and the read, cannot lead outside).
     """
+    if held_by_sqlite(path):
+        raise ContextError(
+            f"{label} is the context database itself (or its journal); it is not context",
+            ErrorCode.BINARY_FILE,
+        )
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:

@@ -142,8 +142,8 @@ class ContextService:
 
         Returns why it failed, for the answers that reported a change, or None.
         """
-        if not self.unit_of_work.open:
-            return None
+        if not self.unit_of_work.open and not self.unit_of_work.uncommitted:
+            return None  # nothing to commit; a burst SQLite rolled back by itself fails here
         failure = self.unit_of_work.commit()
         if failure is None:
             self.idle.committed()
@@ -226,9 +226,19 @@ class ContextService:
         store = self._store
         assert store is not None
         self.unit_of_work.abandon()
-        fresh, moved_to = rescue_into_fresh_database(
-            store, [workspace.in_memory() for workspace in self._workspaces.values()]
-        )
+        try:
+            fresh, moved_to = rescue_into_fresh_database(
+                store, [workspace.in_memory() for workspace in self._workspaces.values()]
+            )
+        except Exception as error:
+            log.exception("rescuing the windows of %s failed", store.location)
+            self._store = None  # the next request opens the file again
+            self._workspaces.clear()
+            self.warn(
+                f"{damage}, and no fresh database could be made beside it ({error}); "
+                "the file was left where it is. Free disk space, then try again"
+            )
+            return
         self._store = fresh
         for workspace in self._workspaces.values():
             workspace.store = fresh

@@ -19,7 +19,7 @@ from contextls.app.files import resolve, uri_to_path
 from contextls.app.service import ContextService, NoWorkspace
 from contextls.app.settings import parse_settings
 from contextls.app.workspace import Workspace
-from contextls.core.errors import ContextError
+from contextls.core.errors import ContextError, cut
 from contextls.protocol import ErrorCode, Settings
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ class Session:
         for root, folder in self.folders.items():
             if folder == path or folder.name == name:
                 return root
-        raise NoWorkspace(f"{name} is not an open workspace folder ({self._folder_list()})")
+        raise NoWorkspace(f"{cut(name)} is not an open workspace folder ({self._folder_list()})")
 
     def _no_folder(self) -> str:
         if self.client in COMMAND_LINE_CLIENTS:

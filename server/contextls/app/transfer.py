@@ -15,6 +15,7 @@ from typing import Final
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
+from contextls.app.files import check_path_limits
 from contextls.app.settings import WINDOW_KEYS, chosen_of
 from contextls.app.workspace import Workspace
 from contextls.core.candidates import Candidate
@@ -227,6 +228,7 @@ def _reroot(item: ExportItem, root: Path, field: str) -> None:
         return
     if not isinstance(path, str) or not path:
         raise InvalidParams(f"{field}.metadata.path", f"{item.id} has a path that is not text")
+    check_path_limits(path, f"{field}.metadata.path")
     relative = PurePosixPath(path)
     outside = relative.is_absolute() or ".." in relative.parts or "\0" in path
     if not outside:

@@ -25,6 +25,7 @@ from contextls.app import protocol_views as wire
 from contextls.core.items import Item
 from contextls.core.window import Eviction, Window
 from contextls.protocol import ContextItem, EvictionReason, Status
+from contextls.storage.errors import StorageError, describe
 
 if TYPE_CHECKING:
     from contextls.storage.store import Store
@@ -74,7 +75,13 @@ class UnitOfWork:
         return self._store is not None and self._store.in_transaction
 
     def begin(self, store: Store) -> None:
-        """Join the open burst, or open one: take the write lock and catch up."""
+        """Join the open burst, or open one: take the write lock and catch up.
+
+        A burst whose transaction SQLite rolled back by itself (a full disk) is not
+        joined, nor followed by a new transaction that would commit and so acknowledge
+        the changes it lost: the change is refused, and the commit fails the burst."""
+        if self._changed and not store.in_transaction:
+            raise StorageError(f"an earlier change of this burst was not saved: {self._lost()}")
         if store.begin():
             self._store = store
             self._catch_up()
@@ -89,8 +96,14 @@ class UnitOfWork:
     def commit(self) -> str | None:
         """Commit the open burst and announce it; on failure, why (and the windows reloaded)."""
         store = self._store
-        if store is None or not store.in_transaction:
+        if store is None:
             return None
+        if not store.in_transaction:
+            if not self._changed:
+                return None
+            error = StorageError(self._lost())  # SQLite rolled the burst back by itself
+            self._forget()
+            return self._recover(error)
         try:
             store.commit()
         except Exception as error:
@@ -100,6 +113,13 @@ class UnitOfWork:
             return self._recover(error)
         self._announce()
         return None
+
+    def _lost(self) -> str:
+        """Why the open burst's transaction went, as SQLite said it."""
+        lost = self._store.take_lost() if self._store is not None else None
+        if lost is None:
+            return "SQLite rolled the transaction back"
+        return describe(lost)
 
     def abandon(self) -> None:
         """Forget what was not committed (the store rolled back or went away)."""

@@ -36,6 +36,7 @@ from contextls.protocol import (
 )
 from contextls.storage.rescue import WindowInMemory
 from contextls.storage.store import ArchiveState, StorageError, Store, WorkspaceRow
+from contextls.storage.transaction import is_disk_full
 
 T = TypeVar("T")
 
@@ -211,7 +212,7 @@ class WorkspaceState:
                 store.save_workspace(root, self._row(revision, evicted_total, settings))
         except Exception as error:
             self.load()
-            if "full" in str(error):
+            if is_disk_full(error):
                 raise ContextError(
                     f"the disk holding {self.store.location} is full; nothing changed. Even "
                     "removing or forgetting needs a little room to record the deletion: free "

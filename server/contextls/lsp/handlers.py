@@ -209,7 +209,7 @@ def remove(ls: ContextServer, params: p.RemoveParams) -> p.RemoveResult:
 
 @handles(p.Requests.PIN)
 def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
-    return ls.session.route(params.workspace).pin(params.id, params.pinned)
+    return ls.session.route(params.workspace).pin(params.id, params.pin)
 
 
 @handles(p.Requests.CLEAR)

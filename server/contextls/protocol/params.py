@@ -69,7 +69,12 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
-class WorkspaceParams(Wire):
+class Params(Wire, forbid_unknown_fields=True):
+    """Base of what a request takes: a field the request does not know is refused, naming
+    it (``addText {"pinned": true}`` would otherwise add an unpinned item in silence)."""
+
+
+class WorkspaceParams(Params):
     workspace: str | None = None
 
 
@@ -102,7 +107,7 @@ class AddTextParams(AddParams, kw_only=True):
     kind: ItemKind = "text"
 
 
-class FileTarget(Wire):
+class FileTarget(Params):
     """One target of a bulk add: a file, a region of a file, a folder, or a glob.
 
     Exactly one of ``uri`` and ``glob``. A folder adds its files (inside git: what
@@ -140,7 +145,8 @@ class RemoveParams(WorkspaceParams, kw_only=True):
 
 class PinParams(WorkspaceParams, kw_only=True):
     id: ItemId
-    pinned: bool = True
+    pin: bool = True
+    """False unpins (the same word as the adds' ``pin``)."""
 
 
 class ClearParams(WorkspaceParams, kw_only=True):
@@ -269,7 +275,7 @@ class WindowSettings(Wire):
     answer); 0: four times ``maxTokens``."""
 
 
-class WindowSettingsChange(Wire):
+class WindowSettingsChange(Params):
     """The window settings to change; a key left out (or null) keeps its value."""
 
     max_items: MaxItems | None = None

@@ -26,15 +26,16 @@ from pathlib import Path
 from typing import Final
 
 from contextls.protocol.places import default_database, keep_private, private_file
-from contextls.storage import migrations
+from contextls.storage import held_files, migrations
 from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError
 from contextls.storage.schema import CORE
+from contextls.storage.soundness import corruption_of, header_problem, integrity_problem
+from contextls.storage.transaction import savepoint
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
-SQLITE_HEADER: Final = b"SQLite format 3\x00"
 SYNCHRONOUS: Final = {"normal": "NORMAL", "full": "FULL"}
 PAGE_SIZE: Final = 1024
 WAL_CHECKPOINT_PAGES: Final = 16_384
@@ -71,9 +72,13 @@ class Connection:
         self._data_version = 0
         self.needs_scrub = False
         """A commit forgot items: ``scrub`` must run after it."""
+        self.lost: BaseException | None = None
+        """The error with which SQLite rolled back the open transaction by itself."""
         self._file_signature: tuple[int, int, int] | None = None
         self._db = self._open()
-        self._file_signature = self._signature()
+        if self.location != MEMORY:
+            held_files.opened(self.location)
+        self._file_signature = self._signature() if self.location != MEMORY else None
 
     # ---------------------------------------------------------------- opening
 
@@ -93,7 +98,15 @@ class Connection:
         except sqlite3.DatabaseError as error:
             if self.location == MEMORY:
                 raise StorageError(f"cannot open {self.location}: {error}") from error
-            return self._connect_fresh("corrupt", f"was corrupt ({error})")
+            # Moving a file aside is a last resort: only for a file SQLite itself, asked
+            # again on a connection of its own, finds is not a sound database.
+            proof = corruption_of(self.location)
+            if proof is None:
+                raise StorageError(
+                    f"cannot open {self.location}: {error} (SQLite's own check finds the file "
+                    "sound, so it is left as it is; try again)"
+                ) from error
+            return self._connect_fresh("corrupt", f"was corrupt ({proof})")
 
     def _connect_fresh(self, tag: str, why: str) -> sqlite3.Connection:
         """Move the file aside as ``NAME.TAG-…`` (why: what was wrong with it) and start
@@ -181,6 +194,7 @@ class Connection:
 
     def close(self) -> None:
         self._db.close()
+        held_files.closed(self.location)
 
     # --------------------------------------------------------------- watching
 
@@ -197,42 +211,34 @@ class Connection:
         SQLite writes the main file only when it checkpoints the WAL, and
         another contextls never changes its header, so a header that is no
         longer SQLite's (garbage written over the file, a truncation) means
-        what we commit from now on would be lost. Cheap: a stat, and a 100-byte
-        read only when the stat changed. ``deep`` also runs SQLite's
+        what we commit from now on would be lost. Cheap: a stat, and the header
+        read again only when the stat changed. ``deep`` also runs SQLite's
         ``quick_check`` (after a failed commit, when time matters less).
+
+        The file is never opened here outside SQLite: closing any descriptor of it
+        would drop every POSIX lock this process holds on it, and another process
+        would then checkpoint and delete the WAL under this connection.
         """
         if self.location == MEMORY:
             return None
-        if deep:  # after a failed commit: is the file still a sound database?
-            self._file_signature = None
-            try:
-                problems = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
-            except sqlite3.DatabaseError as error:
-                problems = str(error)
-            if problems != "ok":
-                return f"{self.location} is damaged ({problems})"
         signature = self._signature()
-        if signature == self._file_signature:
+        if deep:  # after a failed commit: is the file still a sound database?
+            problems = integrity_problem(self._db)
+            if problems is not None:
+                return f"{self.location} is damaged ({problems})"
+        elif signature == self._file_signature:
             return None
         self._file_signature = signature
-        try:
-            with open(self.location, "rb") as file:
-                header = file.read(100)
-        except OSError as error:
-            return f"{self.location} cannot be read: {error.strerror}"
-        if len(header) < 100 and signature is not None and signature[2] == 0:
-            return None  # a new database that has not been checkpointed yet
-        if not header.startswith(SQLITE_HEADER):
-            return f"{self.location} was overwritten: it is no longer an SQLite database"
-        return None
+        if signature is None:
+            return f"{self.location} was deleted"
+        return header_problem(self.location)
 
     def _signature(self) -> tuple[int, int, int] | None:
-        if self.location == MEMORY:
-            return None
+        """The file's inode, modification time and size; None when it is gone."""
         try:
             stat = os.stat(self.location)
         except OSError:
-            return (0, 0, -1)
+            return None
         return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
     def checkpoint(self) -> None:
@@ -283,15 +289,23 @@ class Connection:
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
-        """Part of the open transaction that is undone alone if it fails half-way."""
-        self._db.execute("SAVEPOINT change")
+        """Part of the open transaction that is undone alone if it fails half-way.
+
+        If SQLite rolled the whole transaction back instead (a full disk, an I/O error),
+        the error is kept in ``lost``: the changes made before it in the transaction are
+        gone as well, and whoever commits must fail every answer that reported them."""
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK TO change")
-            self._db.execute("RELEASE change")
+            with savepoint(self._db):
+                yield
+        except BaseException as error:
+            if not self._db.in_transaction:
+                self.lost = error
             raise
-        self._db.execute("RELEASE change")
+
+    def take_lost(self) -> BaseException | None:
+        """Why SQLite rolled back the open transaction by itself, once; else None."""
+        lost, self.lost = self.lost, None
+        return lost
 
     def rollback(self) -> None:
         if self._db.in_transaction:

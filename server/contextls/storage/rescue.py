@@ -39,7 +39,11 @@ def rescue_into_fresh_database(old: Store, windows: Sequence[WindowInMemory]) ->
     with contextlib.suppress(sqlite3.Error):
         old.close()
     moved_to = move_aside(location, "damaged")
-    fresh = Store(location, "full" if old.synchronous == "FULL" else "normal")
+    try:
+        fresh = Store(location, "full" if old.synchronous == "FULL" else "normal")
+    except BaseException:  # no fresh file (a full disk): the old one stays where it was
+        put_back(moved_to, location)
+        raise
     with fresh.write():
         for root, items, reason, at in salvaged:
             fresh.archive(root, items, reason, at)
@@ -58,3 +62,11 @@ def _salvage_archive(old: Store) -> list[tuple[str, list[Item], str, int]]:
     except sqlite3.Error as error:
         log.warning("the archive could not be read from the damaged database: %s", error)
         return []
+
+
+def put_back(moved_to: Path, location: Path) -> None:
+    """Undo ``move_aside``: the files at ``moved_to`` go back to ``location``."""
+    for suffix in ("", "-wal", "-shm"):
+        side = moved_to.with_name(moved_to.name + suffix)
+        if side.exists():
+            side.replace(location.with_name(location.name + suffix))

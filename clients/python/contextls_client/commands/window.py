@@ -170,7 +170,7 @@ async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
     async with invocation.session() as session:
         for target in await targets(session, invocation.args.ids):
             result = await session.client.call(
-                Requests.PIN, PinParams(workspace=session.workspace, id=target, pinned=pinned)
+                Requests.PIN, PinParams(workspace=session.workspace, id=target, pin=pinned)
             )
             results.append(result)
             console.out(*merged_lines(result.merged), f"{verb} {item_line(result.item)}")

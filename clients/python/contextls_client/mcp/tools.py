@@ -225,7 +225,7 @@ async def restore(link: DaemonLink, args: IdsArguments) -> str:
 
 async def pin(link: DaemonLink, args: PinArguments) -> str:
     result = await link.call(
-        Requests.PIN, PinParams(workspace=link.workspace, id=args.id, pinned=args.pinned)
+        Requests.PIN, PinParams(workspace=link.workspace, id=args.id, pin=args.pinned)
     )
     done = "pinned" if result.item.pinned else "unpinned"
     return f"{done} {item_entry(result.item)}\n{window_line(result.status)}"
