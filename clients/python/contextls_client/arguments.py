@@ -132,12 +132,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_help=False,
     )
 
-    add = command("add", "add files, line ranges, directories or globs to the window")
+    add = command(
+        "add", "add files, line ranges, definitions by name, directories or globs to the window"
+    )
     add.add_argument(
         "targets",
-        nargs="+",
+        nargs="*",
         metavar="PATH[:START[-END]]",
-        help="a file, FILE:LINE, FILE:START-END (1-based, inclusive), a directory, or a glob",
+        help="a file, FILE:LINE, FILE:START-END (1-based, inclusive), FILE::NAME (a "
+        "definition: Parser.parse, Parser), a directory, or a glob",
+    )
+    add.add_argument(
+        "--symbol",
+        action="append",
+        metavar="NAME",
+        help="a definition found by its name anywhere in the workspace (repeatable)",
     )
     add.add_argument("--pin", action="store_true", help="pin what is added (never evicted)")
     add.add_argument(
