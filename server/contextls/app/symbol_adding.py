@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
+from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
 from contextls.protocol import (
     AddResult,
@@ -66,6 +67,10 @@ class SymbolAdding(Adding):
             symbol=symbol.display,
             symbol_kind=symbol.kind,
         )
+        return self._add(candidate)
+
+    def add_candidate(self, candidate: Candidate) -> AddResult:
+        """Add what a request planned (a file as its outline, say), as any add."""
         return self._add(candidate)
 
     def find_symbol(

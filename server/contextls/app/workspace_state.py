@@ -25,6 +25,7 @@ from contextls.core.errors import (
     ContextError,
 )
 from contextls.core.items import Item
+from contextls.core.outlines import outline_of
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
@@ -100,6 +101,7 @@ class WorkspaceState:
             adaptive.limits_of(self.settings, budget), self.tokenizer.count, self.tokenizer.encoding
         )
         self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
+        self._compaction(self.settings)
         settled = adaptive.budget_of(self.settings, budget, self.window.pinned_tokens)
         if settled != budget:  # never below the pinned items'
             self.window.use(
@@ -171,13 +173,33 @@ class WorkspaceState:
             if change.mutated and change.settings is None:
                 # After every change the adaptive budget takes a step toward the work.
                 change.record_evictions(adaptive.step(self.window, self.settings))
+            outlined = self._take_outlined(change)
         except BaseException as error:
             if change.mutated or not isinstance(error, ContextError):
                 self.load()  # drop what this change half did
             raise
         if change.mutated:
             self._save(change)
+        for message in outlined:
+            self.warn(message)
         return result
+
+    def _compaction(self, settings: WindowSettings) -> None:
+        self.window.outline_of = outline_of if settings.compaction == "outline" else None
+
+    def _take_outlined(self, change: Change) -> list[str]:
+        """Items the window showed as their outlines to make room: saved and announced."""
+        said = []
+        for item in self.window.outlined:
+            change.touch(item)
+            if item.id in self.window:
+                whole = item.metadata.get("wholeTokens", 0)
+                said.append(
+                    f"{item.id} {item.label} shown as outline: {whole:,} → {item.tokens:,} "
+                    f"tokens; `contextls expand {item.id}` shows it whole"
+                )
+        self.window.outlined.clear()
+        return said
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1
@@ -326,8 +348,13 @@ class WorkspaceState:
                     change.record_evictions(adaptive.step(window, new))
                 evicted.extend(eviction.item for eviction in change.evictions)
 
-            self.change(apply)  # a refusal leaves the window and its settings as they were
+            self._compaction(new)
+            try:
+                self.change(apply)  # a refusal leaves the window and its settings as they were
+            finally:
+                self._compaction(self.settings)
             self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
+            self._compaction(new)
             self._status = None
         return ConfigureResult(
             settings=self.settings,

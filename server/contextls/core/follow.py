@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from contextls.core.items import STALE_REASON, Item, StaleReason
+from contextls.core.outlines import is_outlined, outline_text
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.model import Symbol
 from contextls.structure.outline import outline
@@ -55,8 +56,9 @@ def follow(items: Iterable[Item], text: str | None, gone: StaleReason = "deleted
             if not item.stale or item.metadata.get(STALE_REASON) != gone:
                 changes.append(Follow(item.id, stale=True, why=gone))
         elif item.is_whole_file:
-            if item.content != text:
-                changes.append(Follow(item.id, stale=False, content=text))
+            shown = (outline_text(text, item) or text) if is_outlined(item) else text
+            if item.content != shown:
+                changes.append(Follow(item.id, stale=False, content=shown))
             elif item.stale:
                 changes.append(Follow(item.id, stale=False))
         elif (span := item.lines) is not None:

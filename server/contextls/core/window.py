@@ -32,6 +32,7 @@ from contextls.protocol import (
 )
 
 LAST_EVICTED_KEPT: Final = 5
+VIEW_KEYS: Final = ("view", "wholeTokens")  # an item added again shows all of itself
 
 
 _DEFAULTS: Final = Settings()
@@ -91,6 +92,9 @@ class Window:
         self.next_seq = 1
         self.last_evicted: deque[Item] = deque(maxlen=LAST_EVICTED_KEPT)
         self._last_timestamp = 0
+        self.outline_of: Callable[[Item], str | None] | None = None
+        """``compaction: outline``: an item's outline, shown before evicting for tokens."""
+        self.outlined: list[Item] = []
 
     # ------------------------------------------------------------------ reads
 
@@ -163,10 +167,11 @@ class Window:
             self._detach(item)
         if same is not None:
             self._detach(same)
+            kept = {k: v for k, v in same.metadata.items() if k not in VIEW_KEYS}
             item = replace(
                 same,
                 content=content,
-                metadata={**same.metadata, **metadata},
+                metadata={**kept, **metadata},
                 tokens=tokens,
                 pinned=pinned,
                 stale=False,
@@ -498,12 +503,27 @@ class Window:
                 reason = token_reason
             else:
                 return evicted
+            if reason != "maxItems" and self._outline_one(protect):
+                continue
             victim = self._victim(protect)
             if victim is None:  # unreachable: _check_fits and reconfigure guard it
                 raise NoRoom("nothing left that may be evicted")
             self._detach(victim)
             self.last_evicted.append(victim)
             evicted.append(Eviction(victim, reason))
+
+    def _outline_one(self, protect: Collection[str]) -> bool:
+        """Show the oldest unpinned item that can shrink as its outline; False if none can."""
+        for item_id in self._unpinned if self.outline_of is not None else ():
+            item = self._items[item_id]
+            shown = None if item_id in protect else self.outline_of(item)  # type: ignore[misc]
+            if shown is not None and (tokens := self._count(shown)) < item.tokens:
+                item.metadata = {**item.metadata, "view": "outline", "wholeTokens": item.tokens}
+                item.content, item.demand = shown, -1
+                self._set_tokens(item, tokens)
+                self.outlined.append(item)
+                return True
+        return False
 
 
 def _id_number(item_id: str) -> int:

@@ -185,6 +185,9 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
 @handles(p.Requests.ADD_FILE)
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
     workspace = ls.session.route(params.workspace, params.uri)
+    if params.outline:
+        whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
+        return workspace.add_candidate(workspace.outlined_candidate(whole))
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 

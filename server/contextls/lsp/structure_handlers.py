@@ -20,3 +20,8 @@ def add_named_symbol(ls: ContextServer, params: p.AddNamedSymbolParams) -> p.Add
 def symbol_at(ls: ContextServer, params: p.SymbolAtParams) -> p.SymbolAtResult:
     workspace = ls.session.route(params.workspace, params.uri)
     return workspace.symbol_at(params.uri, params.position.line, params.text)
+
+
+@handles(p.Requests.SET_VIEW)
+def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
+    return ls.session.route(params.workspace).set_view(list(params.ids), params.view)

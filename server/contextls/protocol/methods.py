@@ -53,6 +53,8 @@ from contextls.protocol.results import (
 from contextls.protocol.status import DidEvictParams, Status
 from contextls.protocol.structure import (
     AddNamedSymbolParams,
+    SetViewParams,
+    SetViewResult,
     SymbolAtParams,
     SymbolAtResult,
 )
@@ -116,6 +118,7 @@ class Requests:
     IMPORT: Final = Request("contextls/import", ImportParams, ImportResult)
     ADD_NAMED_SYMBOL: Final = Request("contextls/addSymbolByName", AddNamedSymbolParams, AddResult)
     SYMBOL_AT: Final = Request("contextls/symbolAt", SymbolAtParams, SymbolAtResult)
+    SET_VIEW: Final = Request("contextls/setView", SetViewParams, SetViewResult)
 
 
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {
