@@ -55,6 +55,16 @@ async def test_the_oldest_files_become_outlines_before_anything_is_evicted(
         for m in announced
     )
 
+    assert status["outlinedCount"] == len(outlined) and decoder["view"] == "outline"
+    markdown = (await session.call("contextls/render"))["text"]
+    assert f"(from decoder.py) · {decoder['id']} · outline (no bodies)" in markdown
+    xml = (await session.call("contextls/render", format="xml"))["text"]
+    assert f'<item id="{decoder["id"]}" kind="file" source="decoder.py"' in xml
+    assert 'view="outline"' in xml
+    rendered = json.loads((await session.call("contextls/render", format="json"))["text"])
+    views = {entry["id"]: entry["view"] for entry in rendered["context"]}
+    assert views[decoder["id"]] == "outline" and views[pinned["item"]["id"]] == "whole"
+
     expanded = await session.call("contextls/setView", ids=[decoder["id"]], view="whole")
     assert expanded["items"][0]["content"] == (workspace / "decoder.py").read_text()
     assert "view" not in expanded["items"][0]["metadata"]

@@ -150,6 +150,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     add.add_argument("--pin", action="store_true", help="pin what is added (never evicted)")
     add.add_argument(
+        "--outline",
+        action="store_true",
+        help="add files and classes as their outlines: signatures, no bodies",
+    )
+    add.add_argument(
         "--dry-run",
         action="store_true",
         help="say what would be added and what it would evict; send nothing",
@@ -207,6 +212,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "refresh", "read items again from their files: ids, paths or globs (default: every stale)"
     )
     refresh.add_argument("ids", nargs="*", metavar="ID|PATH")
+
+    expand = command("expand", "show items whole again (a file shown as its outline)")
+    expand.add_argument("ids", nargs="+", metavar="ID|PATH")
+    outline = command(
+        "outline", "show files, and classes added by name, as their outlines (no bodies)"
+    )
+    outline.add_argument("ids", nargs="+", metavar="ID|PATH")
 
     clear = command("clear", "move every item to the archive")
     clear.add_argument("--keep-pinned", action="store_true", help="leave pinned items in place")

@@ -48,12 +48,15 @@ def flags(item: ContextItem | ItemSummary) -> str:
     marks = ["pinned"] if item.pinned else []
     if isinstance(item, ContextItem) and item.stale:
         marks.append("stale")
+    if item.view != "whole":
+        marks.append(item.view)
     return ",".join(marks)
 
 
 def item_line(item: ContextItem | ItemSummary) -> str:
     """``ctx-3 code src/a.py:1-20 (312 tokens)``."""
-    return f"{item.id} {item.kind} {item.label} ({tokens(item.tokens)})"
+    shown = "" if item.view == "whole" else f", {item.view}"
+    return f"{item.id} {item.kind} {item.label} ({tokens(item.tokens)}{shown})"
 
 
 def eviction_line(item: ContextItem | ItemSummary) -> str:
@@ -79,7 +82,10 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         f"workspace  {uri_to_path(status.workspace)}",
         f"tokens     [{gauge}] {count(status.tokens)} / {count(budget)}  ({status.percent:.1f}%)",
         f"items      {count(status.item_count)} / {count(status.max_items)}"
-        f"  ({status.pinned_count} pinned, {status.stale_count} stale)",
+        f"  ({status.pinned_count} pinned, {status.stale_count} stale"
+        + (f", {status.outlined_count} outlined" if status.outlined_count else "")
+        + (f", {plural(status.map_count, 'map')}" if status.map_count else "")
+        + ")",
         f"archive    {plural(status.archived_count, 'item')}"
         f" ({count(status.evicted_total)} evicted in total)",
     ]

@@ -15,17 +15,12 @@ __all__ = [
     "AddMapParams",
     "AddNamedSymbolParams",
     "AmbiguousSymbolData",
-    "ItemView",
     "SetViewParams",
     "SetViewResult",
     "SymbolAtParams",
     "SymbolAtResult",
     "SymbolInfo",
 ]
-
-ItemView = Literal["whole", "outline", "map"]
-"""How an item shows its source: all of it, its outline (signatures, the first line of
-each docstring, no bodies), or a ranked map of the repository's definitions."""
 
 SymbolName = Annotated[str, Meta(min_length=1, max_length=1000)]
 

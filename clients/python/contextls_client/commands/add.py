@@ -56,6 +56,7 @@ async def run_add(invocation: Invocation) -> int:
         pin=args.pin,
         force=args.force,
         dry_run=args.dry_run,
+        outline=args.outline,
     )
     async with invocation.session() as session:
         params.workspace = session.workspace
