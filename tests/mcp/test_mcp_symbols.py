@@ -23,3 +23,15 @@ async def test_an_agent_adds_a_definition_by_name(project: Cli, mode: str) -> No
         assert "shapes.py::Square.area (2-3)" in ambiguous
         assert "shapes.py::Circle.area (6-7)" in ambiguous
     assert "Square.area" in project("ls").stdout
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_agent_adds_the_map(project: Cli, mode: str) -> None:
+    (project.workspace / "shapes.py").write_text(
+        "class Square:\n    def area(self):\n        return 1\n"
+    )
+    async with agent(project, mode) as client:
+        answer = await call(client, "add_map", query="area", tokens=200)
+        assert "map of the repository" in answer and "│    def area(self):" in answer
+        assert "return 1" not in answer
+    assert "map" in project("ls").stdout

@@ -150,6 +150,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     add.add_argument("--pin", action="store_true", help="pin what is added (never evicted)")
     add.add_argument(
+        "--map",
+        action="store_true",
+        help="add a map of the repository: its definitions ranked by use, no bodies, "
+        "fitted to mapTokens (see --map-tokens, --query)",
+    )
+    add.add_argument(
+        "--query", metavar="WORDS", help="with --map: rank what these words name higher"
+    )
+    add.add_argument(
+        "--map-tokens",
+        type=positive_int,
+        metavar="N",
+        help="with --map: at most N tokens (default: the window's mapTokens)",
+    )
+    add.add_argument(
         "--outline",
         action="store_true",
         help="add files and classes as their outlines: signatures, no bodies",

@@ -2,7 +2,8 @@
 
 The state and the one path of every change are ``WorkspaceState``; each group
 of use cases is a module of its own (adding, adding by a symbol's name, changing,
-following, views, lifecycle, reading). Reading (list, render, status, search) takes no lock.
+following, views, the repository map, lifecycle, reading). Reading (list, render,
+status, search) takes no lock.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ from __future__ import annotations
 from contextls.app.changing import Changing
 from contextls.app.lifecycle import Lifecycle
 from contextls.app.reading import Reading
-from contextls.app.symbol_adding import SymbolAdding
-from contextls.app.views import Viewing
+from contextls.app.repo_map import Mapping
 from contextls.app.workspace_state import now_ms
 
 __all__ = ["Workspace", "now_ms"]
 
 
-class Workspace(SymbolAdding, Changing, Viewing, Lifecycle, Reading):
+class Workspace(Mapping, Changing, Lifecycle, Reading):
     """One workspace folder's window, archive and settings, and what can be done to them."""

@@ -25,3 +25,9 @@ def symbol_at(ls: ContextServer, params: p.SymbolAtParams) -> p.SymbolAtResult:
 @handles(p.Requests.SET_VIEW)
 def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
     return ls.session.route(params.workspace).set_view(list(params.ids), params.view)
+
+
+@handles(p.Requests.ADD_MAP)
+def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
+    workspace = ls.session.route(params.workspace)
+    return workspace.add_map(params.query, params.tokens, params.metadata, params.pin)

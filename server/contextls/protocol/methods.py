@@ -52,6 +52,7 @@ from contextls.protocol.results import (
 )
 from contextls.protocol.status import DidEvictParams, Status
 from contextls.protocol.structure import (
+    AddMapParams,
     AddNamedSymbolParams,
     SetViewParams,
     SetViewResult,
@@ -119,6 +120,7 @@ class Requests:
     ADD_NAMED_SYMBOL: Final = Request("contextls/addSymbolByName", AddNamedSymbolParams, AddResult)
     SYMBOL_AT: Final = Request("contextls/symbolAt", SymbolAtParams, SymbolAtResult)
     SET_VIEW: Final = Request("contextls/setView", SetViewParams, SetViewResult)
+    ADD_MAP: Final = Request("contextls/addMap", AddMapParams, AddResult)
 
 
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {

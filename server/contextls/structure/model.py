@@ -37,6 +37,9 @@ class Symbol:
     """The qualified name of the definition that holds it."""
     name_line: int = 0
     """The line that names it (the ``def`` below its decorators); 0: its first line."""
+    body_column: int = -1
+    """Where its body starts on the line that names it (a one-line ``def f(): return 1``),
+    in characters; -1: the body starts on a later line (or it has none)."""
 
     @property
     def lines(self) -> tuple[int, int]:

@@ -62,6 +62,7 @@ def symbols(text: str, language: str) -> list[Symbol]:
             fold=_doc_fold(node) if kind in CONTAINERS else _fold(node, language),
             listed=kind != "impl",
             name_line=name_node.start_point.row + 1,
+            body_column=_body_column(node, name_node.start_point.row, source),
         )
         found[key] = (pattern, symbol, outer.start_byte, outer.end_byte)
     return _nest(sorted(found.values(), key=lambda f: (f[2], -f[3])), SCOPES[language])
@@ -219,6 +220,18 @@ def _fold(node: tree_sitter.Node, language: str) -> Fold | None:
         if last == closing and body.text is not None and body.text.rstrip()[-1:] in b"})]":
             last -= 1  # the closing bracket's line stays
     return Fold(first + 1, last + 1) if last >= first else None
+
+
+def _body_column(node: tree_sitter.Node, row: int, source: bytes) -> int:
+    """The column (in characters) where the body starts on the naming line; -1 if later."""
+    body = node.child_by_field_name("body")
+    if body is None and node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        body = value.child_by_field_name("body") if value is not None else None
+    if body is None or body.start_point.row != row:
+        return -1
+    line_start = body.start_byte - body.start_point.column
+    return len(source[line_start : body.start_byte].decode(errors="replace"))
 
 
 def _doc_fold(node: tree_sitter.Node) -> Fold | None:

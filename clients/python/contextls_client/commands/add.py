@@ -24,7 +24,12 @@ from contextls.protocol import (
     PinnedGrowth,
     Requests,
 )
-from contextls_client.commands.add_symbol import add_symbols, is_symbol_target, split_target
+from contextls_client.commands.add_symbol import (
+    add_map,
+    add_symbols,
+    is_symbol_target,
+    split_target,
+)
 from contextls_client.human import count, item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
 from contextls_client.session import Invocation, Session
@@ -39,8 +44,16 @@ SKIPS_NAMED: Final = 5
 async def run_add(invocation: Invocation) -> int:
     args = invocation.args
     cwd = Path.cwd()
+    if args.map:
+        if args.targets or args.symbol:
+            raise TargetError("--map adds the map alone; add files or symbols with another add")
+        return await add_map(invocation)
+    if args.query or args.map_tokens:
+        raise TargetError("--query and --map-tokens go with --map")
     if not args.targets and not args.symbol:
-        raise TargetError("name what to add: a file, FILE::NAME, a folder, a glob, or --symbol")
+        raise TargetError(
+            "name what to add: a file, FILE::NAME, a folder, a glob, --symbol or --map"
+        )
     named = [split_target(text, cwd) for text in args.targets if is_symbol_target(text)]
     named += [(None, name) for name in args.symbol or ()]
     paths = [text for text in args.targets if not is_symbol_target(text)]

@@ -1,5 +1,6 @@
 """``contextls add FILE::NAME`` and ``contextls add --symbol NAME``: a definition by its
-name, found by the server's parser (``contextls/addSymbolByName``).
+name, found by the server's parser (``contextls/addSymbolByName``); ``contextls add
+--map``: the ranked map of the repository (``contextls/addMap``).
 
 ``FILE::Parser.parse`` looks in one file, ``--symbol parse`` in the whole workspace;
 a name that fits several definitions is refused with the list, each written as the
@@ -14,6 +15,7 @@ from typing import Final
 import msgspec
 
 from contextls.protocol import (
+    AddMapParams,
     AddNamedSymbolParams,
     AmbiguousSymbolData,
     ErrorCode,
@@ -87,3 +89,29 @@ def _refused(invocation: Invocation, error: ContextlsError, name: str) -> None:
     )
     if len(found) > LISTED:
         console.note(f"  … and {len(found) - LISTED} more")
+
+
+async def add_map(invocation: Invocation) -> int:
+    args = invocation.args
+    console = invocation.console
+    async with invocation.session() as session:
+        params = AddMapParams(
+            workspace=session.workspace, query=args.query, tokens=args.map_tokens, pin=args.pin
+        )
+        try:
+            result = await session.client.call(Requests.ADD_MAP, params)
+        except ContextlsError as error:
+            console.json({"error": {"code": error.code, "message": error.message}})
+            console.note(f"contextls: {error.message}")
+            return 1
+        item = result.item
+        meta = item.metadata
+        console.out(
+            f"added {item_line(item)}: {meta.get('definitions', 0)} definitions ranked in "
+            f"{meta.get('rankMs', 0)} ms, within {meta.get('mapTokens', 0):,} tokens"
+            + (", pinned" if item.pinned else "")
+        )
+        session.evicted(result.evicted)
+        console.json(result)
+        console.out(window_line(result.status))
+    return 0

@@ -1,5 +1,6 @@
 """The tools that use the code's structure: a definition by its name (the server
-parses the file; an agent names code as a person does, ``Parser.parse``)."""
+parses the file; an agent names code as a person does, ``Parser.parse``), and the
+ranked map of the repository."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from contextls.protocol import AddNamedSymbolParams, Requests
+from contextls.protocol import AddMapParams, AddNamedSymbolParams, Requests
 from contextls_client.mcp.arguments import PATH, PIN, Arguments
 from contextls_client.mcp.link import DaemonLink
 from contextls_client.mcp.words import added
@@ -56,3 +57,26 @@ async def add_symbol(
         ),
     )
     return added(result)
+
+
+class AddMapArguments(Arguments):
+    query: str | None = Field(
+        None,
+        max_length=1000,
+        description="Words for what you are looking for; definitions they name rank first.",
+    )
+    tokens: int | None = Field(
+        None,
+        ge=64,
+        le=1_000_000,
+        description="The most tokens the map may take (default: the window's mapTokens, "
+        "1,024 unless set); it never takes more.",
+    )
+
+
+async def add_map(link: DaemonLink, args: AddMapArguments) -> str:
+    result = await link.call(
+        Requests.ADD_MAP,
+        AddMapParams(workspace=link.workspace, query=args.query, tokens=args.tokens),
+    )
+    return added(result) + "\n\n" + result.item.content

@@ -46,7 +46,13 @@ from contextls_client.mcp.arguments import (
     SearchArguments,
 )
 from contextls_client.mcp.link import DaemonLink
-from contextls_client.mcp.structure_tools import AddSymbolArguments, add_symbol, split_name
+from contextls_client.mcp.structure_tools import (
+    AddMapArguments,
+    AddSymbolArguments,
+    add_map,
+    add_symbol,
+    split_name,
+)
 from contextls_client.mcp.words import (
     Refusal,
     added,
@@ -327,6 +333,16 @@ TOOLS: Final = (
         AddSymbolArguments,
         CHANGES,
         add_definition,
+    ),
+    Tool(
+        "add_map",
+        "Add a map of the repository",
+        "Add a map of the workspace's definitions (signatures, no bodies), ranked by how "
+        "much the code uses them and toward what the context already holds and the query; "
+        "it fits its token share and is ranked again as the context changes.",
+        AddMapArguments,
+        CHANGES,
+        add_map,
     ),
     Tool(
         "add_text",
