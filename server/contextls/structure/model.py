@@ -19,7 +19,7 @@ class Fold:
     last: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Symbol:
     name: str
     qualified: str

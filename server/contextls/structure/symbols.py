@@ -11,7 +11,6 @@ shows for Python) to its last line.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from contextls.structure import elisp
@@ -85,15 +84,11 @@ def _nest(ordered: list[tuple[int, Symbol, int, int]], scopes: frozenset[str]) -
                 kind = "method"
         if symbol.listed:
             seen[qualified] = seen.get(qualified, 0) + 1
-        nested = replace(
-            symbol,
-            qualified=qualified,
-            kind=kind,
-            occurrence=seen.get(qualified, 1),
-            parent=holder.qualified if holder is not None else None,
-        )
-        done.append(nested)
-        stack.append((nested, end))
+        symbol.qualified, symbol.kind = qualified, kind
+        symbol.occurrence = seen.get(qualified, 1)
+        symbol.parent = holder.qualified if holder is not None else None
+        done.append(symbol)
+        stack.append((symbol, end))
     return done
 
 
@@ -131,7 +126,9 @@ def _last_row(node: tree_sitter.Node) -> int:
     if isinstance(node, _Span):
         node = node.last
     while node.child_count:
-        last = next((c for c in reversed(node.children) if c.type != "comment"), None)
+        last: tree_sitter.Node | None = node.child(node.child_count - 1)
+        while last is not None and last.type == "comment":
+            last = last.prev_sibling
         if last is None:
             break
         node = last

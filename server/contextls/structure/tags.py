@@ -33,9 +33,6 @@ def facts(text: str, language: str) -> FileFacts:
     found = symbols(text, language)
     words = Counter((_LISP_WORD if language == "elisp" else _WORD).findall(text))
     wanted = {s.name_line or s.start_line for s in found} | {s.start_line for s in found}
-    headers: dict[int, str] = {}
-    if wanted:
-        for number, line in enumerate(text.split("\n"), 1):
-            if number in wanted:
-                headers[number] = line.rstrip()
+    lines = text.split("\n") if wanted else []
+    headers = {number: lines[number - 1].rstrip() for number in wanted if number <= len(lines)}
     return FileFacts(language, found, words, headers)
