@@ -28,6 +28,9 @@ DAMPING: Final = 0.85
 ITERATIONS: Final = 40
 FOCUS: Final = 10.0
 """How much more a use of a name the window or the query names weighs."""
+STRONGEST: Final = 40
+"""The uses of a file that count: its strongest, so a large repository's graph stays
+sparse (a word that merely looks like a name elsewhere weighs little anyway)."""
 IMPORTED: Final = 5.0
 """How much more a use weighs when the file also names the definer's module."""
 GAP: Final = "⋮"
@@ -54,40 +57,17 @@ def rank(
     qualified name) pairs already in the window (``(path, "")``: the whole file)."""
     wanted = {w.lower() for w in _QUERY_WORD.findall(query or "")}
     names = set(focus_names) | {n.rpartition(".")[2] for n in focus_names}
-    definers: dict[str, set[str]] = defaultdict(set)
-    for path, facts in files.items():
-        for symbol in facts.symbols:
-            if symbol.listed:
-                definers[symbol.name].add(path)
-    users: dict[str, int] = defaultdict(int)
-    for facts in files.values():
-        for word in facts.words:
-            if word in definers:
-                users[word] += 1
-    stems = {path: stem(path) for path in files}
+    graph = uses(files)
+    focused = set(focus_files)
     edges: dict[str, dict[tuple[str, str], float]] = {}
-    for path, facts in files.items():
-        out: dict[tuple[str, str], float] = {}
-        for word, count in facts.words.items():
-            where = definers.get(word)
-            if not where:
-                continue
-            others = [d for d in where if d != path]
-            if not others:
-                continue
-            # A word most files use (a builtin a file happens to define too, a module
-            # name) says little about which definition is meant: weigh it by its rarity.
-            rarity = math.log((1 + len(files)) / users[word])
-            weight = math.sqrt(count) * rarity / len(others)
-            if word in names or word.lower() in wanted:
-                weight *= FOCUS
-            if word.startswith("_") or len(where) > 5:
-                weight *= 0.1
-            for definer in others:
-                # A file that names the other's module (an import) means its definition.
-                near = IMPORTED if stems[definer] in facts.words else 1.0
-                out[(definer, word)] = out.get((definer, word), 0.0) + weight * near
-        edges[path] = out
+    for path in files:
+        base = graph.full[path] if path in focused else graph.strongest[path]
+        if names or wanted:
+            base = {
+                key: weight * FOCUS if key[1] in names or key[1].lower() in wanted else weight
+                for key, weight in base.items()
+            }
+        edges[path] = base
     personal = {path: 1.0 for path in focus_files if path in files}
     for path, facts in files.items():
         named = wanted and any(s.name.lower() in wanted for s in facts.symbols)
@@ -119,6 +99,67 @@ def rank(
             ranked.append(Ranked(path, symbol, score + ranks[path] * 1e-3))
     ranked.sort(key=lambda r: (-r.score, r.path, r.symbol.start_line))
     return ranked
+
+
+@dataclass(slots=True)
+class Uses:
+    """Which definitions each file uses, weighted: ``full``, and its ``strongest``."""
+
+    files: dict[str, FileFacts]
+    full: dict[str, dict[tuple[str, str], float]]
+    strongest: dict[str, dict[tuple[str, str], float]]
+
+
+_known: list[Uses] = []
+"""The last repository's uses: ranking again for another window reuses them while
+every file's facts are the same objects (the index keeps them while files stay)."""
+
+
+def uses(files: Mapping[str, FileFacts]) -> Uses:
+    if _known and len(_known[0].files) == len(files):
+        last = _known[0]
+        if all(last.files.get(path) is facts for path, facts in files.items()):
+            return last
+    definers: dict[str, set[str]] = defaultdict(set)
+    for path, facts in files.items():
+        for symbol in facts.symbols:
+            if symbol.listed:
+                definers[symbol.name].add(path)
+    defined = definers.keys()
+    used = {path: facts.words.keys() & defined for path, facts in files.items()}
+    users: dict[str, int] = defaultdict(int)
+    for words in used.values():
+        for word in words:
+            users[word] += 1
+    stems = {path: stem(path) for path in files}
+    full: dict[str, dict[tuple[str, str], float]] = {}
+    strongest: dict[str, dict[tuple[str, str], float]] = {}
+    for path, facts in files.items():
+        out: dict[tuple[str, str], float] = {}
+        for word in used[path]:
+            where = definers[word]
+            others = [d for d in where if d != path]
+            if not others:
+                continue
+            # A word most files use (a builtin a file happens to define too, a module
+            # name) says little about which definition is meant: weigh it by its rarity.
+            rarity = math.log((1 + len(files)) / users[word])
+            weight = math.sqrt(facts.words[word]) * rarity / len(others)
+            if word.startswith("_") or len(where) > 5:
+                weight *= 0.1
+            for definer in others:
+                # A file that names the other's module (an import) means its definition.
+                near = IMPORTED if stems[definer] in facts.words else 1.0
+                out[(definer, word)] = out.get((definer, word), 0.0) + weight * near
+        full[path] = out
+        strongest[path] = (
+            dict(sorted(out.items(), key=lambda kv: -kv[1])[:STRONGEST])
+            if len(out) > STRONGEST
+            else out
+        )
+    found = Uses(dict(files), full, strongest)
+    _known[:] = [found]
+    return found
 
 
 def stem(path: str) -> str:
@@ -162,7 +203,7 @@ def pagerank(
                 after[target] += share * part
         moved = sum(abs(after[node] - rank[node]) for node in nodes)
         rank = after
-        if moved < 1e-9:
+        if moved < 1e-7:
             break
     return rank
 
@@ -171,14 +212,17 @@ def render(ranked: Sequence[Ranked], files: Mapping[str, FileFacts]) -> str:
     """The map of these definitions: by file (in the order of each file's best), each
     file's lines in order, a gap mark where lines are left out."""
     chosen: dict[str, set[int]] = {}
+    holders: dict[str, dict[str, Symbol]] = {}
     for entry in ranked:
         facts = files[entry.path]
         lines = chosen.setdefault(entry.path, set())
+        if entry.path not in holders:
+            holders[entry.path] = {s.qualified: s for s in reversed(facts.symbols)}
         symbol: Symbol | None = entry.symbol
         while symbol is not None:
             lines.add(symbol.name_line or symbol.start_line)
             parent = symbol.parent
-            symbol = next((s for s in facts.symbols if s.qualified == parent), None)
+            symbol = holders[entry.path].get(parent) if parent is not None else None
     out: list[str] = []
     for path, lines in chosen.items():
         facts = files[path]
