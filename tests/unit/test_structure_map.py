@@ -88,3 +88,16 @@ def test_the_map_never_exceeds_its_share_on_a_thousand_files(share: int) -> None
     assert count(text) <= share
     assert shown > 0 and count(render(ranked[: shown + 1], files)) > share  # and it is full
     assert "return x *" not in text  # no bodies
+
+
+def test_no_body_of_a_one_line_definition_in_any_language() -> None:
+    sources = {
+        "a.go": ("go", "package a\n\nfunc Len() int { return len(x) }\n", "return len"),
+        "b.rs": ("rust", "fn one() -> u8 { 1 + 0 }\n", "1 + 0"),
+        "c.js": ("javascript", "function f(a) { return a * 2; }\n", "return a"),
+        "d.el": ("elisp", "(defun h (x) (+ x 1))\n", "(+ x 1)"),
+    }
+    for path, (language, text, body) in sources.items():
+        files = {path: facts(text, language)}
+        shown = render(rank(files), files)
+        assert body not in shown and "…" in shown, (path, shown)

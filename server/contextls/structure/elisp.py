@@ -107,7 +107,13 @@ def symbols(text: str) -> list[Symbol]:
         kind = KINDS.get(atoms[0], "definition")
         code = kind in ("function", "method", "macro")
         fold = _fold(text, newlines, first, last) if code else None
-        done.append(Symbol(name, name, kind, first, last, fold=fold, occurrence=seen[name]))
+        line = _line(text, newlines, first)
+        body = _body_column(line, atoms[1]) if code else -1
+        done.append(
+            Symbol(
+                name, name, kind, first, last, fold=fold, occurrence=seen[name], body_column=body
+            )
+        )
     return done
 
 
@@ -117,6 +123,25 @@ def _fold(text: str, newlines: list[int], first: int, last: int) -> Fold | None:
     if len(lines) > 1 and lines[1].lstrip().startswith('"'):
         keep = 2  # the docstring's first line
     return Fold(first + keep, last) if first + keep <= last else None
+
+
+def _body_column(line: str, name: str) -> int:
+    """Where a one-line definition's body starts: after its argument list."""
+    head = re.match(r"\s*\(\s*[^\s()]+\s+#?'?" + re.escape(name), line)
+    if head is None:
+        return -1
+    at = head.end()
+    while at < len(line) and line[at] == " ":
+        at += 1
+    if at >= len(line) or line[at] != "(":
+        return -1
+    depth = 0
+    for column in range(at, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[column], 0)
+        if depth == 0:
+            rest = line[column + 1 :].strip()
+            return column + 1 if rest and rest.strip(")") else -1
+    return -1
 
 
 def _line(text: str, newlines: list[int], number: int) -> str:
