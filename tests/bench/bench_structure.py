@@ -1,4 +1,4 @@
-"""Bench 12: the code's structure on a 1,000-file repository, against tree-sitter's own
+"""Bench 13: the code's structure on a 1,000-file repository, against tree-sitter's own
 parse of the same files.
 
 The repository is the first 1,000 Python files of the interpreter's standard library
@@ -66,7 +66,7 @@ async def run(cfg: Config) -> list[Row]:
         rels = repository(root, count)
         texts = [(root / rel).read_bytes() for rel in rels]
         megabytes = sum(map(len, texts)) / 1e6
-        print(f"Bench 12: {len(rels):,} files, {megabytes:.1f} MB of Python", flush=True)
+        print(f"Bench 13: {len(rels):,} files, {megabytes:.1f} MB of Python", flush=True)
         parse_all(texts[:10])  # the grammar loaded, as in a running daemon
         count_tokens = tokenizer("o200k_base").count
         count_tokens("warm")
@@ -135,7 +135,7 @@ async def run(cfg: Config) -> list[Row]:
                     f"{m['floor'] / 1e6:,.0f} ms",
                 ],
             ],
-            "Bench 12: structure of a 1,000-file repository",
+            "Bench 13: structure of a 1,000-file repository",
         )
         return [
             ratio_row("parse-and-tag 1,000 files / parse", m["first"], m["floor"], 3.0),
@@ -149,4 +149,4 @@ async def run(cfg: Config) -> list[Row]:
 
 
 if __name__ == "__main__":
-    bench_main(run, "Bench 12: structure")
+    bench_main(run, "Bench 13: structure")
