@@ -2,10 +2,12 @@
 without the bodies. Signatures stay whole, and so do a docstring's first line, a
 class's members and the lines between definitions (imports, constants); each body
 becomes one ``…`` line at its indentation, and a closing bracket on a line of its
-own stays, so the outline reads as the code's shape."""
+own stays, so the outline reads as the code's shape. A run of comment lines (a doc
+comment, a licence) keeps its first line with words."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -20,6 +22,7 @@ def outline(text: str, found: Sequence[Symbol], span: tuple[int, int] | None = N
     lines = text.split("\n")
     first, last = span if span is not None else (1, len(lines))
     hidden = _hidden(found, first, last)
+    hidden.update(_comment_folds(lines, first, last, hidden))
     out: list[str] = []
     number = first
     while number <= last and number <= len(lines):
@@ -28,7 +31,8 @@ def outline(text: str, found: Sequence[Symbol], span: tuple[int, int] | None = N
             out.append(lines[number - 1])
             number += 1
             continue
-        line = lines[number - 1]
+        # The indentation of the first line with words: a docstring's rest may open blank.
+        line = next((ln for ln in lines[number - 1 : end] if ln.strip()), lines[number - 1])
         indent = line[: len(line) - len(line.lstrip())]
         out.append(f"{indent}{MARK}")
         number = end + 1
@@ -56,6 +60,39 @@ def _hidden(found: Sequence[Symbol], first: int, last: int) -> dict[int, int]:
         current = (start, end)
         merged[start] = end
     return merged
+
+
+_COMMENT: Final = re.compile(r"\s*(?://|/\*|\*|#(?![!\[])|;)")
+_WORDS: Final = re.compile(r"\w{2,}")
+
+
+def _comment_folds(
+    lines: list[str], first: int, last: int, hidden: dict[int, int]
+) -> dict[int, int]:
+    """A run of comment lines (a doc comment, a licence) as its first line with words:
+    the rest of the run is hidden when that hides two lines or more."""
+    inside: set[int] = set()
+    for start, end in hidden.items():
+        inside.update(range(start, end + 1))
+    folds: dict[int, int] = {}
+    number = first
+    while number <= last and number <= len(lines):
+        if number in inside or not _COMMENT.match(lines[number - 1]):
+            number += 1
+            continue
+        end = number
+        opened = lines[number - 1].lstrip().startswith("/*") and "*/" not in lines[number - 1]
+        while end + 1 <= last and end + 1 not in inside and end + 1 <= len(lines):
+            if opened:  # a block comment runs to its close, whatever its lines start with
+                opened = "*/" not in lines[end]
+            elif not _COMMENT.match(lines[end]):
+                break
+            end += 1
+        worded = next((n for n in range(number, end + 1) if _WORDS.search(lines[n - 1])), number)
+        if end - worded >= 2:
+            folds[worded + 1] = end
+        number = end + 1
+    return folds
 
 
 def shrinks(text: str, found: Sequence[Symbol], span: tuple[int, int] | None = None) -> bool:
