@@ -28,6 +28,11 @@ DAMPING: Final = 0.85
 ITERATIONS: Final = 40
 FOCUS: Final = 10.0
 """How much more a use of a name the window or the query names weighs."""
+FAMILIES: Final = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+"""Languages whose files use each other's definitions."""
+MEMBER_ALONE: Final = 0.2
+"""What a use of a method's name weighs when the file names neither its class nor its
+module."""
 STRONGEST: Final = 40
 """The uses of a file that count: its strongest, so a large repository's graph stays
 sparse (a word that merely looks like a name elsewhere weighs little anyway)."""
@@ -121,10 +126,15 @@ def uses(files: Mapping[str, FileFacts]) -> Uses:
         if all(last.files.get(path) is facts for path, facts in files.items()):
             return last
     definers: dict[str, set[str]] = defaultdict(set)
+    holders: dict[tuple[str, str], set[str]] = defaultdict(set)
+    """(file, name) -> the names of the classes that hold it, when only members have it."""
     for path, facts in files.items():
         for symbol in facts.symbols:
             if symbol.listed:
                 definers[symbol.name].add(path)
+                holders[(path, symbol.name)].add(
+                    symbol.parent.rpartition(".")[2] if symbol.parent else ""
+                )
     defined = definers.keys()
     used = {path: facts.words.keys() & defined for path, facts in files.items()}
     users: dict[str, int] = defaultdict(int)
@@ -132,13 +142,16 @@ def uses(files: Mapping[str, FileFacts]) -> Uses:
         for word in words:
             users[word] += 1
     stems = {path: stem(path) for path in files}
+    families = {path: FAMILIES.get(f.language, f.language) for path, f in files.items()}
     full: dict[str, dict[tuple[str, str], float]] = {}
     strongest: dict[str, dict[tuple[str, str], float]] = {}
     for path, facts in files.items():
         out: dict[tuple[str, str], float] = {}
+        family = FAMILIES.get(facts.language, facts.language)
         for word in used[path]:
             where = definers[word]
-            others = [d for d in where if d != path]
+            # Code uses code of its own language: a Go file's ``Format`` is not Python's.
+            others = [d for d in where if d != path and families[d] == family]
             if not others:
                 continue
             # A word most files use (a builtin a file happens to define too, a module
@@ -148,8 +161,12 @@ def uses(files: Mapping[str, FileFacts]) -> Uses:
             if word.startswith("_") or len(where) > 5:
                 weight *= 0.1
             for definer in others:
-                # A file that names the other's module (an import) means its definition.
+                # A file that names the other's module (an import) means its definition;
+                # a method's name alone (get, items) rarely means that class's method.
                 near = IMPORTED if stems[definer] in facts.words else 1.0
+                owners = holders[(definer, word)]
+                if "" not in owners and not any(owner in facts.words for owner in owners):
+                    near *= MEMBER_ALONE
                 out[(definer, word)] = out.get((definer, word), 0.0) + weight * near
         full[path] = out
         strongest[path] = (
