@@ -44,11 +44,12 @@ def uri_to_path(uri: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
-def flags(item: ContextItem | ItemSummary) -> str:
+def flags(item: ContextItem | ItemSummary, view: bool = True) -> str:
+    """``pinned,stale,outline``; ``view``: say outline or map (item_line says it too)."""
     marks = ["pinned"] if item.pinned else []
     if isinstance(item, ContextItem) and item.stale:
         marks.append("stale")
-    if item.view != "whole":
+    if view and item.view != "whole":
         marks.append(item.view)
     return ",".join(marks)
 
