@@ -99,3 +99,22 @@ async def test_the_symbol_at_a_place(session: Session, workspace: Path) -> None:
         "contextls/symbolAt", uri=session.uri("notes.txt"), position={"line": 0, "character": 0}
     )
     assert none["symbol"] is None and "not of .txt files" in none["reason"]
+
+
+async def test_a_symbol_an_editor_found_follows_its_definition_too(
+    session: Session, workspace: Path
+) -> None:
+    path = workspace / "app.py"
+    path.write_text(APP)
+    added = await session.call(
+        "contextls/addSymbol",
+        uri=session.uri("app.py"),
+        name="parse",  # as VS Code's provider names a method
+        symbolKind=6,
+        range={"start": {"line": 6, "character": 0}, "end": {"line": 8, "character": 0}},
+    )
+    item = added["item"]
+    assert item["metadata"]["qualifiedName"] == "Parser.parse"
+    path.write_text("# a new first line\n" + APP)
+    moved = await wait_for_item(session, item["id"], lambda i: i["metadata"]["startLine"] == 8)
+    assert not moved["stale"]

@@ -10,6 +10,7 @@ from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
+from contextls.core.text import Position
 from contextls.protocol import (
     AddResult,
     AmbiguousSymbolData,
@@ -68,6 +69,33 @@ class SymbolAdding(Adding):
             symbol_kind=symbol.kind,
         )
         return self._add(candidate)
+
+    def add_editor_symbol(
+        self,
+        uri: str,
+        start: Position,
+        end: Position,
+        name: str,
+        kind: str | int | None,
+        text: str | None = None,
+        language: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        pin: bool = False,
+    ) -> AddResult:
+        """A symbol an editor found: when the server parses its file too and a definition
+        of that name starts on its first line, the item follows it by its qualified name."""
+        meta = dict(metadata or {})
+        try:
+            path, rel = self.sources.locate(uri)
+            source = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+            found = self.code.facts_of(rel, source, language).symbols
+        except (ContextError, Unsupported):
+            found = []
+        last = name.replace("::", ".").rpartition(".")[2]
+        same = [s for s in found if s.name == last and start[0] + 1 in (s.start_line, s.name_line)]
+        if len(same) == 1:
+            meta[QUALIFIED_NAME] = same[0].display
+        return self.add_region(uri, start, end, text, language, meta, pin, name, kind)
 
     def add_candidate(self, candidate: Candidate) -> AddResult:
         """Add what a request planned (a file as its outline, say), as any add."""

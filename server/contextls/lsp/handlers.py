@@ -169,16 +169,16 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
 def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_region(
+    return workspace.add_editor_symbol(
         params.uri,
         start,
         end,
+        params.name,
+        _symbol_kind(params.symbol_kind),
         params.text,
         params.language,
         params.metadata,
         params.pin,
-        symbol=params.name,
-        symbol_kind=_symbol_kind(params.symbol_kind),
     )
 
 
