@@ -40,7 +40,7 @@ async def test_the_map_is_fitted_ranked_and_live(session: Session, workspace: Pa
     item = added["item"]
     assert item["view"] == "map" and item["kind"] == "custom"
     assert item["tokens"] <= 64 == item["metadata"]["mapTokens"]
-    assert tokenizer("o200k_base").count(item["content"]) == item["tokens"]
+    assert tokenizer("o200k_base").count(item["content"]) < item["tokens"]  # with its heading
     assert item["content"].startswith("store.py:\n│class Store:\n│    def get(self, key):")
     assert "return key" not in item["content"]
     status = added["status"]

@@ -6,6 +6,7 @@ again when the window's items or the workspace's files change, at most every
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Final
 
 from contextls.app.changes import Change
@@ -40,11 +41,12 @@ class Mapping(SymbolAdding, Viewing):
         wishes = {**(metadata or {}), "title": TITLE, VIEW: "map", "mapTokens": share}
         if query:
             wishes["query"] = query
-        content, shown, spent = self._map_text(query, share)
-        wishes.update({"definitions": shown, "rankMs": spent})
         existing = self._map_item()
         if existing is not None:
             self.remove_quietly(existing)
+        shape = Item(f"ctx-{self.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
+        content, shown, spent = self._map_text(query, share, shape)
+        wishes.update({"definitions": shown, "rankMs": spent})
         return self.add_candidate(candidates.text("custom", content, None, wishes, pin))
 
     def follow_files(self) -> None:
@@ -57,7 +59,8 @@ class Mapping(SymbolAdding, Viewing):
             return
         share = item.metadata.get("mapTokens", self.settings.map_tokens)
         query = item.metadata.get("query")
-        content, shown, spent = self._map_text(query if isinstance(query, str) else None, share)
+        asked = query if isinstance(query, str) else None
+        content, shown, spent = self._map_text(asked, share, item)
         if content == item.content:
             self._map_seen = (self.revision, time.monotonic())
             return
@@ -84,8 +87,10 @@ class Mapping(SymbolAdding, Viewing):
     def _map_item(self) -> Item | None:
         return next((item for item in self.window if view_of(item) == "map"), None)
 
-    def _map_text(self, query: str | None, share: int) -> tuple[str, int, int]:
-        """The map's text, how many definitions it shows, and what ranking cost (ms)."""
+    def _map_text(self, query: str | None, share: int, shape: Item) -> tuple[str, int, int]:
+        """The map's text, how many definitions it shows, and what ranking cost (ms).
+        ``shape``: the item it goes in; the share holds what the item takes in the window,
+        its heading and fences too."""
         started = time.perf_counter()
         files: dict[str, FileFacts] = dict(self.code.all_facts(self.settings.max_file_bytes))
         if not files:
@@ -96,7 +101,12 @@ class Mapping(SymbolAdding, Viewing):
             )
         focus_files, focus_names, leave_out = self._focus()
         ranked = rank(files, focus_files, focus_names, query, leave_out)
-        text, shown = fit(ranked, files, self.tokenizer.count, share)
+        costs = self.window.costs
+
+        def cost(text: str) -> int:
+            return costs.of(replace(shape, content=text))  # counted afresh: a new text
+
+        text, shown = fit(ranked, files, cost, share)
         spent = round((time.perf_counter() - started) * 1000)
         self._map_seen = (self.revision, time.monotonic())
         return text or "(no definition fits the map's share)\n", shown, spent

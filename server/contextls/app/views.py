@@ -60,12 +60,11 @@ class Viewing(Following):
             for item_id, shown in wanted:
                 item = self.window.get(item_id)
                 change.touch(item)
-                before = item.tokens
-                change.record_evictions(self.window.replace_content(item_id, shown))
                 kept = {k: v for k, v in item.metadata.items() if k not in (VIEW, WHOLE_TOKENS)}
                 if view == "outline":
-                    kept.update({VIEW: "outline", WHOLE_TOKENS: before})
-                item.metadata = kept
+                    kept.update({VIEW: "outline", WHOLE_TOKENS: item.tokens})
+                item.metadata = kept  # first: an item's heading says its view, and is counted
+                change.record_evictions(self.window.replace_content(item_id, shown))
                 if item.stale:
                     self.window.set_stale(item_id, False)
                 done.append(item)

@@ -17,20 +17,19 @@ from typing import Any, TypeVar
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
-from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
 from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
-from contextls.core.errors import (
-    ContextError,
-)
+from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
-from contextls.core.outlines import outline_of
+from contextls.core.outlines import outline_of, take_outlined
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
     ConfigureResult,
+    ContextItem,
     ErrorCode,
     Status,
     WindowSettings,
@@ -160,6 +159,19 @@ class WorkspaceState:
         return [warning for warning in said if warning not in before]
 
     def change(self, apply: Callable[[Change], T]) -> T:
+        return self.recorded_change(apply)[0]
+
+    def evicted_by(self, change: Change) -> list[ContextItem]:
+        """Every item a change took out of the window for good (an adaptive step's too),
+        as an answer reports them."""
+        return [
+            wire.context_item(eviction.item)
+            for eviction in change.evictions
+            if eviction.item.id not in self.window
+        ]
+
+    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
+        """``change``, and the record of what it did (for an answer that says all of it)."""
         # The one-time work first: servers of their own share the database, and the
         # write lock is held from here to the commit (loading o200k takes ~0.2 s).
         self.tokenizer.load()
@@ -173,7 +185,10 @@ class WorkspaceState:
             if change.mutated and change.settings is None:
                 # After every change the adaptive budget takes a step toward the work.
                 change.record_evictions(adaptive.step(self.window, self.settings))
-            outlined = self._take_outlined(change)
+            outlined = []
+            for item, said in take_outlined(self.window):
+                change.touch(item)  # saved; said only if it is still there
+                outlined += [said] if item.id in self.window else []
         except BaseException as error:
             if change.mutated or not isinstance(error, ContextError):
                 self.load()  # drop what this change half did
@@ -182,24 +197,10 @@ class WorkspaceState:
             self._save(change)
         for message in outlined:
             self.warn(message)
-        return result
+        return result, change
 
     def _compaction(self, settings: WindowSettings) -> None:
         self.window.outline_of = outline_of if settings.compaction == "outline" else None
-
-    def _take_outlined(self, change: Change) -> list[str]:
-        """Items the window showed as their outlines to make room: saved and announced."""
-        said = []
-        for item in self.window.outlined:
-            change.touch(item)
-            if item.id in self.window:
-                whole = item.metadata.get("wholeTokens", 0)
-                said.append(
-                    f"{item.id} {item.label} shown as outline: {whole:,} → {item.tokens:,} "
-                    f"tokens; `contextls expand {item.id}` shows it whole"
-                )
-        self.window.outlined.clear()
-        return said
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1
@@ -318,15 +319,24 @@ class WorkspaceState:
         break the new limits. The settings are saved with the window, so every
         client and process sees the same ones.
         """
+        wanted, reset = choose_model(self.chosen, wanted, reset)
         chosen = {key: value for key, value in self.chosen.items() if key not in reset}
         chosen.update(wanted)
         new = window_settings(chosen)
+        problem = adaptive.ceiling_problem(new)
+        if problem is not None and chosen != self.chosen:
+            key = "budgetCeiling" if "budgetCeiling" in wanted else "maxTokens"
+            raise InvalidParams(f"$.settings.{key}", problem)
         chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
         before = self.settings
         changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
         evicted: list[Item] = []
         if chosen != self.chosen:
             tokenizer = self.tokenizers(new.encoding)
+            if tokenizer.encoding != self.window.encoding:
+                # Loaded, and the window counted in the new tokens, before the write lock.
+                for item in self.window:
+                    tokenizer.count(item.content)
             window = self.window
             budget = adaptive.configured(
                 before, new, window.limits.max_tokens, window.pinned_tokens

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from contextls.core.items import Item
+from contextls.core.window import Window
 from contextls.protocol import ItemView
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.model import CONTAINERS
@@ -57,3 +58,18 @@ def outline_of(item: Item) -> str | None:
     if is_outlined(item) or not can_outline(item):
         return None
     return outline_text(item.content, item)
+
+
+def take_outlined(window: Window) -> list[tuple[Item, str]]:
+    """Items the window showed as their outlines to make room since it was last asked,
+    each with what to tell every client (the item is saved; one gone since, said not)."""
+    taken = [
+        (
+            item,
+            f"{item.id} {item.label} shown as outline: {item.metadata.get(WHOLE_TOKENS, 0):,} "
+            f"→ {item.tokens:,} tokens; `contextls expand {item.id}` shows it whole",
+        )
+        for item in window.outlined
+    ]
+    window.outlined.clear()
+    return taken
