@@ -15,9 +15,7 @@ def write_graph(root: Path) -> None:
     (root / "app.py").write_text(
         "from store import Store\n\n\ndef main():\n    return Store().get(1)\n"
     )
-    (root / "store.py").write_text(
-        "class Store:\n    def get(self, key):\n        return key\n"
-    )
+    (root / "store.py").write_text("class Store:\n    def get(self, key):\n        return key\n")
     (root / "report.py").write_text(
         "from layout import page\n\n\ndef report():\n    return page()\n"
     )
@@ -49,8 +47,12 @@ async def test_the_map_is_fitted_ranked_and_live(session: Session, workspace: Pa
     # The window changes: the map follows what the window's code uses now.
     await session.call("contextls/addFile", uri=session.uri("report.py"))
     await session.call(
-        "contextls/remove", ids=[i["id"] for i in (await session.call("contextls/list"))["items"]
-                                 if i["metadata"].get("path") == "app.py"]
+        "contextls/remove",
+        ids=[
+            i["id"]
+            for i in (await session.call("contextls/list"))["items"]
+            if i["metadata"].get("path") == "app.py"
+        ],
     )
     ranked = await wait_for_item(
         session, item["id"], lambda i: i["content"].startswith("layout.py:")
