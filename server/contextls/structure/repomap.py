@@ -14,6 +14,7 @@ what holds it, grouped by file.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import defaultdict
@@ -143,34 +144,43 @@ def uses(files: Mapping[str, FileFacts]) -> Uses:
             users[word] += 1
     stems = {path: stem(path) for path in files}
     families = {path: FAMILIES.get(f.language, f.language) for path, f in files.items()}
+    # What does not depend on the file that uses a word, once per word: its definers by
+    # language family, and what the word weighs (rarer is more telling, see below).
+    by_family: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for word, where in definers.items():
+        for definer in where:
+            by_family[(word, families[definer])].append(definer)
+    worth: dict[str, float] = {}
+    for word, count in users.items():
+        # A word most files use (a builtin a file happens to define too, a module name)
+        # says little about which definition is meant: weigh it by its rarity.
+        worth[word] = math.log((1 + len(files)) / count)
+        if word.startswith("_") or len(definers[word]) > 5:
+            worth[word] *= 0.1
+    members = {key: owners for key, owners in holders.items() if "" not in owners}
     full: dict[str, dict[tuple[str, str], float]] = {}
     strongest: dict[str, dict[tuple[str, str], float]] = {}
     for path, facts in files.items():
         out: dict[tuple[str, str], float] = {}
-        family = FAMILIES.get(facts.language, facts.language)
+        family = families[path]
+        counts = facts.words
         for word in used[path]:
-            where = definers[word]
             # Code uses code of its own language: a Go file's ``Format`` is not Python's.
-            others = [d for d in where if d != path and families[d] == family]
+            others = [d for d in by_family.get((word, family), ()) if d != path]
             if not others:
                 continue
-            # A word most files use (a builtin a file happens to define too, a module
-            # name) says little about which definition is meant: weigh it by its rarity.
-            rarity = math.log((1 + len(files)) / users[word])
-            weight = math.sqrt(facts.words[word]) * rarity / len(others)
-            if word.startswith("_") or len(where) > 5:
-                weight *= 0.1
+            weight = math.sqrt(counts[word]) * worth[word] / len(others)
             for definer in others:
                 # A file that names the other's module (an import) means its definition;
                 # a method's name alone (get, items) rarely means that class's method.
-                near = IMPORTED if stems[definer] in facts.words else 1.0
-                owners = holders[(definer, word)]
-                if "" not in owners and not any(owner in facts.words for owner in owners):
+                near = IMPORTED if stems[definer] in counts else 1.0
+                owners = members.get((definer, word))
+                if owners is not None and not any(map(counts.__contains__, owners)):
                     near *= MEMBER_ALONE
-                out[(definer, word)] = out.get((definer, word), 0.0) + weight * near
+                out[(definer, word)] = weight * near
         full[path] = out
         strongest[path] = (
-            dict(sorted(out.items(), key=lambda kv: -kv[1])[:STRONGEST])
+            dict(heapq.nlargest(STRONGEST, out.items(), key=lambda kv: kv[1]))
             if len(out) > STRONGEST
             else out
         )
