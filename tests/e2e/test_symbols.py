@@ -118,3 +118,17 @@ async def test_a_symbol_an_editor_found_follows_its_definition_too(
     path.write_text("# a new first line\n" + APP)
     moved = await wait_for_item(session, item["id"], lambda i: i["metadata"]["startLine"] == 8)
     assert not moved["stale"]
+
+
+async def test_a_symbol_of_a_file_already_whole_refreshes_the_file(
+    session: Session, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text(APP)
+    whole = await session.call("contextls/addFile", uri=session.uri("app.py"), outline=True)
+    again = await session.call(
+        "contextls/addSymbolByName", uri=session.uri("app.py"), name="Parser", outline=True
+    )
+    item = again["item"]
+    assert item["id"] == whole["item"]["id"] and again["deduplicated"]
+    assert item["view"] == "whole" and item["content"] == APP
+    assert "qualifiedName" not in item["metadata"]

@@ -48,7 +48,10 @@ class SymbolAdding(Adding):
         pin: bool = False,
         as_outline: bool = False,
     ) -> AddResult:
-        symbol, file_uri, _, text, found = self.find_symbol(name, uri, language)
+        symbol, file_uri, rel, text, found = self.find_symbol(name, uri, language)
+        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
+            # The whole file is context already: refreshed, as a region of it would be.
+            return self.add_file(file_uri, language, metadata, pin)
         start, end = symbol.lines
         lines = text.split("\n")
         meta = {**(metadata or {}), QUALIFIED_NAME: symbol.display}
