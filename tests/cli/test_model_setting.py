@@ -18,7 +18,9 @@ def test_a_window_counts_in_the_tokens_of_the_model_it_is_for(cli: Cli) -> None:
     after = cli("config", "--json").decode(ConfigReport)
     assert after.chosen["model"] == "claude-opus-4.7"
     assert (after.status.model, after.status.encoding) == ("claude-opus-4.7", "claude-v4.7")
-    claude = int(cli("tokens", "a.py", "--json").stdout.split('"tokens":')[1].split(",")[0])
+    shown = cli("show").stdout  # what the model is given, counted in its tokens
+    counted = cli("tokens", "-", "--json", stdin=shown).stdout
+    claude = int(counted.split('"tokens":')[1].split(",")[0])
     assert after.status.tokens == claude > before.tokens  # every item counted again
 
     cli("config", "set", "model", "gemini-2.5")

@@ -4,6 +4,7 @@ eviction a change made is in its answer, and what is rendered is what was counte
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -101,3 +102,28 @@ async def test_what_is_rendered_is_what_was_counted(start: Starter, fmt: str) ->
             assert counted == status["tokens"] and rendered["omittedIds"] == []
         elif max_tokens is None:
             assert rendered["omittedIds"] and any("left out" in w for w in rendered["warnings"])
+
+
+async def test_a_change_of_model_counts_in_the_background(start: Starter, workspace: Path) -> None:
+    """Claude's tokenizer counts ~0.3 MB/s: the window is counted in a worker thread, and a
+    request sent after the change is answered before it (order, not time, is the proof)."""
+    session = await start({"maxTokens": 1_000_000, "maxItems": 100})
+    body = "".join(f"def function_{n}(value):\n    return value * {n}\n\n" for n in range(700))
+    for n in range(30):
+        await session.call("contextls/addText", kind="code", content=f"# part {n}\n{body}")
+    order: list[str] = []
+
+    async def call(name: str, method: str, **params: Any) -> Any:
+        result = await session.call(method, **params)
+        order.append(name)
+        return result
+
+    configured, status = await asyncio.gather(
+        call("configure", "contextls/configure", settings={"model": "claude-opus-4.6"}),
+        call("status", "contextls/status"),
+    )
+    assert order == ["status", "configure"], order
+    assert configured["status"]["model"] == "claude-opus-4.6"
+    assert status["encoding"] == "o200k_base"  # answered before the change
+    rendered = await session.call("contextls/render")
+    assert rendered["tokens"] == configured["status"]["tokens"]

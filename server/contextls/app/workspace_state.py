@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +22,7 @@ from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_
 from contextls.app.sources import Documents, FileWatch, Sources
 from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
+from contextls.core.costs import Costs
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
 from contextls.core.outlines import outline_of, take_outlined
@@ -334,9 +336,9 @@ class WorkspaceState:
         if chosen != self.chosen:
             tokenizer = self.tokenizers(new.encoding)
             if tokenizer.encoding != self.window.encoding:
-                # Loaded, and the window counted in the new tokens, before the write lock.
-                for item in self.window:
-                    tokenizer.count(item.content)
+                # Loaded, and the window counted in the new tokens, before the write lock
+                # (the LSP handler has done it in a worker thread already: then cached).
+                precount(tokenizer, list(self.window))
             window = self.window
             budget = adaptive.configured(
                 before, new, window.limits.max_tokens, window.pinned_tokens
@@ -374,6 +376,17 @@ class WorkspaceState:
             status=self.status(),
         )
 
+    def tokenizer_after(self, wanted: dict[str, Any], reset: Sequence[str]) -> Tokenizer | None:
+        """The tokenizer the window would count in after ``configure(wanted, reset)``, when
+        it is another than now; None otherwise (or when the change would be refused)."""
+        try:
+            wanted, reset = choose_model(self.chosen, wanted, reset)
+        except ContextError:
+            return None
+        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        encoding = window_settings({**chosen, **wanted}).encoding
+        return None if encoding == self.window.encoding else self.tokenizers(encoding)
+
     def seed(self, wish: dict[str, Any]) -> None:
         """A client's settings for a window that has none of its own yet."""
         if wish and not self.chosen:
@@ -389,3 +402,13 @@ class WorkspaceState:
 def _where(item: Item) -> str:
     """An item named by its source, never by its text (which may be the secret itself)."""
     return item.path or f"{item.id} ({item.kind})"
+
+
+def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
+    """Count ``items`` as the window will in ``tokenizer`` (which remembers the counts), so
+    the change that switches to it counts nothing; how many items. Thread-safe: a change of
+    model runs it in a worker thread while other requests are answered."""
+    costs = Costs(tokenizer.count, tokenizer.encoding)
+    for item in items:
+        costs.of(replace(item, tokens=0))
+    return len(items)

@@ -41,7 +41,7 @@ class Costs:
         if fence not in self._seams:
             heading = "### Text · ctx-1\n"
             if fence:
-                body = f"{fence}text\nx\n{fence}\n\n"
+                body = f"{fence}text\n{fence}\n\n"
                 joined = self.count(heading + body) - self.count(heading) - self.count(body)
             else:
                 joined = self.count(MARKDOWN_FRAME + heading) - self.frame - self.count(heading)

@@ -9,16 +9,33 @@ base is never refused because the budget had shrunk while the work was light.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from contextls.core.costs import Costs
 from contextls.core.errors import ItemTooLarge, NoRoom, thousands
 from contextls.core.items import Item
 
-if TYPE_CHECKING:
-    from contextls.core.window import Window
+
+class Limited(Protocol):
+    """What of a window the checks read (``core.window.Window``)."""
+
+    @property
+    def limits(self) -> _Limits: ...
+
+    costs: Costs
+    pinned_count: int
+    pinned_tokens: int
 
 
-def check_size(window: Window, tokens: int, grow_to: int = 0) -> None:
+class _Limits(Protocol):
+    @property
+    def max_items(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+
+def check_size(window: Limited, tokens: int, grow_to: int = 0) -> None:
     """Refuse an item larger than the budget could ever be."""
     budget = max(window.limits.max_tokens, grow_to)
     if tokens > budget - window.costs.frame:
@@ -28,7 +45,7 @@ def check_size(window: Window, tokens: int, grow_to: int = 0) -> None:
         )
 
 
-def budget_for(window: Window, tokens: int, leaving: Sequence[Item], grow_to: int = 0) -> int:
+def budget_for(window: Limited, tokens: int, leaving: Sequence[Item], grow_to: int = 0) -> int:
     """The token budget the window needs to take an item of ``tokens`` in place of
     ``leaving``: its own, or more (at most ``grow_to``) when only growing makes room
     beside the pinned items. Refused (ItemTooLarge, NoRoom) when no budget allowed does."""

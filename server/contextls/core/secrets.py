@@ -1,10 +1,10 @@
 """Secrets that must not slip into an LLM's context unnoticed.
 
-Two checks, both cheap: ``is_secret_path`` (files that usually hold
-credentials, skipped when a directory or glob expands, unless named
-explicitly) and ``secret_warnings`` (text that looks like a private key or
-an access token, warned about on every add: CLI, editors, server). A
-warning names the kind of secret and where it is, never the secret itself.
+Two checks, both cheap: ``is_secret_path`` (files that usually hold credentials,
+skipped when a directory or glob expands, unless named explicitly;
+``core.secret_paths``) and ``secret_warnings`` (text that looks like a private key
+or an access token, warned about on every add: CLI, editors, server). A warning
+names the kind of secret and where it is, never the secret itself.
 """
 
 from __future__ import annotations
@@ -13,45 +13,11 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import PurePath
 from typing import Final
 
-SECRET_FILE_PATTERNS: Final[tuple[str, ...]] = (
-    ".env",
-    ".env.*",
-    "*.env",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".envrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".htpasswd",
-    "credentials",
-    "*.credentials",
-    *(
-        f"{stem}.{ext}"
-        for stem in ("credentials", "secrets", "secret")
-        for ext in ("json", "yaml", "yml", "toml", "ini", "env", "txt", "csv", "xml")
-    ),
-    "*.secret",
-    "*.secrets",
-    "service-account*.json",
-    "*.tfvars",
-)
-"""Names (lower-cased) of files that usually hold credentials."""
+from contextls.core.secret_paths import is_secret_path
+
+__all__ = ["is_secret_path", "secret_warnings"]
 
 
 def _any_case(pattern: str) -> str:
@@ -398,22 +364,6 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
     ),
     _ASSIGNMENT,
 )
-
-
-NOT_SECRET_PATTERNS: Final[tuple[str, ...]] = (
-    *(f".env.{kind}" for kind in ("example", "sample", "template", "dist", "defaults")),
-    "*.pub",
-)
-"""Names that match the above but are meant to be shared: dotenv templates, the
-public halves of SSH keys."""
-
-
-def is_secret_path(path: str | PurePath) -> bool:
-    """Whether the file's name says it usually holds credentials (``.env``, ``id_rsa``…)."""
-    name = PurePath(path).name.lower()
-    if any(fnmatchcase(name, pattern) for pattern in NOT_SECRET_PATTERNS):
-        return False
-    return any(fnmatchcase(name, pattern) for pattern in SECRET_FILE_PATTERNS)
 
 
 def secret_warnings(text: str, where: str) -> list[str]:

@@ -9,6 +9,7 @@ pygls floor.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
@@ -50,6 +51,9 @@ class Tokenizer:
         self._counter: Counter | None = None
         self._seen: dict[str, int] = {}
         self._seen_size = 0
+        self._lock = threading.Lock()
+        """Around what it remembers: a change of model counts a window in a worker thread
+        while requests count on the server's."""
 
     @property
     def loaded(self) -> bool:
@@ -58,7 +62,9 @@ class Tokenizer:
     def load(self) -> None:
         """Load the tokenizer now (a change does it before it takes the write lock)."""
         if self._counter is None:
-            self._counter = self._load(self.encoding)
+            with self._lock:
+                if self._counter is None:
+                    self._counter = self._load(self.encoding)
 
     def count(self, text: str) -> int:
         if not text:
@@ -70,10 +76,9 @@ class Tokenizer:
         return tokens
 
     def _count(self, text: str) -> int:
-        counter = self._counter
-        if counter is None:
-            counter = self._counter = self._load(self.encoding)
-        return counter.count(text)
+        self.load()
+        assert self._counter is not None
+        return self._counter.count(text)
 
     def count_pieces(self, pieces: Sequence[str]) -> int:
         """The count of ``"".join(pieces)``, counting only pieces not seen lately.
@@ -89,18 +94,21 @@ class Tokenizer:
         seen = self._seen
         total = 0
         for piece in pieces:
-            tokens = seen.pop(piece, None)
+            with self._lock:
+                tokens = seen.pop(piece, None)
+                if tokens is not None:
+                    seen[piece] = tokens  # the most recently used last
             if tokens is None:
                 tokens = self.count(piece)  # remembered as the most recently used
-            else:
-                seen[piece] = tokens  # the most recently used last
             total += tokens
         return total
 
     def _remember(self, text: str, tokens: int) -> None:
-        self._seen[text] = tokens
-        self._seen_size += len(text)
-        self._forget()
+        with self._lock:
+            if text not in self._seen:
+                self._seen_size += len(text)
+            self._seen[text] = tokens
+            self._forget()
 
     def _forget(self) -> None:
         seen = self._seen
