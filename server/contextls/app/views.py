@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
@@ -11,11 +12,31 @@ from contextls.app.following import Following
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
-from contextls.core.outlines import VIEW, WHOLE_TOKENS, can_outline, is_outlined, outline_text
+from contextls.core.outlines import (
+    VIEW,
+    WHOLE_TOKENS,
+    can_outline,
+    is_outlined,
+    outline_text,
+    outlined_if,
+    take_outlined,
+)
 from contextls.protocol import ErrorCode, SetViewResult
 
 
 class Viewing(Following):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # With compaction: outline, the window shows an old file as its outline before it
+        # evicts anything for tokens.
+        self.window.outline_of = lambda item: outlined_if(self.settings.compaction, item)
+
+    def _save(self, change: Change) -> None:
+        """What a change showed as outlines is saved with it, then told to every client."""
+        said = take_outlined(self.window, change.touch)
+        super()._save(change)
+        for message in said:
+            self.warn(message)
     def outlined_candidate(self, candidate: Candidate, or_whole: bool = False) -> Candidate:
         """A file to add as its outline; one with nothing to hide is refused (or, with
         ``or_whole``, added whole)."""

@@ -25,7 +25,6 @@ from contextls.core import adaptive
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
-from contextls.core.outlines import outline_of, take_outlined
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
@@ -102,7 +101,6 @@ class WorkspaceState:
             adaptive.limits_of(self.settings, budget), self.tokenizer.count, self.tokenizer.encoding
         )
         self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
-        self._compaction(self.settings)
         settled = adaptive.budget_of(self.settings, budget, self.window.pinned_tokens)
         if settled != budget:  # never below the pinned items'
             self.window.use(
@@ -187,22 +185,13 @@ class WorkspaceState:
             if change.mutated and change.settings is None:
                 # After every change the adaptive budget takes a step toward the work.
                 change.record_evictions(adaptive.step(self.window, self.settings))
-            outlined = []
-            for item, said in take_outlined(self.window):
-                change.touch(item)  # saved; said only if it is still there
-                outlined += [said] if item.id in self.window else []
         except BaseException as error:
             if change.mutated or not isinstance(error, ContextError):
                 self.load()  # drop what this change half did
             raise
         if change.mutated:
             self._save(change)
-        for message in outlined:
-            self.warn(message)
         return result, change
-
-    def _compaction(self, settings: WindowSettings) -> None:
-        self.window.outline_of = outline_of if settings.compaction == "outline" else None
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1
@@ -360,13 +349,8 @@ class WorkspaceState:
                     change.record_evictions(adaptive.step(window, new))
                 evicted.extend(eviction.item for eviction in change.evictions)
 
-            self._compaction(new)
-            try:
-                self.change(apply)  # a refusal leaves the window and its settings as they were
-            finally:
-                self._compaction(self.settings)
+            self.change(apply)  # a refusal leaves the window and its settings as they were
             self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
-            self._compaction(new)
             self._status = None
         return ConfigureResult(
             settings=self.settings,

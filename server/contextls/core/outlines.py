@@ -4,6 +4,7 @@ text, so the window can shrink an item before it would evict it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from contextls.core.items import Item
@@ -60,16 +61,22 @@ def outline_of(item: Item) -> str | None:
     return outline_text(item.content, item)
 
 
-def take_outlined(window: Window) -> list[tuple[Item, str]]:
-    """Items the window showed as their outlines to make room since it was last asked,
-    each with what to tell every client (the item is saved; one gone since, said not)."""
-    taken = [
-        (
-            item,
-            f"{item.id} {item.label} shown as outline: {item.metadata.get(WHOLE_TOKENS, 0):,} "
-            f"→ {item.tokens:,} tokens; `contextls expand {item.id}` shows it whole",
-        )
-        for item in window.outlined
-    ]
+def outlined_if(compaction: str, item: Item) -> str | None:
+    """With ``compaction: outline``, what the window may show an item as to make room."""
+    return outline_of(item) if compaction == "outline" else None
+
+
+def take_outlined(window: Window, save: Callable[[Item], None]) -> list[str]:
+    """What to tell every client of the items the window showed as their outlines to make
+    room since it was last asked; each is ``save``d (one gone since is not told of)."""
+    said = []
+    for item in window.outlined:
+        save(item)
+        if item.id in window:
+            whole = item.metadata.get(WHOLE_TOKENS, 0)
+            said.append(
+                f"{item.id} {item.label} shown as outline: {whole:,} → {item.tokens:,} tokens; "
+                f"`contextls expand {item.id}` shows it whole"
+            )
     window.outlined.clear()
-    return taken
+    return said
