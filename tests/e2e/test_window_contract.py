@@ -149,3 +149,17 @@ async def test_last_out_is_what_is_still_out(start: Starter) -> None:
     assert [s["id"] for s in (await session.call("contextls/status"))["lastEvicted"]] == ["ctx-1"]
     restored = await session.call("contextls/restore", ids=["ctx-1"])
     assert [s["id"] for s in restored["status"]["lastEvicted"]] == ["ctx-2"]
+
+
+async def test_forget_takes_paths_too(start: Starter, workspace: Path) -> None:
+    session = await start({"maxItems": 2})
+    await session.call("contextls/addFile", uri=session.uri("README.md"))
+    await session.call("contextls/addRegion", **session.region("src/app.py", 1, 2))
+    await session.call("contextls/addText", content="a note")  # README.md goes to the archive
+    dry = await session.call("contextls/forget", paths=["README.md", "src/app.py"], dryRun=True)
+    assert sorted(item["label"] for item in dry["forgotten"]) == ["README.md", "src/app.py:1-2"]
+    done = await session.call("contextls/forget", paths=[str(workspace / "README.md")])
+    assert [item["label"] for item in done["forgotten"]] == ["README.md"]
+    assert (await session.call("contextls/search", query="Project"))["hits"] == []
+    refused = await session.error("contextls/forget", paths=["/etc/passwd"])
+    assert refused.code == -31002  # OUTSIDE_WORKSPACE
