@@ -84,7 +84,10 @@ def status(
         model=model_of(settings.model, settings.encoding),
         count_exact=TOKENIZERS[settings.encoding].exact,
         count_label=TOKENIZERS[settings.encoding].label,
-        last_evicted=[summary(item) for item in reversed(window.last_evicted)],
+        # What left and is still out: an item restored since is not "last out".
+        last_evicted=[
+            summary(item) for item in reversed(window.last_evicted) if item.id not in window
+        ],
         next_eviction=summary(next_item) if next_item is not None else None,
         archive_bytes=archive.bytes,
         pruned_total=archive.pruned_total,

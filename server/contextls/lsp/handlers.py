@@ -305,7 +305,9 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
 
 @handles(p.Requests.FORGET)
 def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
-    return ls.session.route(params.workspace).forget(params.ids, params.query, params.dry_run)
+    return ls.session.route(params.workspace).forget(
+        params.ids, params.query, params.dry_run, params.paths
+    )
 
 
 @handles(p.Requests.EXPORT)

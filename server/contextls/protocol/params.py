@@ -217,6 +217,11 @@ class ForgetParams(WorkspaceParams, kw_only=True):
     ids: IdList | None = None
     query: Annotated[str, Meta(min_length=1, max_length=10_000)] | None = None
     """Every item (window or archive) whose text holds all of these words."""
+    paths: Annotated[list[Annotated[str, Meta(min_length=1)]], Meta(max_length=10_000)] | None = (
+        None
+    )
+    """Every item (window or archive) from these files: workspace-relative, absolute paths
+    or file URIs; a file that is gone still names its items."""
     dry_run: bool = False
 
 
