@@ -193,6 +193,9 @@ def _keep(
             (n for n, part in enumerate(relative[:-1]) if part in SKIPPED_DIRECTORIES), None
         )
         hidden = next((n for n, part in enumerate(relative) if part.startswith(".")), None)
+        if tool is None and not named_hidden and hidden is not None and is_secret_path(path):
+            expansion.skipped.append((_shown(path, root), SECRET_REASON))  # the weightier why
+            continue
         if tool is not None or (not named_hidden and hidden is not None):
             depth, why = (tool, TOOL_REASON) if tool is not None else (hidden, HIDDEN_REASON)
             assert depth is not None
