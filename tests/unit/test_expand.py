@@ -42,11 +42,11 @@ def test_a_folder_leaves_out_tool_folders_hidden_files_and_credentials(tmp_path:
     assert not any(f.named for f in found.files)
     assert sorted(found.skipped) == [
         ("src/.env", "may hold secrets; name it to add it"),
-        ("src/.hidden.py", "hidden; name it to add it"),
-        ("src/.venv/", "a tool folder; name it to add it"),
-        ("src/__pycache__/", "a tool folder; name it to add it"),
+        ("src/.hidden.py", "hidden"),
+        ("src/.venv/", "a tool folder"),
+        ("src/__pycache__/", "a tool folder"),
         ("src/deploy.pem", "may hold secrets; name it to add it"),
-        ("src/node_modules/", "a tool folder; name it to add it"),
+        ("src/node_modules/", "a tool folder"),
     ]
     assert found.refused == []
 

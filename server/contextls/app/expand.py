@@ -210,7 +210,7 @@ def _keep(
     for where, (why, files) in left_out.items():
         shown = _shown(where, root) + ("/" if files > 1 or where.is_dir() else "")
         held = f" ({files:,} files)" if files > 1 else ""
-        expansion.skipped.append((shown, f"{why}{held}; name it to add it"))
+        expansion.skipped.append((shown, f"{why}{held}"))
     return planned
 
 
