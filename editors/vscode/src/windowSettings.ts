@@ -1,15 +1,13 @@
-// The window settings (maxTokens, task, ...) belong to each folder's window, and VS Code's
-// settings are how a person changes them: a change is sent to the windows it applies to, and a
-// Reset Setting sends the reset, so the Settings UI and the window agree. The Window Settings
-// command shows what the window holds (the command line and other editors change it too) and
-// edits it through the same settings.
+// The Window Settings command: what the window holds now (the command line and other editors
+// change it too), and editing it through VS Code's settings, which SettingsDelivery sends to the
+// window.
 import * as vscode from 'vscode';
 import type { ContextClient } from './client';
 import type { WindowSettings } from './generated/protocol';
 import { grouped, taskWords } from './format';
 import * as ext from './lsp_ext';
 import { currentFolder } from './model';
-import { explicitValue, windowChange, WINDOW_KEYS, type WindowKey } from './settings';
+import { explicitValue, WINDOW_KEYS, type WindowKey } from './settings';
 
 interface Described {
   readonly title: string;
@@ -34,47 +32,8 @@ function shown(key: WindowKey, value: unknown): string {
   return String(value);
 }
 
-export class WindowSettingsEditor implements vscode.Disposable {
-  /** Keys changed per folder while no server ran: sent when one is ready. */
-  private readonly pending = new Map<string, Set<WindowKey>>();
-  private readonly subscription: vscode.Disposable;
-
-  constructor(private readonly client: ContextClient) {
-    this.subscription = client.onReady(() => void this.sendPending());
-  }
-
-  /** Sends the window settings a configuration change touched to the windows they apply to. */
-  async changed(e: vscode.ConfigurationChangeEvent): Promise<void> {
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      const keys = WINDOW_KEYS.filter((key) => e.affectsConfiguration(`contextls.${key}`, folder.uri));
-      if (keys.length === 0) continue;
-      const pending = this.pending.get(folder.uri.toString()) ?? new Set();
-      for (const key of keys) pending.add(key);
-      this.pending.set(folder.uri.toString(), pending);
-    }
-    if (this.client.running) await this.sendPending();
-  }
-
-  private async sendPending(): Promise<void> {
-    const due = [...this.pending];
-    this.pending.clear();
-    for (const [uri, keys] of due) {
-      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === uri);
-      if (!folder) continue;
-      const config = vscode.workspace.getConfiguration('contextls', folder.uri);
-      const { settings, reset } = windowChange([...keys], (key) => explicitValue(config.inspect(key)));
-      try {
-        await this.client.request(ext.configure, { workspace: uri, settings, reset });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        void vscode.window.showErrorMessage(`contextls: the window of ${folder.name} keeps its settings: ${message}`);
-      }
-    }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-  }
+export class WindowSettingsEditor {
+  constructor(private readonly client: ContextClient) {}
 
   /** Shows the window's settings; choosing one edits it (a folder setting, sent to the window). */
   async show(only?: WindowKey): Promise<void> {
