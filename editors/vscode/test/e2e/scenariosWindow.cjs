@@ -5,7 +5,7 @@
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const {
-  STEP_MS, sleep, runCommand, openFile, statusItem, statusText, viewRows, highlightedLines, highlightClasses, dialogFocus,
+  STEP_MS, sleep, runCommand, openFile, statusItem, statusText, viewRows, highlightedLines, highlightClasses, dialogFocus, toastWith,
 } = require('./workbench.cjs');
 const {
   CONTEXTLS, WS, DB, UNI_NAME, UNI_LINES, BIG_NAME, MD_NAME, JSON_NAME, MULTI_NAME, CONTEXTLS_ENV,
@@ -96,18 +96,19 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
         if (!tip.includes(part)) throw new Error(`the tooltip lacks ${JSON.stringify(part)}: ${tip}`);
       }
       await page.mouse.move(700, 400);
-      await toast.locator('.monaco-button', { hasText: 'Restore' }).click();
-      // Bringing it back needs room: the restore asks first, naming what would go.
-      const { dialog, focused } = await dialogFocus(page);
-      const asked = (await dialog.innerText()).replace(/\s+/g, ' ');
-      if (!asked.includes(`Restoring ${first.label} evicts 1 item of the window.`) || !asked.includes(second.label)) {
-        throw new Error(`the restore's question: ${asked}`);
-      }
-      assertEqual(focused, 'Keep the Window', 'the focused button of the restore\'s question');
-      await page.screenshot({ path: path.join(ARTIFACTS, '2b-restore-question.png') });
-      await dialog.locator('.monaco-button', { hasText: 'Restore and Evict 1' }).click();
+      // The toast brings the item back, or offers the archive (it hides after a while).
+      const buttons = (await toast.locator('.monaco-button').allTextContents()).map((b) => b.trim());
+      assertEqual(buttons, ['Restore It', 'Restore from Archive…'], 'the eviction toast\'s buttons');
+      await toast.locator('.monaco-button', { hasText: 'Restore It' }).click();
+      // A restore is an explicit add: it slides the window, asking nothing, and says what it evicted.
       await serverWindow((it) => it.some((i) => i.id === first.id) && !it.some((i) => i.id === second.id), 'after Restore');
+      assertEqual(await page.locator('.monaco-dialog-box').count(), 0, 'dialogs after Restore');
+      const next = await toastWith(page, `${second.label} (`);
+      const said = (await next.locator('.notification-list-item-message').textContent()) ?? '';
+      if (!said.startsWith('contextls evicted 1 item')) throw new Error(`the restore's eviction toast: ${said}`);
+      await page.screenshot({ path: path.join(ARTIFACTS, '2b-restore-slides.png') });
       await viewRows(page).filter({ hasText: first.label }).first().waitFor({ timeout: STEP_MS });
+      await runCommand(page, 'Notifications: Clear All Notifications');
     },
   },
   {
@@ -270,11 +271,17 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
   {
     name: '12-clear',
     async run(page) {
+      const held = cli('ls').items.length;
       await runCommand(page, 'contextls: Clear Context');
-      // The dialog focuses the choice that keeps everything: Enter changes nothing.
-      const { dialog, focused } = await dialogFocus(page);
-      assertEqual(focused, 'Keep the Window', 'the focused button of Clear\'s dialog');
+      // One button keeps everything (the dialog's own cancel: Escape too), none says the same again.
+      let { dialog } = await dialogFocus(page);
+      assertEqual((await dialog.locator('.monaco-button').allTextContents()).map((b) => b.trim()).sort(), ['Clear All', 'Keep the Window'], 'Clear\'s buttons');
       await page.screenshot({ path: path.join(ARTIFACTS, '12a-clear-dialog.png') });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached', timeout: STEP_MS });
+      assertEqual(cli('ls').items.length, held, 'items after Escape');
+      await runCommand(page, 'contextls: Clear Context');
+      ({ dialog } = await dialogFocus(page));
       await dialog.locator('.monaco-button', { hasText: /^Clear All$/ }).click();
       await serverWindow((it) => it.length === 0, 'after Clear');
       await statusText(page, (t) => t === '0/16k tokens · 0/50 items', 'after Clear');
@@ -292,7 +299,8 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       await openFile(page, BIG_NAME);
       await runCommand(page, 'contextls: Add File');
       const big = tokensOf(path.join(WS, BIG_NAME)).toLocaleString('en-US');
-      const message = `contextls: item has ${big} tokens; the budget is 100`;
+      // The refusal names what it refused.
+      const message = `contextls: ${BIG_NAME}: item has ${big} tokens; the budget is 100`;
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: message }).first();
       await toast.waitFor({ timeout: STEP_MS });
       await toast.locator('.codicon-error').first().waitFor({ timeout: STEP_MS });
