@@ -112,7 +112,6 @@ export class AddCommands {
       },
       { workspace, targets: files, pin },
       what,
-      async () => (await this.client.request(ext.countTokens, { workspace, targets: files })).skipped,
     );
     if (!result) return [];
     const { summary, problems, warn } = addReport(result, what);

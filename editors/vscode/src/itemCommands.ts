@@ -45,9 +45,11 @@ export class ItemCommands {
   async remove(node: unknown, nodes: unknown): Promise<void> {
     const ids = await this.idsFrom(node, nodes, 'Remove which item?', () => true);
     if (ids.length === 0) return;
+    const labels = new Map(this.model.items.map((i) => [i.id, i.label]));
     const result = await this.client.request(ext.remove, { workspace: workspaceUri(), ids: nonEmpty(ids) });
     const them = result.removed.length === 1 ? 'it' : 'them';
-    note(`contextls: removed ${result.removed.join(', ')} to the archive (Restore from Archive brings ${them} back)`);
+    const named = result.removed.map((id) => labels.get(id) ?? id).join(', ');
+    note(`contextls: removed ${named} to the archive (Restore from Archive brings ${them} back)`);
   }
 
   /** Delete in the items view: the focused row (or the selection it is part of); never a picker. */

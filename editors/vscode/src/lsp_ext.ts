@@ -29,7 +29,6 @@ export const search = request('contextls/search');
 export const restore = request('contextls/restore');
 export const refresh = request('contextls/refresh');
 export const forget = request('contextls/forget');
-export const countTokens = request('contextls/countTokens');
 export const configure = request('contextls/configure');
 export const serverInfo = request('contextls/serverInfo');
 

@@ -100,12 +100,20 @@ export function leftOut(skipped: readonly SkippedFile[], shown = 5): string | un
   return `${named.join(', ')}${more}`;
 }
 
+/**
+ * What the server's refusal says the set left out ("email/message.py, over the token budget on its
+ * own; …"): its figures (NoRoomData) do not carry it.
+ */
+export function leftOutOf(message: string): string | undefined {
+  const at = message.indexOf('Left out besides: ');
+  return at < 0 ? undefined : message.slice(at + 'Left out besides: '.length).replace(/\.$/, '');
+}
+
 /** Why a set cannot fit beside the pinned items, with the server's figures and what it left out. */
-export function noRoomMessage(data: NoRoomData, what: string, skipped: readonly SkippedFile[] = []): string {
+export function noRoomMessage(data: NoRoomData, what: string, left?: string): string {
   const short: string[] = [];
   if (data.shortTokens > 0) short.push(`${plural(data.shortTokens, 'token')} too many`);
   if (data.shortItems > 0) short.push(`${plural(data.shortItems, 'item')} too many`);
-  const left = leftOut(skipped);
   return (
     `${what} does not fit: it needs ${plural(data.tokens, 'token')} in ${plural(data.items, 'file')}, and beside ` +
     `the pinned items the window has room for ${plural(data.availableTokens, 'token')} and ` +
@@ -133,8 +141,6 @@ export class Refusal extends Error {}
 export type SendAddFiles = (params: AddFilesParams) => Promise<AddFilesResult>;
 /** Asks the person; `plan` is what the server planned (its `evicted` goes on yes). */
 export type Ask<Plan = AddFilesResult> = (question: Question, plan: Plan) => Promise<boolean>;
-/** What the set left out, asked for when the server refuses it for room (the refusal names them). */
-export type LeftOut = () => Promise<readonly SkippedFile[]>;
 
 /**
  * Adds a set as a whole. It slides the window like any add, unless the server answers that it
@@ -142,7 +148,7 @@ export type LeftOut = () => Promise<readonly SkippedFile[]>;
  * and the set is sent with `force` only on consent. A set that cannot fit is refused with the
  * figures; nothing changes then, nor when the person says no (undefined).
  */
-export async function addAsAWhole(send: SendAddFiles, ask: Ask, params: AddFilesParams, what: string, skipped?: LeftOut): Promise<AddFilesResult | undefined> {
+export async function addAsAWhole(send: SendAddFiles, ask: Ask, params: AddFilesParams, what: string): Promise<AddFilesResult | undefined> {
   const attempt = async (force: boolean): Promise<AddFilesResult | { needsForce: AddFilesResult }> => {
     try {
       return await send({ ...params, force });
@@ -150,8 +156,7 @@ export async function addAsAWhole(send: SendAddFiles, ask: Ask, params: AddFiles
       if (!isFailedRequest(e)) throw e;
       if (e.codeName === 'NO_ROOM') {
         const data = noRoomData(e);
-        const left = data && skipped ? await skipped().catch(() => []) : [];
-        throw new Refusal(data ? noRoomMessage(data, what, left) : `${what}: ${e.message}`);
+        throw new Refusal(data ? noRoomMessage(data, what, leftOutOf(e.message)) : `${what}: ${e.message}`);
       }
       const planned = e.codeName === 'NEEDS_FORCE' ? plannedResult(e) : undefined;
       if (planned) return { needsForce: planned };
@@ -213,12 +218,15 @@ export function restoreReport(result: RestoreResult): string {
   return `contextls: ${said.join('; ') || 'nothing to restore'}`;
 }
 
-/** "added a.py:1-9; merged ctx-2 into it", "a.py is in the window already" (the CLI's words). */
+/**
+ * "added a.py:1-9", "added a.py:1-20; merged ctx-2 into it" (the CLI's words), "a.py was in the
+ * window already: read again" (the same file or lines added again).
+ */
 export function addedWords(results: readonly Pick<AddResult, 'item' | 'merged' | 'deduplicated'>[]): string {
   return results
     .map(({ item, merged, deduplicated }) => {
-      if (deduplicated) return `${item.label} is in the window already`;
-      return merged.length > 0 ? `added ${item.label}; merged ${merged.join(', ')} into it` : `added ${item.label}`;
+      if (merged.length > 0) return `added ${item.label}; merged ${merged.join(', ')} into it`;
+      return deduplicated ? `${item.label} was in the window already: read again` : `added ${item.label}`;
     })
     .join('; ');
 }

@@ -126,20 +126,22 @@ export class SettingsDelivery implements vscode.Disposable {
     const { settings, reset } = windowChange(keys, (key) => explicitValue(config.inspect(key)));
     const workspace = folder.uri.toString();
     const now = (await this.client.request(ext.configure, { workspace })).settings;
-    const after = withChange(now, settings, reset, (key) => config.inspect(key)?.defaultValue);
+    const defaultOf = (key: WindowKey): unknown => config.inspect(key)?.defaultValue;
+    const words = changeWords(settings, reset, defaultOf);
+    const after = withChange(now, settings, reset, defaultOf);
     const changes = keys.filter((key) => after[key] !== now[key]);
     if (changes.length > 0) {
       const [{ items }, status] = await Promise.all([this.client.request(ext.list, { workspace }), this.client.request(ext.status, { workspace })]);
       const plan = settingsPlan(items, status, after);
       if (plan.asks) {
-        this.log.info(`settings not sent to the window of ${folder.name}: ${settingsQuestion(plan, changeWords(settings, reset))}`);
+        this.log.info(`settings not sent to the window of ${folder.name}: ${settingsQuestion(plan, words)}`);
         const typedIn = await this.putBack(folder, keys);
-        void this.offer(folder, { settings, reset }, settingsQuestion(plan, changeWords(settings, reset)), plan.evicted.map((i) => i.id), now, typedIn);
+        void this.offer(folder, { settings, reset }, words, settingsQuestion(plan, words), plan.evicted.map((i) => i.id), now, typedIn);
         return;
       }
     }
     await this.client.request(ext.configure, { workspace, settings, reset });
-    this.log.info(`settings sent to the window of ${folder.name}: ${changeWords(settings, reset)}`);
+    this.log.info(`settings sent to the window of ${folder.name}: ${words}`);
     this.remember(folder, keys);
   }
 
@@ -166,6 +168,7 @@ export class SettingsDelivery implements vscode.Disposable {
   private async offer(
     folder: vscode.WorkspaceFolder,
     change: { settings: WindowSettingsChange; reset: WindowKey[] },
+    words: string,
     question: string,
     evicted: string[],
     now: WindowSettings,
@@ -173,7 +176,7 @@ export class SettingsDelivery implements vscode.Disposable {
   ): Promise<void> {
     const config = vscode.workspace.getConfiguration('contextls', folder.uri);
     const kept = [...typedIn.keys()].map((key) => `${key} ${shown(config.get(key) ?? now[key])}`).join(', ');
-    const go = `Set ${changeWords(change.settings, change.reset)} and Evict ${grouped(evicted.length)}`;
+    const go = `Set ${words.replace(/ \(its default\)/g, '')} and Evict ${grouped(evicted.length)}`;
     const answer = await vscode.window.showWarningMessage(
       `contextls: ${question} Nothing was evicted: the setting is back at ${kept}${multiRoot() ? ` for ${folder.name}` : ''}.`,
       go,

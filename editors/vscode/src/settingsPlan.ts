@@ -69,10 +69,17 @@ export function settingsPlan<T extends Planned>(items: readonly T[], status: Pic
   return { evicted, held, asks: evictsMostOf(evicted, held) };
 }
 
-/** "maxTokens to 3", "maxTokens to 3 and maxItems to 2", "maxTokens back to its default". */
-export function changeWords(settings: Partial<Record<WindowKey, unknown>>, reset: readonly WindowKey[]): string {
-  const set = Object.entries(settings).map(([key, value]) => `${key} to ${typeof value === 'number' ? grouped(value) : String(value)}`);
-  const back = reset.map((key) => `${key} back to its default`);
+/**
+ * "maxTokens to 3", "maxTokens to 3 and maxItems to 2", "maxTokens to 8,000 (its default)": the
+ * Settings UI removes a value typed equal to the default, which reaches the window as a reset.
+ */
+export function changeWords(settings: Partial<Record<WindowKey, unknown>>, reset: readonly WindowKey[], defaultOf: (key: WindowKey) => unknown = () => undefined): string {
+  const shown = (value: unknown): string => (typeof value === 'number' ? grouped(value) : String(value));
+  const set = Object.entries(settings).map(([key, value]) => `${key} to ${shown(value)}`);
+  const back = reset.map((key) => {
+    const value = defaultOf(key);
+    return value === undefined ? `${key} back to its default` : `${key} to ${shown(value)} (its default)`;
+  });
   const all = [...set, ...back];
   return all.length <= 1 ? (all[0] ?? 'nothing') : `${all.slice(0, -1).join(', ')} and ${all.at(-1) ?? ''}`;
 }

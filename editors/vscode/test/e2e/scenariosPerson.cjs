@@ -277,7 +277,7 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         const toast = await toastWith(page, 'does not fit');
         const said = (await toast.innerText()).replace(/\s+/g, ' ');
         if (!said.includes(`${HUGE}/ does not fit: it needs ${huge.toLocaleString('en-US')} tokens in 6 files`)) throw new Error(`the refusal: ${said}`);
-        if (!said.includes(`Left out besides: ${HUGE}/blob.bin (binary)`)) throw new Error(`the refusal does not name what it left out: ${said}`);
+        if (!said.includes(`Left out besides: ${HUGE}/blob.bin, binary`)) throw new Error(`the refusal does not name what it left out: ${said}`);
         await shot(page, '14c-folder-too-big');
         assertEqual(cli('ls').items.map((/** @type {any} */ i) => i.id), before, 'the window after the refusal');
         await runCommand(page, 'Notifications: Clear All Notifications');

@@ -101,16 +101,17 @@ describe('addAsAWhole', () => {
 
   it('refuses with the figures, and names what the folder left out, when the set cannot fit beside the pinned items', async () => {
     const data: NoRoomData = { tokens: 11_532, items: 12, availableTokens: 3200, availableItems: 48, shortTokens: 8332, shortItems: 0 };
-    const { send } = server(new Failed('NO_ROOM', data));
+    const refusal = new Failed('NO_ROOM', data);
+    refusal.message = 'the 12 files take 11,532 tokens, ... nothing was added (...). Left out besides: lib/c.bin, binary; lib/.env, may hold secrets; name it to add it';
+    const { send } = server(refusal);
     const { asked, ask } = asker(true);
-    const left = () => Promise.resolve([{ path: 'lib/c.bin', reason: 'binary' }, { path: 'lib/.env', reason: 'may hold secrets; name it to add it' }]);
-    await assert.rejects(addAsAWhole(send, ask, params, 'lib/', left), (e: unknown) => {
+    await assert.rejects(addAsAWhole(send, ask, params, 'lib/'), (e: unknown) => {
       assert.ok(e instanceof Refusal);
       assert.equal(
         e.message,
         'lib/ does not fit: it needs 11,532 tokens in 12 files, and beside the pinned items the window has room for ' +
           '3,200 tokens and 48 items (8,332 tokens too many). Nothing was added: choose fewer files, unpin items, or raise contextls.maxTokens. ' +
-          'Left out besides: lib/c.bin (binary), lib/.env (may hold secrets; name it to add it).',
+          'Left out besides: lib/c.bin, binary; lib/.env, may hold secrets; name it to add it.',
       );
       return true;
     });
@@ -195,11 +196,12 @@ describe('addReport', () => {
 });
 
 describe('addedWords', () => {
-  it('says "merged" when an add joined items already there, and "already" for a duplicate', () => {
+  it('says "merged" when an add joined items already there, and "already" when the same was added again', () => {
     const add = (label: string, merged: string[] = [], deduplicated = false) => ({ item: item({ label }), merged, deduplicated });
     assert.equal(addedWords([add('a.py:1-9')]), 'added a.py:1-9');
-    assert.equal(addedWords([add('a.py:1-20', ['ctx-2', 'ctx-3'])]), 'added a.py:1-20; merged ctx-2, ctx-3 into it');
-    assert.equal(addedWords([add('a.py', [], true)]), 'a.py is in the window already');
+    // (the server says deduplicated for a merge too)
+    assert.equal(addedWords([add('a.py:1-20', ['ctx-2', 'ctx-3'], true)]), 'added a.py:1-20; merged ctx-2, ctx-3 into it');
+    assert.equal(addedWords([add('a.py', [], true)]), 'a.py was in the window already: read again');
   });
 });
 

@@ -69,5 +69,7 @@ describe('changeWords', () => {
   it('names each key and its value, resets as going back to the default', () => {
     assert.equal(changeWords({ maxTokens: 30_000 }, []), 'maxTokens to 30,000');
     assert.equal(changeWords({ maxTokens: 3, maxItems: 2 }, ['task']), 'maxTokens to 3, maxItems to 2 and task back to its default');
+    // the Settings UI removes a value typed equal to the default: it is said as typed
+    assert.equal(changeWords({}, ['maxTokens'], () => 8000), 'maxTokens to 8,000 (its default)');
   });
 });
