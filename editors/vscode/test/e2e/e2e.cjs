@@ -95,6 +95,7 @@ const ORDER = [
   '9-add-symbol',
   '9b-add-symbol-without-a-symbol-provider',
   '9c-unsaved-buffer',
+  '9d-a-merged-add-says-merged',
   '10-add-problems',
   '11-highlights',
   '12-clear',

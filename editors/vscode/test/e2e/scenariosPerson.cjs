@@ -193,6 +193,24 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
       },
     },
     {
+      name: '9d-a-merged-add-says-merged',
+      async run(page) {
+        // `def fill(text):` alone, then with its body: the second add absorbs the first.
+        await openFile(page, PY_NAME);
+        await page.keyboard.press('Control+g');
+        await page.keyboard.type('10');
+        await page.keyboard.press('Enter');
+        await runCommand(page, 'contextls: Add Selection');
+        const first = (await serverWindow((it) => it.some((i) => i.label === `${PY_NAME}:10`), 'after adding line 10')).find((i) => i.label === `${PY_NAME}:10`);
+        await page.keyboard.press('Home');
+        await page.keyboard.press('Shift+ArrowDown');
+        await page.keyboard.press('Shift+End');
+        await runCommand(page, 'contextls: Add Selection');
+        await serverWindow((it) => it.some((i) => i.label === `${PY_NAME}:10-11`) && !it.some((i) => i.id === first.id), 'after adding lines 10-11');
+        await page.locator('.statusbar-item', { hasText: `added ${PY_NAME}:10-11; merged ${first.id} into it` }).first().waitFor({ timeout: STEP_MS });
+      },
+    },
+    {
       name: '9c-unsaved-buffer',
       async run(page) {
         await runCommand(page, 'File: New Untitled Text File');
