@@ -10,10 +10,10 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp,semantic]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,semantic,models]'
 	# Editors spawn the server often: have its bytecode ready before the first spawn.
 	$(BIN)/python -m compileall -q server clients
 	touch $(STAMP)

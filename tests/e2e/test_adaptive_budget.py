@@ -64,13 +64,18 @@ async def test_a_debugging_session_grows_the_budget_and_notes_shrink_it(start: S
         await session.call("contextls/addText", kind="code", content=f"x = {n}\n" * 60)
     session.evictions.clear()
     shrinking = [(await status(session))["budget"]]
+    answered: set[str] = set()
     for n in range(25):
-        await session.call("contextls/addText", content=f"plain note {n}")
+        added = await session.call("contextls/addText", content=f"plain note {n}")
+        answered.update(item["id"] for item in added["evicted"])
         shrinking.append((await status(session))["budget"])
     assert shrinking[-1] < shrinking[0]
     assert all(a - b <= BASE // 4 for a, b in itertools.pairwise(shrinking))
     reasons = {notice["reason"] for notice in session.evictions}
     assert "budget" in reasons, reasons
+    # What the shrinking budget evicted is in the answers of the adds that shrank it.
+    announced = {item["id"] for notice in session.evictions for item in notice["items"]}
+    assert announced <= answered, announced - answered
     final = await status(session)
     assert final["tokens"] <= final["budget"] and final["complexity"] == 0
 

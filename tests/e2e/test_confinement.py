@@ -13,7 +13,7 @@ import pytest
 
 from contextls.app import transfer
 from contextls.core.errors import ContextError
-from contextls.protocol import EXPORT_FORMAT, ErrorCode, ExportDocument, ExportItem
+from contextls.protocol import EXPORT_FORMAT, EXPORT_VERSION, ErrorCode, ExportDocument, ExportItem
 
 from ..unit.test_service import Editor, start
 
@@ -74,6 +74,7 @@ def test_an_import_whose_folder_leads_out_is_refused(places: tuple[Path, Path]) 
     session = start(root, ":memory:", Editor())
     document = ExportDocument(
         format=EXPORT_FORMAT,
+        version=EXPORT_VERSION,
         window=[
             ExportItem(
                 id="ctx-1",

@@ -48,7 +48,9 @@ KIND_WEIGHT = {
 
 
 def words(text: str) -> int:
-    return len(text.split())
+    """One token per word of an item's text; the render's markup (lines that start with
+    ``#`` or a backtick: headings, fences) is free here (``test_costs.py`` counts it)."""
+    return sum(len(line.split()) for line in text.splitlines() if not line.startswith(("#", "`")))
 
 
 def reference_score(kind: str, timestamp: int, now: int) -> float:

@@ -6,6 +6,7 @@ import pytest
 
 from contextls.core.adaptive import (
     TASK_MULTIPLIERS,
+    Bounds,
     bounds,
     complexity,
     next_budget,
@@ -71,7 +72,9 @@ def test_the_ceiling_caps_the_upper_bound() -> None:
     assert target(8000, "complex_analysis", 1.0, ceiling=20_000) == 20_000
     assert bounds(8000, 20_000).high == 20_000
     assert bounds(8000, 0).high == 32_000
-    assert bounds(8000, 3000).high == 4000  # never under the lower bound
+    # A ceiling under half the base (refused when set) wins over that floor.
+    assert bounds(8000, 3000) == Bounds(3000, 3000)
+    assert bounds(8000, 3000, pinned=3500) == Bounds(3500, 3500)  # the pinned items do not
 
 
 def test_a_step_is_at_most_a_quarter_of_the_base() -> None:

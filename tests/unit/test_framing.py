@@ -21,7 +21,17 @@ from contextls.lsp.outbox import FrameReader, Outbox
 from contextls.protocol import CountTokensResult, ErrorCode
 from contextls.protocol.framing import MAX_BODY_BYTES, MAX_HEADER_LINE, frame
 
-COUNTED = {"tokens": 3, "encoding": "o200k_base", "files": [], "skipped": [], "refused": []}
+COUNTED = {
+    "tokens": 3,
+    "encoding": "o200k_base",
+    "model": "",
+    "exact": True,
+    "label": "exact",
+    "counts": [],
+    "files": [],
+    "skipped": [],
+    "refused": [],
+}
 """A ``CountTokensResult(tokens=3, encoding="o200k_base")`` as the wire carries it."""
 
 

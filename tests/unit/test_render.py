@@ -61,7 +61,7 @@ def test_markdown_starts_with_the_context_heading() -> None:
 
 def test_markdown_of_an_empty_window_is_just_the_heading() -> None:
     rendered = render([], "markdown", words)
-    assert rendered.text == "## Context\n"
+    assert rendered.text == "## Context\n\n"
     assert rendered.item_ids == [] and rendered.omitted_ids == []
 
 
@@ -509,10 +509,11 @@ def test_a_second_render_of_the_same_window_counts_nothing_again() -> None:
     tokenizer.count = spying  # type: ignore[method-assign]
     items = [code_item(n) for n in range(1, 4)]
     first = render(items, "markdown", spying, count_pieces=tokenizer.count_pieces)
-    assert len(counted) == 4  # the heading, then each section
+    # The frame, each heading, one body (the three items' texts are the same).
+    assert len(counted) == 5
     counted.clear()
     again = render(items, "markdown", spying, count_pieces=tokenizer.count_pieces)
     assert (again.text, again.tokens, counted) == (first.text, first.tokens, [])
     items.append(code_item(4, symbol="added"))
     render(items, "markdown", spying, count_pieces=tokenizer.count_pieces)
-    assert len(counted) == 2  # the section before the new one lost its last line end
+    assert len(counted) == 1  # the new heading: its text is one seen before

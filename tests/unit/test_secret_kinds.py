@@ -49,6 +49,27 @@ FAKES: dict[str, str] = {
     "GitHub fine-grained": "github_pat_" + "11ABCDEFG0" + "abcdefghijklmnopqrstuvwxyz" * 3,
     "OpenAI project key": "sk-proj-" + "abcdefghijklmnopqrstuvwxyz012345" + "6789",
     "Anthropic key": "sk-ant-" + "api03-" + "abcdefghijklmnopqrstuvwxyz012345",
+    "a quoted password that starts with a letter": 'password = "' + "hunter2" * 2 + '"',
+    "an unquoted _PASSWORD that reads like a name": "DB_PASSWORD=" + "Xk9vQ2mZ" + "7pLr4Tb8",
+    "Django SECRET_KEY in a .env": "SECRET_KEY=" + "django-insecure-" + "8f$z!k2m#q9w@x7v&p3r",
+    "redis URL with only a password": "REDIS_URL=redis://:" + "s3cr3tPassw0rd" + "@cache:6379/0",
+    ".netrc": "machine api.example.com\n  login alice\n  password " + "Zq8xV3" + "mN1pL7\n",
+    ".pgpass": "db.internal:5432:appdb:appuser:" + "Vb7nQ2" + "xL9mK4\n",
+    "Azure SAS": "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig="
+    + "AbCdEf0123456789" * 2 + "AbCd%3D",
+    "Azure Service Bus": "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;"
+    + "SharedAccessKey="
+    + B64[:44],
+    "Azure AD client secret": 'AZURE_CLIENT_SECRET="' + "Ab1~Cd2.Ef3_Gh4-" + 'Ij5~Kl6.Mn7_Op8-Qr9"',
+    "GitLab runner token": "token = glrt-" + "AbCdEfGhIjKl" + "MnOpQrStUv",
+    "GitLab deploy token": "gldt-" + "AbCdEfGhIjKl" + "MnOpQrStUv",
+    "Stripe webhook secret": "STRIPE_WEBHOOK=whsec_" + "AbCdEfGhIjKl" * 2 + "12345",
+    "npm _auth": "_auth=" + "YWxpY2U6c2VjcmV0" + "cGFzc3dvcmQxMjM=",
+    "Docker config auth": '{"auths": {"https://index.docker.io/v1/": {"auth": "'
+    + "YWxpY2U6c2VjcmV0"
+    + 'cGFzc3dvcmQxMjM="}}}',
+    "HTTP basic credentials": "Authorization: Basic " + "YWxpY2U6c2Vj" + "cmV0cGFzczEy",
+    "JDBC password": "jdbc:mysql://db:3306/app?user=alice&password=" + "Zq8xV3" + "mN1pL7",
 }
 
 
@@ -72,6 +93,11 @@ def test_every_common_format_warns(name: str) -> None:
         "url = 'http://user:pass@example.com/'",
         "conn = connect(password=self.password)",
         "SECRET_KEY = os.environ.get('SECRET_KEY')",
+        "ctx.load_cert_chain(CERTFILE, password=GetPassCallable())",
+        "password = user_password2",
+        "machine host.domain.com login log password pass",
+        "Authorization: Basic <base64 of user:password>",
+        "client_secret = settings.CLIENT_SECRET",
     ],
 )
 def test_placeholders_and_code_that_reads_a_secret_do_not_warn(text: str) -> None:

@@ -70,11 +70,7 @@ OPENAI = "sk-proj-" + "Ab3" * 15
             "a password or token assignment",
             "9f8e7d",
         ),
-        (
-            "DB_PASSWORD=Zx81Qq0Lm2Vb7Nc4Kd9Jh",
-            "a password or token assignment",
-            "Zx81Qq",
-        ),
+        ("DB_PASSWORD=Zx81Qq0Lm2Vb7Nc4Kd9Jh", "a password", "Zx81Qq"),
         ("STRIPE=sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "a Stripe secret key", "4eC39Hq"),
         ("key: AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "a Google API key", "SyD-9t"),
     ],

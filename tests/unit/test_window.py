@@ -1,7 +1,10 @@
 """The sliding window of one workspace (contextls.core.window).
 
-Tokens are counted one per whitespace-separated word and time comes from a
-fake clock, so every budget and every relevance score is visible in the test.
+Tokens are counted one per whitespace-separated word of an item's text, and time
+comes from a fake clock, so every budget and every relevance score is visible in the
+test. The render's markup (headings, fences: lines that start with ``#`` or a
+backtick) counts nothing here; what it costs is ``tests/unit/test_costs.py``'s, with
+the real tokenizer.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import contextls.core.relevance as relevance_module
 import contextls.core.window as window_module
 from contextls.core.errors import ContextError, ItemTooLarge, NoRoom, UnknownItem
 from contextls.core.items import Item
@@ -35,19 +39,25 @@ class Clock:
 
 
 class CountingWords:
-    """One token per word, remembering how often it was asked."""
+    """One token per word, remembering how often it was asked to count an item's text
+    (headings and the frame, all markup, are counted apart and often: not those)."""
 
     def __init__(self, factor: int = 1) -> None:
         self.factor = factor
         self.calls = 0
 
     def __call__(self, text: str) -> int:
-        self.calls += 1
-        return self.factor * len(text.split())
+        if any(line and not line.startswith(MARKUP) for line in text.splitlines()):
+            self.calls += 1
+        return self.factor * words(text)
 
 
 def words(text: str) -> int:
-    return len(text.split())
+    """Words of the text, not of the markup around it."""
+    return sum(len(line.split()) for line in text.splitlines() if not line.startswith(MARKUP))
+
+
+MARKUP = ("#", "`")
 
 
 def make_window(
@@ -1074,7 +1084,7 @@ def test_fifo_eviction_never_scores_items(monkeypatch: pytest.MonkeyPatch) -> No
     def refuse(item: Item, now_ms: int) -> float:
         raise AssertionError("fifo eviction must not compute relevance")
 
-    monkeypatch.setattr(window_module, "relevance", refuse)
+    monkeypatch.setattr(relevance_module, "relevance", refuse)
     window = make_window(max_items=5)
     for n in range(100):
         window.add(text(f"item {n}"))

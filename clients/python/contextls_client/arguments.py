@@ -224,7 +224,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     count = command("tokens", "count the tokens of files, or of stdin with '-'")
     count.add_argument("sources", nargs="+", metavar="PATH|-")
-    count.add_argument("--encoding", choices=get_args(Encoding), help="default: the window's")
+    count.add_argument(
+        "--model",
+        action="append",
+        metavar="MODEL",
+        help="count in this model's tokens (gpt-4o, claude-opus-4.6, claude-opus-4.7, "
+        "gemini-2.5, qwen3, mistral, llama-3, ...); again to compare; default: the window's",
+    )
+    count.add_argument("--encoding", choices=get_args(Encoding), help="a tokenizer by its id")
 
     forget = command("forget", "remove items for good: window, archive and database file")
     forget.add_argument("ids", nargs="*", metavar="ID")

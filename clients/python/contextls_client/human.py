@@ -67,7 +67,8 @@ def window_line(status: Status) -> str:
     """One-line window summary printed after commands that change it."""
     return (
         f"window: {count(status.item_count)}/{count(status.max_items)} items, "
-        f"{count(status.tokens)}/{count(budget_of(status))} tokens ({status.percent:.1f}%)"
+        f"{count(status.tokens)}/{count(budget_of(status))} {status.model or 'tokens'} tokens"
+        f" ({status.percent:.1f}%)"
     )
 
 
@@ -77,7 +78,8 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
     gauge = bar(status.tokens, budget, ascii_only=ascii_only)
     lines = [
         f"workspace  {uri_to_path(status.workspace)}",
-        f"tokens     [{gauge}] {count(status.tokens)} / {count(budget)}  ({status.percent:.1f}%)",
+        f"tokens     [{gauge}] {count(status.tokens)} / {count(budget)}  ({status.percent:.1f}%)"
+        f" {status.model or status.encoding}",
         f"items      {count(status.item_count)} / {count(status.max_items)}"
         f"  ({status.pinned_count} pinned, {status.stale_count} stale)",
         f"archive    {plural(status.archived_count, 'item')}"
@@ -93,7 +95,10 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         f"{'last out' if index == 0 else '':<10} {item_line(item)}"
         for index, item in enumerate(status.last_evicted)
     )
-    lines.append(f"window     {status.encoding}, {status.eviction_policy} eviction")
+    lines.append(
+        f"window     {status.model or status.encoding} ({status.encoding}, "
+        f"{status.count_label}), {status.eviction_policy} eviction"
+    )
     if status.budget_policy == "adaptive":
         lines.append(f"budget     {adaptive_reason(status)}")
     if status.semantic is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from contextls.protocol import Status
+from contextls.protocol import ModelCount, Status
 
 
 class ConfigReport(Struct, rename="camel", kw_only=True):
@@ -27,6 +27,9 @@ class ConfigReport(Struct, rename="camel", kw_only=True):
 class TokenCount(Struct, rename="camel", kw_only=True):
     source: str
     tokens: int
+    """In the first model's tokens."""
+    by_model: dict[str, int] = {}
+    """Every asked model's count (``--model``), by model name."""
 
 
 class TokensReport(Struct, rename="camel", kw_only=True):
@@ -35,6 +38,9 @@ class TokensReport(Struct, rename="camel", kw_only=True):
     sources: list[TokenCount]
     total: int
     encoding: str
+    model: str = ""
+    totals: list[ModelCount] = []
+    """Each model's total, exact or an estimate (``label``), in the order asked."""
 
 
 class ErrorReport(Struct, kw_only=True):

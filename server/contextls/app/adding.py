@@ -8,7 +8,7 @@ from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.files import check_size
 from contextls.app.workspace_state import WorkspaceState, _where
-from contextls.core import candidates
+from contextls.core import adaptive, candidates
 from contextls.core.candidates import Candidate
 from contextls.core.errors import (
     InvalidParams,
@@ -110,15 +110,15 @@ class Adding(WorkspaceState):
 
     def _add(self, candidate: Candidate) -> AddResult:
         def apply(change: Change) -> AddOutcome:
-            outcome = self.window.add(candidate)
+            outcome = self.window.add(candidate, grow_to=adaptive.grow_to(self.settings))
             change.record(outcome)
             return outcome
 
-        outcome = self.change(apply)
+        outcome, change = self.recorded_change(apply)
         warnings = self.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
         return AddResult(
             item=wire.context_item(outcome.item),
-            evicted=[wire.context_item(e.item) for e in outcome.evicted],
+            evicted=self.evicted_by(change),
             deduplicated=outcome.deduplicated,
             status=self.status(),
             merged=[item.id for item in outcome.absorbed],

@@ -12,7 +12,7 @@ is exactly what the real add does to the window as it is.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -22,6 +22,7 @@ from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.expand import PlannedFile, expand
 from contextls.app.workspace import Workspace
+from contextls.core import adaptive
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
@@ -87,7 +88,10 @@ def add_files(workspace: Workspace, params: AddFilesParams) -> AddFilesResult:
             dry_run=params.dry_run,
         )
     try:
-        result = workspace.change(lambda change: _apply(workspace.window, change, plan, params))
+        grow = adaptive.grow_to(workspace.settings)
+        result = workspace.change(
+            lambda change: _apply(workspace.window, change, plan, params, grow)
+        )
     except _Planned as planned:  # rolled back: the status is the window's as it is
         result = msgspec.structs.replace(planned.result, status=workspace.status(), dry_run=True)
         if planned.needs_force is not None:
@@ -143,7 +147,9 @@ def _candidate(workspace: Workspace, planned: PlannedFile, params: AddFilesParam
     )
 
 
-def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) -> AddFilesResult:
+def _apply(
+    window: Window, change: Change, plan: _Plan, params: AddFilesParams, grow_to: int
+) -> AddFilesResult:
     held_items, held_tokens = len(window), window.tokens
     members: dict[str, None] = {}
     """The set's items, in the order added (an item refreshed again moves to the end)."""
@@ -151,7 +157,7 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
     outcomes: list[tuple[Candidate, AddOutcome]] = []
     for planned, candidate in plan.candidates:
         try:
-            outcome = window.add(candidate, bulk=True)
+            outcome = window.add(candidate, bulk=True, grow_to=grow_to)
         except ItemTooLarge as error:  # refused before the window changed
             plan.leave_out(planned, str(candidate.metadata.get("path", planned.origin)), error)
             continue
@@ -163,7 +169,9 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
         if outcome.created:
             created.add(outcome.item.id)
         outcomes.append((candidate, outcome))
-    _check_room(window, [window.get(item_id) for item_id in members], plan.skipped)
+    chosen = [window.get(item_id) for item_id in members]
+    _grow_for(window, chosen, grow_to)
+    _check_room(window, chosen, plan.skipped)
     evictions = window.evict_to_fit(protect=members)
     change.record_evictions(evictions)
     result = AddFilesResult(
@@ -182,11 +190,24 @@ def _apply(window: Window, change: Change, plan: _Plan, params: AddFilesParams) 
         refused=plan.refused,
         dry_run=params.dry_run,
     )
-    if not params.force and _evicts_most(evictions, held_items, held_tokens):
+    # One file named explicitly slides the window like any add of one thing; asking first
+    # is for what a person cannot foresee: a folder, a glob, several files.
+    bulk = len(plan.candidates) > 1 or not plan.candidates[0][0].named
+    if bulk and not params.force and _evicts_most(evictions, held_items, held_tokens):
         raise _Planned(result, _needs_force_message(result, held_items))
     if params.dry_run:
         raise _Planned(result, None)
     return result
+
+
+def _grow_for(window: Window, members: list[Item], grow_to: int) -> None:
+    """Under an adaptive budget, grow (up to ``grow_to``) so the set fits beside the
+    pinned items outside it, as an add of one item does."""
+    outside = window.pinned_tokens - sum(item.tokens for item in members if item.pinned)
+    needed = outside + sum(item.tokens for item in members) + window.costs.frame
+    budget = max(window.limits.max_tokens, min(needed, grow_to))
+    if budget != window.limits.max_tokens:
+        window.limits = replace(window.limits, max_tokens=budget)
 
 
 def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile]) -> None:
@@ -196,7 +217,7 @@ def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile])
     pinned_tokens = window.pinned_tokens - sum(item.tokens for item in pinned_members)
     pinned_count = window.pinned_count - len(pinned_members)
     tokens = sum(item.tokens for item in members)
-    available_tokens = limits.max_tokens - pinned_tokens
+    available_tokens = window.capacity - pinned_tokens
     available_items = limits.max_items - pinned_count
     short_tokens = max(0, tokens - available_tokens)
     short_items = max(0, len(members) - available_items)

@@ -57,10 +57,17 @@ class Changing(WorkspaceState):
         def apply(change: Change) -> Item:
             item = self.window.set_pinned(item_id, pinned)
             change.touch(item)
+            # The heading says "pinned": a token or two more, which may need room.
+            change.record_evictions(self.window.evict_to_fit(protect=(item_id,)))
             return item
 
-        item = self.change(apply)
-        return PinResult(item=wire.context_item(item), status=self.status(), merged=merged)
+        item, change = self.recorded_change(apply)
+        return PinResult(
+            item=wire.context_item(item),
+            status=self.status(),
+            merged=merged,
+            evicted=self.evicted_by(change),
+        )
 
     def restore(self, ids: list[str], pin: bool, dry_run: bool = False) -> RestoreResult:
         """Bring archived items back (their own ids), evicting to make room like an add.
@@ -113,7 +120,7 @@ def _no_room_to_restore(item: Item, window: Window, wanted: list[str]) -> str:
     limits = window.limits
     others = [item_id for item_id in wanted if item_id != item.id]
     nothing = f"nothing was restored ({', '.join(others)} neither)" if others else "nothing changed"
-    if item.tokens > limits.max_tokens:
+    if item.tokens > window.capacity:
         return (
             f"{item.id} ({item.label}) has {thousands(item.tokens)} tokens, more than the whole "
             f"budget of {thousands(limits.max_tokens)}; raise maxTokens to bring it back; "
@@ -136,3 +143,4 @@ def _not_archived_message(missing: list[str], window: Window) -> str:
         f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in the archive; "
         "search lists what is"
     )
+

@@ -51,12 +51,16 @@ class Following(WorkspaceState):
                                 self.warn(warning)
                         except ContextError:  # the file outgrew the budget: keep what it was
                             if not item.stale:
-                                self.window.set_stale(item.id, True, "too large")
+                                change.record_evictions(
+                                    self.window.set_stale(item.id, True, "too large")
+                                )
                             continue
                     if plan.lines is not None:
-                        self.window.move(item.id, plan.lines)
+                        change.record_evictions(self.window.move(item.id, plan.lines))
                     if item.stale != plan.stale or plan.why is not None:
-                        self.window.set_stale(item.id, plan.stale, plan.why)
+                        change.record_evictions(
+                            self.window.set_stale(item.id, plan.stale, plan.why)
+                        )
 
             self.change(apply)
 
@@ -99,7 +103,7 @@ class Following(WorkspaceState):
                 if content != item.content:
                     change.record_evictions(self.window.replace_content(item_id, content))
                 if item.stale:
-                    self.window.set_stale(item_id, False)
+                    change.record_evictions(self.window.set_stale(item_id, False))
                 done.append(item)
             return done, [eviction.item for eviction in change.evictions]
 

@@ -62,6 +62,7 @@ class Lifecycle(WorkspaceState):
         if dry_run or not gone:
             return ForgetResult(forgotten=forgotten, status=self.status(), dry_run=dry_run)
         window_ids = [item.id for item in in_window]
+        self.store.reserve.release_if_tight()  # the room a delete needs on a full disk
 
         def apply(change: Change) -> None:
             change.archive_delta -= self.store.forget(self.root_uri, in_archive)

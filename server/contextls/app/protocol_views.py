@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextls.core import adaptive
 from contextls.core.items import Item
+from contextls.core.models import TOKENIZERS, model_of
 from contextls.core.window import Window
 from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
 from contextls.storage.store import ArchiveState
@@ -64,15 +65,18 @@ def status(
         revision=revision,
         item_count=len(window),
         max_items=limits.max_items,
-        tokens=window.tokens,
+        tokens=window.total,
         max_tokens=settings.max_tokens,
-        percent=round(100 * window.tokens / budget, 2),
+        percent=round(100 * window.total / budget, 2),
         pinned_count=window.pinned_count,
         stale_count=window.stale_count,
         archived_count=archived_count,
         evicted_total=evicted_total,
         encoding=settings.encoding,
         eviction_policy=limits.policy,
+        model=model_of(settings.model, settings.encoding),
+        count_exact=TOKENIZERS[settings.encoding].exact,
+        count_label=TOKENIZERS[settings.encoding].label,
         last_evicted=[summary(item) for item in reversed(window.last_evicted)],
         next_eviction=summary(next_item) if next_item is not None else None,
         archive_bytes=archive.bytes,

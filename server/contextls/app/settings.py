@@ -8,6 +8,7 @@ is checked on its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
@@ -125,3 +126,36 @@ _Single: dict[str, type[msgspec.Struct]] = {
 }
 
 __all__ = ["CondenseSettings", "ParsedSettings", "Settings", "parse_settings", "unwrap"]
+
+
+def choose_model(
+    chosen: dict[str, Any], wanted: dict[str, Any], reset: Sequence[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """``wanted`` and ``reset`` with the model read: a model (any spelling) sets
+    ``encoding`` to its tokenizer and is kept by its canonical name; ``encoding`` set alone
+    clears the model (the window then shows the encoding's); resetting one resets both.
+    ContextError (naming the field) for a name no model has, or a tokenizer not installed."""
+    from contextls.app.tokenizers import available
+    from contextls.core import models
+    from contextls.core.errors import ContextError
+
+    wanted, reset = dict(wanted), list(reset)
+    if "model" in reset or "encoding" in reset:
+        reset = [*reset, *(key for key in ("model", "encoding") if key not in reset)]
+    name = wanted.get("model")
+    if name:
+        try:
+            encoding = models.encoding_of(name)
+        except ValueError as error:
+            raise ContextError(f"model: {error}") from None
+        wanted["model"], wanted["encoding"] = models.canonical(name), encoding
+    elif "model" in wanted:  # "" (or null): the encoding's model
+        del wanted["model"]
+        reset.append("model")
+    elif wanted.get("encoding") and "model" in chosen:
+        reset.append("model")
+    chosen_encoding = wanted.get("encoding")
+    missing = available(chosen_encoding) if chosen_encoding else None
+    if missing is not None:
+        raise ContextError(f"model: {missing}")
+    return wanted, reset

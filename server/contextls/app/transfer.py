@@ -10,8 +10,11 @@ refuses the whole document, with a message naming it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Final
+
+import msgspec
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
@@ -32,6 +35,9 @@ from contextls.protocol import (
     WindowSettings,
 )
 
+CHECKED_PER_STEP: Final = 5_000
+MAX_METADATA_BYTES: Final = 64 * 1024
+"""Metadata an imported item may carry, as JSON (paths, lines, a symbol: a few hundred)."""
 MAX_IMPORTED_ITEMS: Final = 100_000
 """More items than an archive keeps by default ten times over: refused as hostile."""
 BATCH: Final = 500
@@ -43,8 +49,10 @@ def export(workspace: Workspace, archive: bool) -> ExportDocument:
     """The window (and its archive) as one document, with paths relative to the root."""
     archived = workspace.store.archive_rows(workspace.root_uri) if archive else []
     return ExportDocument(
+        format=EXPORT_FORMAT,
+        version=EXPORT_VERSION,
         exported_at=workspace.clock(),
-        workspace=workspace.root_uri,
+        workspace=workspace.sources.root.name,
         settings=workspace.settings,
         window=[exported(item) for item in workspace.window],
         archive=[exported(item, at, reason) for item, at, reason in archived],
@@ -73,11 +81,14 @@ class Importing:
     was; if the first step is refused, they are taken back.
     """
 
-    def __init__(self, workspace: Workspace, document: ExportDocument) -> None:
+    def __init__(
+        self, workspace: Workspace, document: ExportDocument, checked: bool = False
+    ) -> None:
+        """``checked``: ``checking_import`` already ran over ``document``."""
         self.workspace = workspace
-        self.window_items, self.archive_items = check_import(
-            document, workspace.sources.root, workspace.settings.max_file_bytes
-        )
+        if not checked:
+            check_import(document, workspace.sources.root, workspace.settings.max_file_bytes)
+        self.window_items, self.archive_items = document.window, document.archive
         wanted = {} if workspace.chosen else chosen_of(document.settings, WINDOW_KEYS)
         defaults = chosen_of(WindowSettings(), WINDOW_KEYS)
         self.adopted = {key: value for key, value in wanted.items() if defaults[key] != value}
@@ -106,6 +117,7 @@ class Importing:
             evicted=[],
             status=self.workspace.status(),
             dry_run=True,
+            settings=self.adopted,
         )
 
     def step(self) -> bool:
@@ -162,6 +174,7 @@ class Importing:
             archived=[new for new in self.mapping.values() if new not in in_window],
             evicted=[wire.context_item(i) for i in self.evicted if i.id not in in_window],
             status=self.workspace.status(),
+            settings=self.adopted,
         )
 
 
@@ -183,6 +196,14 @@ def check_import(
     document: ExportDocument, root: Path, max_bytes: int
 ) -> tuple[list[ExportItem], list[ExportItem]]:
     """The document's window and archive items, re-rooted under ``root``; or a refusal."""
+    for _ in checking_import(document, root, max_bytes):
+        pass
+    return document.window, document.archive
+
+
+def checking_import(document: ExportDocument, root: Path, max_bytes: int) -> Iterator[None]:
+    """``check_import`` in steps: it yields after every ``CHECKED_PER_STEP`` items, so a
+    server can answer other clients between them (100,000 items take ~0.25 s)."""
     if document.format != EXPORT_FORMAT:
         raise InvalidParams(
             "$.document.format", f"this is not a contextls export ({document.format!r})"
@@ -202,6 +223,8 @@ def check_import(
     seen: set[str] = set()
     for where, items in (("window", document.window), ("archive", document.archive)):
         for index, item in enumerate(items):
+            if index % CHECKED_PER_STEP == CHECKED_PER_STEP - 1:
+                yield
             field = f"$.document.{where}[{index}]"
             if item.id in seen:
                 raise InvalidParams(f"{field}.id", f"{item.id} appears twice in the document")
@@ -213,12 +236,18 @@ def check_import(
                     f"{max_bytes:,}; nothing was imported",
                     ErrorCode.FILE_TOO_LARGE,
                 )
+            metadata = len(msgspec.json.encode(item.metadata))
+            if metadata > MAX_METADATA_BYTES:
+                raise InvalidParams(
+                    f"{field}.metadata",
+                    f"{item.id} has {metadata:,} bytes of metadata; an item keeps at most "
+                    f"{MAX_METADATA_BYTES:,}",
+                )
             if not item.content.strip() and item.kind not in RANGED_KINDS:
                 # A file (an empty __init__.py) or a region of one may be blank; a note
                 # never was (the server refuses to add one).
                 raise InvalidParams(f"{field}.content", f"{item.id} is empty")
             _reroot(item, root, field)
-    return document.window, document.archive
 
 
 def _reroot(item: ExportItem, root: Path, field: str) -> None:
@@ -230,6 +259,10 @@ def _reroot(item: ExportItem, root: Path, field: str) -> None:
         raise InvalidParams(f"{field}.metadata.path", f"{item.id} has a path that is not text")
     check_path_limits(path, f"{field}.metadata.path")
     relative = PurePosixPath(path)
+    if not relative.parts or relative.parts == (".",):
+        raise InvalidParams(
+            f"{field}.metadata.path", f"{item.id} names the workspace folder itself, not a file"
+        )
     outside = relative.is_absolute() or ".." in relative.parts or "\0" in path
     if not outside:
         # Lexically inside is not enough: a folder on the way may be a symlink out.

@@ -12,24 +12,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
-from contextls.app.settings import WINDOW_KEYS, chosen_of, window_settings
+from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_settings
 from contextls.app.sources import Documents, FileWatch, Sources
 from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
-from contextls.core.errors import (
-    ContextError,
-)
+from contextls.core.costs import Costs
+from contextls.core.errors import ContextError, InvalidParams
 from contextls.core.items import Item
 from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
     ConfigureResult,
+    ContextItem,
     ErrorCode,
     Status,
     WindowSettings,
@@ -158,6 +159,19 @@ class WorkspaceState:
         return [warning for warning in said if warning not in before]
 
     def change(self, apply: Callable[[Change], T]) -> T:
+        return self.recorded_change(apply)[0]
+
+    def evicted_by(self, change: Change) -> list[ContextItem]:
+        """Every item a change took out of the window for good (an adaptive step's too),
+        as an answer reports them."""
+        return [
+            wire.context_item(eviction.item)
+            for eviction in change.evictions
+            if eviction.item.id not in self.window
+        ]
+
+    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
+        """``change``, and the record of what it did (for an answer that says all of it)."""
         # The one-time work first: servers of their own share the database, and the
         # write lock is held from here to the commit (loading o200k takes ~0.2 s).
         self.tokenizer.load()
@@ -177,7 +191,7 @@ class WorkspaceState:
             raise
         if change.mutated:
             self._save(change)
-        return result
+        return result, change
 
     def _save(self, change: Change) -> None:
         revision = self.revision + 1
@@ -296,15 +310,24 @@ class WorkspaceState:
         break the new limits. The settings are saved with the window, so every
         client and process sees the same ones.
         """
+        wanted, reset = choose_model(self.chosen, wanted, reset)
         chosen = {key: value for key, value in self.chosen.items() if key not in reset}
         chosen.update(wanted)
         new = window_settings(chosen)
+        problem = adaptive.ceiling_problem(new)
+        if problem is not None and chosen != self.chosen:
+            key = "budgetCeiling" if "budgetCeiling" in wanted else "maxTokens"
+            raise InvalidParams(f"$.settings.{key}", problem)
         chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
         before = self.settings
         changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
         evicted: list[Item] = []
         if chosen != self.chosen:
             tokenizer = self.tokenizers(new.encoding)
+            if tokenizer.encoding != self.window.encoding:
+                # Loaded, and the window counted in the new tokens, before the write lock
+                # (the LSP handler has done it in a worker thread already: then cached).
+                precount(tokenizer, list(self.window))
             window = self.window
             budget = adaptive.configured(
                 before, new, window.limits.max_tokens, window.pinned_tokens
@@ -337,6 +360,17 @@ class WorkspaceState:
             status=self.status(),
         )
 
+    def tokenizer_after(self, wanted: dict[str, Any], reset: Sequence[str]) -> Tokenizer | None:
+        """The tokenizer the window would count in after ``configure(wanted, reset)``, when
+        it is another than now; None otherwise (or when the change would be refused)."""
+        try:
+            wanted, reset = choose_model(self.chosen, wanted, reset)
+        except ContextError:
+            return None
+        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        encoding = window_settings({**chosen, **wanted}).encoding
+        return None if encoding == self.window.encoding else self.tokenizers(encoding)
+
     def seed(self, wish: dict[str, Any]) -> None:
         """A client's settings for a window that has none of its own yet."""
         if wish and not self.chosen:
@@ -352,3 +386,13 @@ class WorkspaceState:
 def _where(item: Item) -> str:
     """An item named by its source, never by its text (which may be the secret itself)."""
     return item.path or f"{item.id} ({item.kind})"
+
+
+def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
+    """Count ``items`` as the window will in ``tokenizer`` (which remembers the counts), so
+    the change that switches to it counts nothing; how many items. Thread-safe: a change of
+    model runs it in a worker thread while other requests are answered."""
+    costs = Costs(tokenizer.count, tokenizer.encoding)
+    for item in items:
+        costs.of(replace(item, tokens=0))
+    return len(items)

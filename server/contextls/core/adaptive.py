@@ -106,12 +106,34 @@ class Bounds:
 
 def bounds(base: int, ceiling: int, pinned: int = 0) -> Bounds:
     """Where the budget may be: half to four times the base, under the ceiling, and
-    never below what the pinned items take."""
+    never below what the pinned items take. A ceiling below half the base wins over that
+    floor (it is the model's limit; setting one is refused, but a window may hold one
+    from before): the budget then stays at the ceiling."""
     high = base * MAX_SHARE
     if ceiling:
         high = min(high, ceiling)
-    low = max(int(base * MIN_SHARE), pinned)
+    low = max(min(int(base * MIN_SHARE), high), pinned)
     return Bounds(low, max(high, low))
+
+
+def grow_to(settings: WindowSettings) -> int:
+    """The most the budget may grow to take one item (0 under a fixed budget)."""
+    if settings.budget_policy != "adaptive":
+        return 0
+    return bounds(settings.max_tokens, settings.budget_ceiling).high
+
+
+def ceiling_problem(settings: WindowSettings) -> str | None:
+    """Why ``budgetCeiling`` cannot be what it is with this ``maxTokens``, or None."""
+    ceiling, base = settings.budget_ceiling, settings.max_tokens
+    floor = int(base * MIN_SHARE)
+    if ceiling and ceiling < floor:
+        return (
+            f"budgetCeiling {ceiling:,} is below the adaptive budget's floor, half of maxTokens "
+            f"{base:,} ({floor:,}): raise budgetCeiling, or lower maxTokens to "
+            f"{ceiling * 2:,} or less"
+        )
+    return None
 
 
 def target(base: int, task: str, score: float, ceiling: int = 0) -> int:
@@ -160,14 +182,17 @@ def step(window: Window, settings: WindowSettings) -> list[Eviction]:
     if settings.budget_policy != "adaptive":
         return []
     current = window.limits.max_tokens
-    score = complexity(window.recent(RECENT))
+    recent = window.recent(RECENT)
+    score = complexity(recent)
+    # Never below what the pinned items and the newest one (what was just asked for) need.
+    newest = recent[-1].tokens if recent and not recent[-1].pinned else 0
     new = next_budget(
         current,
         settings.max_tokens,
         settings.task,
         score,
         settings.budget_ceiling,
-        window.pinned_tokens,
+        window.pinned_tokens + newest + window.costs.frame,
     )
     if new == current:
         return []

@@ -52,6 +52,9 @@ class Item:
     seq: int = 0
     encoding: str = ""
     label: str = field(default="", compare=False)
+    body_tokens: int = field(default=-1, compare=False, repr=False, init=False)
+    """What the item's text takes in a render (``core.render.body_piece``), once counted;
+    -1 until then. ``tokens`` is that plus its heading: what the window counts."""
     demand: int = field(default=-1, compare=False, repr=False, init=False)
     """The signs of demanding work its text shows (``core.adaptive``), once counted;
     -1 until then (and again when its text changes)."""

@@ -9,6 +9,7 @@ The seed's free-form flags and source types map onto item kinds as below.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from contextls.core.items import Item
@@ -34,3 +35,18 @@ def relevance(item: Item, now_ms: int) -> float:
     age_hours = max(0, now_ms - item.timestamp) / _HOUR_MS
     recency = math.exp(-age_hours / _DECAY_HOURS)
     return min(1.0, _RECENCY_WEIGHT * recency + _KIND_WEIGHT.get(item.kind, 0.0))
+
+
+def next_victim(unpinned: Iterable[Item], policy: str, now: Callable[[], int]) -> Item | None:
+    """The item to evict first among ``unpinned`` (oldest first): the oldest under
+    ``fifo``; the least relevant under ``relevance``, ties to the oldest."""
+    if policy == "fifo":
+        return next(iter(unpinned), None)
+    at = now()
+    best: Item | None = None
+    best_score = 2.0
+    for item in unpinned:
+        score = relevance(item, at)
+        if score < best_score:
+            best, best_score = item, score
+    return best

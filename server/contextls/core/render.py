@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -55,48 +55,35 @@ def render(
     budget: int | None = None,
     count_pieces: Callable[[Sequence[str]], int] | None = None,
 ) -> Rendered:
-    """Render ``items`` (then ``history``) within a budget.
+    """Render ``items`` (then ``history``) within a limit: ``max_tokens`` when given,
+    else ``budget`` (the window's own token budget), in the tokens of the text returned,
+    headings, fences and labels included.
 
-    With ``max_tokens`` everything fits in it: pinned items first (with a budget
-    below what they take alone, the newest pinned ones that fit are kept and
-    ``warnings`` says so), then the most recent unpinned ones, then history.
-    Without it the window is rendered whole, and ``history`` only fills what the
-    window leaves of ``budget`` (the window's own token budget). History that does
-    not fit is left out, each item with why (``history_omitted``); a smaller item
-    further down the ranking still gets its chance.
+    The window counts each item as its markdown section, so a markdown render of the
+    whole window fits its budget by construction. Other formats frame items more
+    heavily; what does not fit is left out and said (``omitted_ids``, ``warnings``):
+    pinned items first (the newest of them when they do not all fit), then the most
+    recent unpinned ones. ``history`` only fills what the window's items leave; an item
+    of it that does not fit is listed in ``history_omitted`` with why, and a smaller
+    one further down still gets its chance.
 
-    ``tokens`` is the exact count of the returned text. Budgeting adds up each
-    section's count, which can differ from the whole by a token or two at the
-    seams, so the result is counted once more and trimmed if it still overflows.
-    The text is made of pieces cut where tiktoken's pre-tokenizer splits anyway
-    (before each section), so ``count_pieces`` (``Tokenizer.count_pieces``) can
-    count only the pieces it has not seen; without it the joined text is counted.
+    ``tokens`` is the exact count of the returned text: the text is counted once more
+    at the end and trimmed if the seams between pieces cost a token more than their
+    parts. The text is made of pieces cut where tiktoken's pre-tokenizer splits anyway
+    (before each section), so ``count_pieces`` (``Tokenizer.count_pieces``) counts only
+    the pieces it has not seen; without it the joined text is counted.
     """
     if count_pieces is None:
         count_pieces = lambda pieces: count_tokens("".join(pieces))  # noqa: E731
     pieces_of = _FORMATTERS[fmt]
+    limit = max_tokens if max_tokens is not None else budget
     kept = list(items)
     warnings: list[str] = []
-    if max_tokens is not None:
-        kept, room = _fit(kept, fmt, count_tokens, count_pieces, max_tokens)
-        pinned = [item for item in items if item.pinned]
-        left_out = [item for item in pinned if item not in kept]
-        if left_out:
-            need = sum(item.tokens + _overhead(item, fmt, count_tokens) for item in pinned)
-            warnings.append(
-                f"the pinned items alone need about {need:,} tokens, more than the "
-                f"{max_tokens:,} asked for; {len(left_out)} of them "
-                f"({', '.join(item.id for item in left_out)}) "
-                f"{'was' if len(left_out) == 1 else 'were'} left out"
-            )
-    elif history and budget is not None:
-        room = budget - count_pieces(pieces_of(kept, []))
-    else:
-        room = None
-    kept_history, history_omitted = _fit_history(history, fmt, count_tokens, room)
-    limit = max_tokens
-    if limit is None and history and budget is not None:
-        limit = max(budget, count_pieces(pieces_of(kept, [])))  # history never goes over
+    room: int | None = None
+    if limit is not None:
+        kept, room = _fit(kept, fmt, count_pieces, limit)
+        _say_what_was_left_out(items, kept, fmt, max_tokens, limit, count_pieces, warnings)
+    kept_history, history_omitted = _fit_history(history, fmt, count_tokens, count_pieces, room)
     while True:
         pieces = pieces_of(kept, kept_history)
         text = "".join(pieces)
@@ -124,10 +111,49 @@ def render(
     )
 
 
+def section_cost(
+    item: Item, fmt: RenderFormat, count_pieces: Callable[[Sequence[str]], int]
+) -> int:
+    """Tokens ``item`` takes in a render in ``fmt`` (in markdown: what the window counts)."""
+    if fmt == "markdown":
+        return count_pieces((heading_piece(item), body_piece(item)))
+    return count_pieces((_SECTION[fmt](item),))
+
+
+def _say_what_was_left_out(
+    items: Sequence[Item],
+    kept: list[Item],
+    fmt: RenderFormat,
+    max_tokens: int | None,
+    limit: int,
+    count_pieces: Callable[[Sequence[str]], int],
+    warnings: list[str],
+) -> None:
+    pinned = [item for item in items if item.pinned]
+    left_out = [item for item in pinned if item not in kept]
+    if left_out:
+        need = sum(section_cost(item, fmt, count_pieces) for item in pinned)
+        warnings.append(
+            f"the pinned items alone need {need:,} tokens in {fmt}, more than the "
+            f"{limit:,} of the budget; {len(left_out)} of them "
+            f"({', '.join(item.id for item in left_out)}) "
+            f"{'was' if len(left_out) == 1 else 'were'} left out"
+        )
+    omitted = [item for item in items if item not in kept and not item.pinned]
+    if omitted and max_tokens is None:
+        warnings.append(
+            f"{fmt} frames items more heavily than the markdown the window counts them in: "
+            f"{len(omitted)} of its items ({', '.join(item.id for item in omitted[:10])}"
+            f"{', …' if len(omitted) > 10 else ''}) were left out to stay within the "
+            f"{limit:,}-token budget (markdown shows them all)"
+        )
+
+
 def _fit_history(
     history: Sequence[Item],
     fmt: RenderFormat,
     count_tokens: Callable[[str], int],
+    count_pieces: Callable[[Sequence[str]], int],
     room: int | None,
 ) -> tuple[list[Item], list[tuple[str, str]]]:
     """The history items that fit in ``room`` (best first; None: all of them)."""
@@ -137,7 +163,7 @@ def _fit_history(
     omitted: list[tuple[str, str]] = []
     room -= count_tokens(_history_heading(fmt)) if history else 0
     for item in history:
-        cost = item.tokens + _overhead(item, fmt, count_tokens)
+        cost = section_cost(item, fmt, count_pieces)
         if cost > room:
             omitted.append((item.id, f"over budget: {cost:,} tokens, {max(room, 0):,} left"))
             continue
@@ -149,12 +175,11 @@ def _fit_history(
 def _fit(
     items: list[Item],
     fmt: RenderFormat,
-    count_tokens: Callable[[str], int],
     count_pieces: Callable[[Sequence[str]], int],
-    max_tokens: int,
+    limit: int,
 ) -> tuple[list[Item], int]:
-    """The window items that fit in ``max_tokens``, and the tokens they leave."""
-    budget = max_tokens - count_pieces(_FORMATTERS[fmt]([], []))
+    """The window items that fit in ``limit``, and the tokens they leave."""
+    budget = limit - count_pieces(_FORMATTERS[fmt]([], []))
     chosen: set[str] = set()
     # Pinned items first (the newest of them if they do not all fit), then the
     # most recent unpinned ones that fit.
@@ -162,7 +187,7 @@ def _fit(
         for item in reversed(items):
             if item.pinned != wanted_pinned:
                 continue
-            cost = item.tokens + _overhead(item, fmt, count_tokens)
+            cost = section_cost(item, fmt, count_pieces)
             if cost > budget:
                 if wanted_pinned:
                     continue  # an older pinned item may still fit
@@ -170,21 +195,6 @@ def _fit(
             budget -= cost
             chosen.add(item.id)
     return [item for item in items if item.id in chosen], budget
-
-
-def _overhead(item: Item, fmt: RenderFormat, count_tokens: Callable[[str], int]) -> int:
-    """Tokens a section adds around the item's own content."""
-    empty = Item(
-        id=item.id,
-        kind=item.kind,
-        content="",
-        metadata=item.metadata,
-        timestamp=item.timestamp,
-        tokens=0,
-        stale=item.stale,
-        label=item.label,
-    )
-    return count_tokens(_SECTION[fmt](empty)) + 1
 
 
 # ----------------------------------------------------------------- markdown
@@ -231,21 +241,38 @@ def language_of(item: Item) -> str:
     return guess_language(item.path) or ("text" if item.kind == "text" else "")
 
 
-def _markdown_section(item: Item) -> str:
+MARKDOWN_FRAME: Final = "## Context\n\n"
+"""What a markdown render holds besides its items (the window counts it too)."""
+
+
+def heading_piece(item: Item) -> str:
+    """The first piece of an item's markdown section: its heading line."""
+    return f"{heading(item)}\n"
+
+
+def body_piece(item: Item) -> str:
+    """The rest of an item's markdown section: its fenced text and the blank line after.
+    It starts a line with a backtick and ends after punctuation and newlines, so the
+    pre-tokenizer splits at both of its ends and its count adds up with its neighbours'."""
     fence = fence_for(item.content)
     body = item.content if item.content.endswith("\n") else item.content + "\n"
-    return f"{heading(item)}\n{fence}{language_of(item)}\n{body}{fence}\n"
+    return f"{fence}{language_of(item)}\n{body}{fence}\n\n"
+
+
+def _markdown_section(item: Item) -> str:
+    return heading_piece(item) + body_piece(item)
 
 
 def _markdown(items: Sequence[Item], history: Sequence[Item]) -> list[str]:
-    # Each piece but the first starts a line with "#": a seam the pre-tokenizer keeps.
-    parts = ["## Context\n"]
-    parts.extend(_markdown_section(item) for item in items)
+    # Every piece starts a line with "#" or "`": seams the pre-tokenizer keeps, so the
+    # render's count is the sum of its pieces' (what the window counts an item at).
+    pieces = [MARKDOWN_FRAME]
+    for item in items:
+        pieces += (heading_piece(item), body_piece(item))
     if history:
-        parts.append(_history_heading("markdown"))
-        parts.extend(_markdown_section(item) for item in history)
-    pieces = [part + "\n" for part in parts]
-    pieces[-1] = parts[-1]
+        pieces.append(_history_heading("markdown"))
+        for item in history:
+            pieces += (heading_piece(item), body_piece(item))
     return pieces
 
 
@@ -321,7 +348,9 @@ def _json(items: Sequence[Item], history: Sequence[Item]) -> list[str]:
 
 
 def _history_heading(fmt: RenderFormat) -> str:
-    return {"markdown": "## Relevant history\n", "xml": "<history>\n</history>\n", "json": ""}[fmt]
+    return {"markdown": "## Relevant history\n\n", "xml": "<history>\n</history>\n", "json": ""}[
+        fmt
+    ]
 
 
 _FORMATTERS: dict[str, Callable[[Sequence[Item], Sequence[Item]], list[str]]] = {

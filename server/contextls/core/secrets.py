@@ -1,56 +1,23 @@
 """Secrets that must not slip into an LLM's context unnoticed.
 
-Two checks, both cheap: ``is_secret_path`` (files that usually hold
-credentials, skipped when a directory or glob expands, unless named
-explicitly) and ``secret_warnings`` (text that looks like a private key or
-an access token, warned about on every add: CLI, editors, server). A
-warning names the kind of secret and where it is, never the secret itself.
+Two checks, both cheap: ``is_secret_path`` (files that usually hold credentials,
+skipped when a directory or glob expands, unless named explicitly;
+``core.secret_paths``) and ``secret_warnings`` (text that looks like a private key
+or an access token, warned about on every add: CLI, editors, server). A warning
+names the kind of secret and where it is, never the secret itself.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import PurePath
 from typing import Final
 
-SECRET_FILE_PATTERNS: Final[tuple[str, ...]] = (
-    ".env",
-    ".env.*",
-    "*.env",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".envrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".htpasswd",
-    "credentials",
-    "*.credentials",
-    *(
-        f"{stem}.{ext}"
-        for stem in ("credentials", "secrets", "secret")
-        for ext in ("json", "yaml", "yml", "toml", "ini", "env", "txt", "csv", "xml")
-    ),
-    "*.secret",
-    "*.secrets",
-    "service-account*.json",
-    "*.tfvars",
-)
-"""Names (lower-cased) of files that usually hold credentials."""
+from contextls.core.secret_paths import is_secret_path
+
+__all__ = ["is_secret_path", "secret_warnings"]
 
 
 def _any_case(pattern: str) -> str:
@@ -76,8 +43,9 @@ class _Kind:
     """A character the match must follow (the rest: a non-word character)."""
     anywhere: bool = False
     """Found inside longer names too (``DB_PASSWORD=…``, ``STRIPE_API_KEY=…``)."""
-    real: Callable[[str], bool] | None = None
-    """A test of the match's ``value`` group: a value, not a placeholder or a name."""
+    real: Callable[[re.Match[str]], bool] | None = None
+    """A test of the match (its ``value`` group, its quotes): a value, not a placeholder
+    or a name."""
     needs_folded: tuple[str, ...] = ()
     """Lower-case text the kind cannot match without, looked for in the lower-cased text
     (its expression is case-blind, so ``needs`` cannot rule it out)."""
@@ -103,7 +71,7 @@ class _Kind:
         if self.shape is not None and self.shape.search(text) is None:
             return False
         return any(
-            self.standalone(text, match) and (self.real is None or self.real(match.group("value")))
+            self.standalone(text, match) and (self.real is None or self.real(match))
             for match in self.pattern.finditer(text)
         )
 
@@ -144,9 +112,21 @@ _CODE_VALUE: Final = re.compile(r"[A-Za-z_][\w.]*(?:\(.*|\[.*)?,?")
 """A name, an attribute, a call or an index: code that reads a password, not one."""
 
 
-def looks_like_a_password(value: str) -> bool:
+def looks_random(value: str) -> bool:
+    """Letters and digits mixed as no name is (``Xk9vQ2mZ7pLr4Tb8``; not ``user_pw2``, not
+    ``GetPassCallable``): letters and digits only, digits and letters alternating at least
+    three times, and the kind of character changing at least five times."""
+    if not value.isalnum() or not value.isascii():
+        return False
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in value]
+    changes = [(a, b) for a, b in itertools.pairwise(kinds) if a != b]
+    return len(changes) >= 5 and sum("d" in change for change in changes) >= 3
+
+
+def looks_like_a_password(value: str, quoted: bool = False) -> bool:
     """A value written out in full: not a placeholder, a template or a variable, not code
-    that fetches it, and not all letters (a word)."""
+    that fetches it, and not all letters (a word). A quoted value is a string, whatever
+    it looks like; an unquoted one that reads like a name must look random."""
     cleaned = value.strip("'\",;)")
     if len(cleaned) < 8 or cleaned.lower() in PLACEHOLDERS:
         return False
@@ -154,7 +134,7 @@ def looks_like_a_password(value: str) -> bool:
         return False  # a variable or a template: the password is elsewhere
     if (cleaned.startswith("<") and cleaned.endswith(">")) or set(cleaned) <= set("*xX•."):
         return False  # <your password here>, ******
-    if _CODE_VALUE.fullmatch(cleaned):
+    if _CODE_VALUE.fullmatch(cleaned) and not (quoted or looks_random(cleaned)):
         return False
     # A digit, or three kinds of character: "geheim$parole" in a docstring is a word game.
     kinds = [
@@ -165,12 +145,31 @@ def looks_like_a_password(value: str) -> bool:
     return any(c.isdigit() for c in cleaned) or all(kinds)
 
 
-def looks_like_a_user_password(value: str) -> bool:
+def looks_like_a_user_password(match: re.Match[str]) -> bool:
     """The password part of ``scheme://user:password@host``: not a placeholder, and not a
     short word (``http://evil:thing@example.com`` in a test is an example)."""
+    value = match.group("value")
     if value.lower() in PLACEHOLDERS or any(c in value for c in "${}<>*%"):
         return False
     return len(value) >= 12 or (len(value) >= 6 and not value.isalpha())
+
+
+def a_password(match: re.Match[str]) -> bool:
+    groups = match.groupdict()
+    return looks_like_a_password(match.group("value"), quoted=bool(groups.get("q")))
+
+
+def basic_credentials(match: re.Match[str]) -> bool:
+    """Base64 of ``user:password`` with a password that is not a placeholder."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(match.group("value"), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user) and len(password) >= 6 and password.lower() not in PLACEHOLDERS
 
 
 _ASSIGNMENT: Final = _Kind(
@@ -207,7 +206,11 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
         ("_",),
         re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{40,})"),
     ),
-    _Kind("a GitLab token", ("glpat-",), re.compile(r"glpat-[A-Za-z0-9_-]{20,}")),
+    _Kind(
+        "a GitLab token",
+        ("glpat-", "glrt-", "gldt-", "glptt-"),
+        re.compile(r"gl(?:pat|rt|dt|ptt)-[A-Za-z0-9_-]{20,}"),
+    ),
     _Kind(
         "an OpenAI or Anthropic API key",
         ("sk-",),
@@ -215,6 +218,7 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
     ),
     _Kind("a Slack token", ("xox",), re.compile(r"xox[abprs]-[A-Za-z0-9-]{10,}")),
     _Kind("a Stripe secret key", ("k_live_",), re.compile(r"k_live_[A-Za-z0-9]{20,}"), after="rs"),
+    _Kind("a Stripe webhook secret", ("whsec_",), re.compile(r"whsec_[A-Za-z0-9]{24,}")),
     _Kind("a Google API key", ("AIza",), re.compile(r"AIza[0-9A-Za-z_-]{35}\b")),
     _Kind(
         "an AWS secret access key",
@@ -238,7 +242,7 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
         "a user and password in a URL",
         ("://",),
         re.compile(
-            r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"]+:(?P<value>[^\s:/@'\"]{3,})@[A-Za-z0-9.-]+"
+            r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"]*:(?P<value>[^\s:/@'\"]{3,})@[A-Za-z0-9.-]+"
         ),
         real=looks_like_a_user_password,
     ),
@@ -282,38 +286,84 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
     _Kind(
         "a Django SECRET_KEY",
         ("SECRET_KEY",),
-        re.compile(r"SECRET_KEY\s*=\s*(?P<q>['\"])(?P<value>[^'\"\n]{20,})(?P=q)"),
+        re.compile(r"SECRET_KEY\s*=\s*(?P<q>['\"]?)(?P<value>[^'\"\s]{20,})(?P=q)"),
         anywhere=True,
-        real=looks_like_a_password,
+        real=a_password,
     ),
     _Kind(
         "a password",
         ("ASSWORD", "assword", "ASSWD", "asswd"),
         re.compile(
             r"(?:[A-Za-z0-9]*_)?(?:PASSWORD|PASSWD|[Pp]assword|[Pp]asswd)['\"]?\s*[:=]\s*"
-            r"(?P<q>['\"]?)(?P<value>[^\s'\"#]{8,})(?P=q)(?=\s|$|,|;|#|\))"
+            r"(?P<q>['\"]?)(?P<value>[^\s'\"#&;]{8,})(?P=q)(?=\s|$|,|;|&|#|\))"
         ),
         anywhere=True,
-        real=looks_like_a_password,
+        real=a_password,
+    ),
+    _Kind(
+        "a password in a .netrc",
+        ("machine",),
+        re.compile(r"(?m)(?:^|\s)password\s+(?P<value>[^\s\\]{6,})(?=\s|$)"),
+        anywhere=True,
+        real=a_password,
+        shape=re.compile(r"machine\s+\S+"),
+    ),
+    _Kind(
+        "a password in a .pgpass",
+        (":",),
+        re.compile(r"(?m)^[\w.-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:(?P<value>[^\s:]{6,})$"),
+        anywhere=True,
+        real=a_password,
+        shape=re.compile(r":(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:[^\s:]{6,}\n?$", re.M),
+    ),
+    _Kind(
+        "an Azure shared access signature",
+        ("sig=",),
+        re.compile(r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{30,})"),
+        anywhere=True,
+        needs_folded=("sv=",),
+    ),
+    _Kind(
+        "an Azure shared access key",
+        ("SharedAccessKey=",),
+        re.compile(r"SharedAccessKey=[A-Za-z0-9+/]{32,}={0,2}"),
+        anywhere=True,
+    ),
+    _Kind(
+        "a client secret",
+        ("ECRET", "ecret"),
+        re.compile(
+            r"(?:[A-Za-z0-9]*_)?(?:CLIENT_SECRET|[Cc]lient_?[Ss]ecret)['\"]?\s*[:=]\s*"
+            r"(?P<q>['\"]?)(?P<value>[A-Za-z0-9~._\-]{16,})(?P=q)"
+        ),
+        anywhere=True,
+        real=a_password,
+    ),
+    _Kind(
+        "an npm auth setting",
+        ("_auth",),
+        re.compile(r"_auth(?:Token)?\s*=\s*(?P<value>[A-Za-z0-9+/=_-]{16,})"),
+        anywhere=True,
+        real=lambda match: looks_like_a_password(match.group("value"), quoted=True),
+    ),
+    _Kind(
+        "a Docker registry login",
+        ('"auth"',),
+        re.compile(r'"auth"\s*:\s*"(?P<value>[A-Za-z0-9+/]{12,}={0,2})"'),
+        anywhere=True,
+        real=basic_credentials,
+        needs_folded=("auths",),
+    ),
+    _Kind(
+        "HTTP basic credentials",
+        ("Basic ",),
+        re.compile(r"[Bb]asic (?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])"),
+        anywhere=True,
+        real=basic_credentials,
+        needs_folded=("authorization",),
     ),
     _ASSIGNMENT,
 )
-
-
-NOT_SECRET_PATTERNS: Final[tuple[str, ...]] = (
-    *(f".env.{kind}" for kind in ("example", "sample", "template", "dist", "defaults")),
-    "*.pub",
-)
-"""Names that match the above but are meant to be shared: dotenv templates, the
-public halves of SSH keys."""
-
-
-def is_secret_path(path: str | PurePath) -> bool:
-    """Whether the file's name says it usually holds credentials (``.env``, ``id_rsa``…)."""
-    name = PurePath(path).name.lower()
-    if any(fnmatchcase(name, pattern) for pattern in NOT_SECRET_PATTERNS):
-        return False
-    return any(fnmatchcase(name, pattern) for pattern in SECRET_FILE_PATTERNS)
 
 
 def secret_warnings(text: str, where: str) -> list[str]:

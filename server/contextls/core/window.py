@@ -1,8 +1,11 @@
 """The sliding window of one workspace: item count and token budget, pins, dedup.
 
-Invariants after every public call: count <= max_items, tokens <= max_tokens,
-items in chronological order, pinned items never evicted. A call that would
-break one raises a ``ContextError`` before changing anything.
+Invariants after every public call: count <= max_items, the markdown render's
+tokens <= max_tokens, items in chronological order, pinned items never evicted.
+A call that would break one raises a ``ContextError`` before changing anything.
+
+What is counted is what is rendered (``core.costs``): ``total`` is the count of the
+window rendered in markdown, headings and fences included.
 
 Costs: the window is an insertion-ordered dict (chronological), with a second
 ordered dict of the unpinned ids, so FIFO eviction takes the oldest unpinned
@@ -19,12 +22,15 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from contextls.core.candidates import Candidate
-from contextls.core.errors import ItemTooLarge, NoRoom, UnknownItem, thousands
-from contextls.core.items import STALE_REASON, Item, StaleReason, lines_of, make_label
-from contextls.core.regions import merge_regions, touching_closure
-from contextls.core.relevance import relevance
+from contextls.core.costs import Costs
+from contextls.core.duplicates import duplicates
+from contextls.core.errors import NoRoom, UnknownItem, thousands
+from contextls.core.items import STALE_REASON, Item, StaleReason, make_label
+from contextls.core.regions import merge_regions
+from contextls.core.relevance import next_victim
+from contextls.core.render import body_piece
+from contextls.core.room import budget_for, check_size
 from contextls.protocol import (
-    RANGED_KINDS,
     EvictionPolicy,
     EvictionReason,
     Settings,
@@ -77,7 +83,7 @@ class Window:
     ) -> None:
         self.limits = limits
         self.encoding = encoding
-        self._count = count_tokens
+        self.costs = Costs(count_tokens, encoding)
         self._now = now_ms
         self._items: dict[str, Item] = {}
         self._unpinned: dict[str, None] = {}
@@ -91,6 +97,16 @@ class Window:
         self.next_seq = 1
         self.last_evicted: deque[Item] = deque(maxlen=LAST_EVICTED_KEPT)
         self._last_timestamp = 0
+
+    @property
+    def capacity(self) -> int:
+        """Tokens the items may take: the budget less the render's frame."""
+        return self.limits.max_tokens - self.costs.frame
+
+    @property
+    def total(self) -> int:
+        """Tokens of the window rendered in markdown: its items and, if any, the frame."""
+        return self.tokens + self.costs.frame if self._items else 0
 
     # ------------------------------------------------------------------ reads
 
@@ -115,6 +131,10 @@ class Window:
     def items_for_path(self, path: str) -> list[Item]:
         return [self._items[i] for i in self._by_path.get(path, ())]
 
+    def _same_text(self, kind: str, content: str) -> Item | None:
+        same_id = self._by_text.get((kind, content))
+        return self._items[same_id] if same_id else None
+
     def paths(self) -> list[str]:
         """The files that items of the window point into."""
         return list(self._by_path)
@@ -125,14 +145,15 @@ class Window:
 
     # ---------------------------------------------------------------- changes
 
-    def add(self, candidate: Candidate, bulk: bool = False) -> AddOutcome:
+    def add(self, candidate: Candidate, bulk: bool = False, grow_to: int = 0) -> AddOutcome:
         """Add (or refresh, or merge) an item and make room for it.
 
         ``bulk``: one of a set added as a whole. Only the item's own size is checked,
         and nothing is evicted: the caller checks that the whole set fits beside the
-        pinned items, then calls ``evict_to_fit`` protecting the set.
+        pinned items, then calls ``evict_to_fit`` protecting the set. ``grow_to``: the
+        most an adaptive budget may grow to take the item (``core.room``).
         """
-        same, absorbed = self._duplicates(candidate)
+        same, absorbed = duplicates(candidate, self.items_for_path, self._same_text)
         content, metadata = candidate.content, dict(candidate.metadata)
         if absorbed and candidate.kind == "code":
             # An exact match among touching regions merges with them, as one of them.
@@ -148,42 +169,45 @@ class Window:
             # A region of a file that is already whole in the window adds nothing.
             content, metadata = same.content, same.metadata
         leaving = [*absorbed, same] if same is not None else absorbed
-        tokens = (
-            same.tokens
-            if same is not None and same.content == content and same.encoding == self.encoding
-            else self._count(content)
-        )
-        if bulk:
-            self._check_size(tokens)
-        else:
-            self._check_fits(tokens, leaving)
-
         pinned = candidate.pin or any(item.pinned for item in leaving)
-        for item in absorbed:
-            self._detach(item)
         if same is not None:
-            self._detach(same)
             item = replace(
                 same,
                 content=content,
                 metadata={**same.metadata, **metadata},
-                tokens=tokens,
                 pinned=pinned,
                 stale=False,
                 encoding=self.encoding,
                 label="",
+                tokens=0,
             )
+            if same.encoding == self.encoding and body_piece(same) == body_piece(item):
+                item.body_tokens = self.costs.body(same)
         else:
             item = Item(
-                id=candidate.id or self._allocate_id(),
+                id=candidate.id or f"ctx-{self.next_id}",  # the id it gets, if it fits
                 kind=candidate.kind,
                 content=content,
                 metadata=metadata,
                 timestamp=0,
-                tokens=tokens,
+                tokens=0,
                 pinned=pinned,
                 encoding=self.encoding,
             )
+        item.tokens = self.costs.of(item)
+        if bulk:
+            check_size(self, item.tokens, grow_to)
+        else:
+            budget = budget_for(self, item.tokens, leaving, grow_to)
+            if budget != self.limits.max_tokens:  # an adaptive budget grows for it
+                self.limits = replace(self.limits, max_tokens=budget)
+
+        for old in absorbed:
+            self._detach(old)
+        if same is not None:
+            self._detach(same)
+        elif candidate.id is None:
+            self._allocate_id()
         item.timestamp = self._timestamp()
         item.seq = self._allocate_seq()
         self._attach(item)
@@ -204,10 +228,23 @@ class Window:
         return items
 
     def set_pinned(self, item_id: str, pinned: bool) -> Item:
+        """Pin or unpin; the heading says which, so its count changes by a token or two:
+        ``evict_to_fit`` afterwards makes room if that goes over the budget. Refused
+        (NoRoom) when the pinned items would no longer fit on their own."""
         item = self.get(item_id)
         if item.pinned == pinned:
             return item
+        body = self.costs.body(item)
         item.pinned = pinned
+        tokens = self.costs.heading(item) + body
+        if pinned and self.pinned_tokens + tokens > self.capacity:
+            item.pinned = False
+            raise NoRoom(
+                f"{item.id} takes {thousands(tokens)} tokens, and pinned items already use "
+                f"{thousands(self.pinned_tokens)} of the {thousands(self.limits.max_tokens)}-token "
+                "budget; unpin something or raise maxTokens"
+            )
+        self._set_tokens(item, tokens, pinned_before=not pinned)
         sign = 1 if pinned else -1
         self.pinned_count += sign
         self.pinned_tokens += sign * item.tokens
@@ -227,22 +264,32 @@ class Window:
             self._detach(item)
         return gone
 
-    def set_stale(self, item_id: str, stale: bool, why: StaleReason | None = None) -> None:
-        """Mark an item stale (and why, in ``metadata.staleReason``) or fresh again."""
+    def set_stale(
+        self, item_id: str, stale: bool, why: StaleReason | None = None
+    ) -> list[Eviction]:
+        """Mark an item stale (and why, in ``metadata.staleReason``) or fresh again. Its
+        heading says so (the model must not take old text for the file's): what the
+        longer heading needs is made room for, never by evicting this item."""
         item = self._items[item_id]
+        body = self.costs.body(item)
         self.stale_count += int(stale) - int(item.stale)
         item.stale = stale
         if stale and why is not None:
             item.metadata = {**item.metadata, STALE_REASON: why}
         elif not stale and STALE_REASON in item.metadata:
             item.metadata = {k: v for k, v in item.metadata.items() if k != STALE_REASON}
+        self._set_tokens(item, self.costs.heading(item) + body)
+        return self._evict_to_fit(protect=(item_id,), strict=False)
 
-    def move(self, item_id: str, lines: tuple[int, int]) -> Item:
-        """A region's text is now at ``lines`` (1-based): lines came or went above it."""
+    def move(self, item_id: str, lines: tuple[int, int]) -> list[Eviction]:
+        """A region's text is now at ``lines`` (1-based): lines came or went above it.
+        The heading names the lines, so it is counted again."""
         item = self._items[item_id]
+        body = self.costs.body(item)
         item.metadata = {**item.metadata, "startLine": lines[0], "endLine": lines[1]}
         item.label = make_label(item.kind, item.content, item.metadata)  # it names the lines
-        return item
+        self._set_tokens(item, self.costs.heading(item) + body)
+        return self._evict_to_fit(protect=(item_id,), strict=False)
 
     def replace_content(self, item_id: str, content: str) -> list[Eviction]:
         """A whole file changed: its item takes the new text and its tokens are recounted.
@@ -252,11 +299,13 @@ class Window:
         not fit beside the pinned items.
         """
         item = self._items[item_id]
-        tokens = self._count(content)
-        self._check_fits(tokens, [item])
+        changed = replace(item, content=content, tokens=0)
+        tokens = self.costs.of(changed)
+        budget_for(self, tokens, [item])
         self._unindex(item)
         item.content = content
         item.demand = -1
+        item.body_tokens = changed.body_tokens
         self._set_tokens(item, tokens)
         item.encoding = self.encoding
         self._index(item)
@@ -274,10 +323,16 @@ class Window:
                 f"maxItems {limits.max_items} is below the {self.pinned_count} pinned items; "
                 "unpin some first"
             )
-        if self.pinned_tokens > limits.max_tokens:
+        if limits.max_tokens < self.costs.frame:
+            raise NoRoom(
+                f"maxTokens {thousands(limits.max_tokens)} cannot hold even the rendered "
+                f"context's own heading ({self.costs.frame} tokens)"
+            )
+        if self.pinned_tokens > limits.max_tokens - self.costs.frame:
             raise NoRoom(
                 f"maxTokens {thousands(limits.max_tokens)} is below the "
-                f"{thousands(self.pinned_tokens)} tokens of pinned items; unpin some first"
+                f"{thousands(self.pinned_tokens + self.costs.frame)} tokens of pinned items "
+                "(as rendered); unpin some first"
             )
         self.limits = limits
         return self._evict_to_fit(protect=(), token_reason=token_reason)
@@ -293,23 +348,25 @@ class Window:
 
         Refused, with nothing changed, if the pinned items alone would not fit.
         """
+        costs = Costs(count_tokens, encoding)
         recounted = {
-            item.id: count_tokens(item.content)
+            item.id: costs.of(replace(item, tokens=0))
             for item in self._items.values()
             if item.encoding != encoding
         }
         pinned_tokens = sum(
             recounted.get(item.id, item.tokens) for item in self._items.values() if item.pinned
         )
-        if pinned_tokens > self.limits.max_tokens:
+        if pinned_tokens > self.limits.max_tokens - costs.frame:
             raise NoRoom(
                 f"in {encoding}, pinned items take {thousands(pinned_tokens)} tokens, more than "
                 f"maxTokens {thousands(self.limits.max_tokens)}; unpin some first"
             )
-        self._count = count_tokens
+        self.costs = costs
         self.encoding = encoding
         for item_id, tokens in recounted.items():
             item = self._items[item_id]
+            item.body_tokens = -1
             self._set_tokens(item, tokens)
             item.encoding = encoding
         return self._evict_to_fit(protect=())
@@ -317,7 +374,8 @@ class Window:
     def use(self, limits: Limits, count_tokens: Callable[[str], int], encoding: str) -> None:
         """Set limits and encoding without evicting or recounting (before ``load``)."""
         self.limits = limits
-        self._count = count_tokens
+        if count_tokens is not self.costs.count or encoding != self.encoding:
+            self.costs = Costs(count_tokens, encoding)
         self.encoding = encoding
 
     def load(self, items: list[Item], next_id: int, next_seq: int) -> None:
@@ -328,9 +386,11 @@ class Window:
         self._by_text.clear()
         self.tokens = self.pinned_tokens = self.pinned_count = self.stale_count = 0
         for item in items:
-            if item.encoding != self.encoding:
-                item.tokens = self._count(item.content)
+            if item.encoding != self.encoding:  # another encoding, or counted another way
+                item.tokens = self.costs.of(item)
                 item.encoding = self.encoding
+            else:
+                self.costs.adopt(item)
             self._attach(item)
         # Never trust a counter below an id already in use.
         used = max((_id_number(item.id) for item in items), default=0)
@@ -362,63 +422,6 @@ class Window:
         # Never go back in time, so window order is also timestamp order.
         self._last_timestamp = max(self._now(), self._last_timestamp)
         return self._last_timestamp
-
-    def _duplicates(self, candidate: Candidate) -> tuple[Item | None, list[Item]]:
-        """The item ``candidate`` would refresh in place, and the regions it would absorb."""
-        path = candidate.metadata.get("path")
-        if candidate.kind not in RANGED_KINDS or not isinstance(path, str):
-            same_id = self._by_text.get((candidate.kind, candidate.content))
-            return (self._items[same_id] if same_id else None), []
-        same: Item | None = None
-        absorbed: list[Item] = []
-        if candidate.kind == "file":
-            for item in self.items_for_path(path):
-                if item.is_whole_file:
-                    same = item
-                elif item.is_region:
-                    absorbed.append(item)
-            return same, absorbed
-        lines = lines_of(candidate.metadata)
-        if lines is None:
-            return None, []
-        regions = []
-        for item in self.items_for_path(path):
-            if item.is_whole_file:
-                return item, []
-            if item.is_region:
-                if item.lines == lines:
-                    same = item
-                else:
-                    regions.append(item)
-        return same, touching_closure(lines, regions)
-
-    def _check_size(self, tokens: int) -> None:
-        limits = self.limits
-        if tokens > limits.max_tokens:
-            raise ItemTooLarge(
-                f"item has {thousands(tokens)} tokens; the budget is "
-                f"{thousands(limits.max_tokens)} (raise maxTokens or mark a smaller region)"
-            )
-
-    def _check_fits(self, tokens: int, leaving: list[Item]) -> None:
-        limits = self.limits
-        self._check_size(tokens)
-        pinned_count, pinned_tokens = self.pinned_count, self.pinned_tokens
-        for item in leaving:
-            if item.pinned:
-                pinned_count -= 1
-                pinned_tokens -= item.tokens
-        if pinned_count + 1 > limits.max_items:
-            raise NoRoom(
-                f"all {limits.max_items} places are taken by pinned items; "
-                "unpin one or raise maxItems"
-            )
-        if pinned_tokens + tokens > limits.max_tokens:
-            raise NoRoom(
-                f"item has {thousands(tokens)} tokens, but pinned items already use "
-                f"{thousands(pinned_tokens)} of the {thousands(limits.max_tokens)}-token budget; "
-                "unpin something or raise maxTokens"
-            )
 
     def _attach(self, item: Item) -> None:
         self._items[item.id] = item
@@ -460,47 +463,43 @@ class Window:
         elif self._by_text.get((item.kind, item.content)) == item.id:
             del self._by_text[(item.kind, item.content)]
 
-    def _set_tokens(self, item: Item, tokens: int) -> None:
+    def _set_tokens(self, item: Item, tokens: int, pinned_before: bool | None = None) -> None:
+        """``pinned_before``: whether the pinned total holds the item (default: its pin)."""
         delta = tokens - item.tokens
         item.tokens = tokens
+        if item.id not in self._items:
+            return
         self.tokens += delta
-        if item.pinned:
+        if item.pinned if pinned_before is None else pinned_before:
             self.pinned_tokens += delta
 
     def _victim(self, protect: Collection[str]) -> Item | None:
-        if self.limits.policy == "fifo":
-            for item_id in self._unpinned:
-                if item_id not in protect:
-                    return self._items[item_id]
-            return None
-        now = self._now()
-        best: Item | None = None
-        best_score = 2.0
-        for item_id in self._unpinned:  # oldest first, so ties go to the oldest
-            if item_id in protect:
-                continue
-            item = self._items[item_id]
-            score = relevance(item, now)
-            if score < best_score:
-                best, best_score = item, score
-        return best
+        unpinned = (self._items[i] for i in self._unpinned if i not in protect)
+        return next_victim(unpinned, self.limits.policy, self._now)
 
     def _evict_to_fit(
-        self, protect: Collection[str], token_reason: EvictionReason = "maxTokens"
+        self,
+        protect: Collection[str],
+        token_reason: EvictionReason = "maxTokens",
+        strict: bool = True,
     ) -> list[Eviction]:
+        """``strict=False``: a heading grown by a few tokens (stale, moved) with nothing
+        left to evict stays over the budget; the file changed whatever the window says."""
         evicted: list[Eviction] = []
-        max_items, max_tokens = self.limits.max_items, self.limits.max_tokens
+        max_items, capacity = self.limits.max_items, self.capacity
         while True:
             reason: EvictionReason
             if len(self._items) > max_items:
                 reason = "maxItems"
-            elif self.tokens > max_tokens:
+            elif self.tokens > capacity:
                 reason = token_reason
             else:
                 return evicted
             victim = self._victim(protect)
-            if victim is None:  # unreachable: _check_fits and reconfigure guard it
-                raise NoRoom("nothing left that may be evicted")
+            if victim is None:
+                if not strict:
+                    return evicted
+                raise NoRoom("nothing left that may be evicted")  # core.room guards it
             self._detach(victim)
             self.last_evicted.append(victim)
             evicted.append(Eviction(victim, reason))

@@ -15,6 +15,7 @@ from contextls.protocol.wire import (
     ItemId,
     ItemKind,
     Metadata,
+    ModelName,
     PositiveLimit,
     Range,
     RenderFormat,
@@ -192,6 +193,9 @@ class RestoreParams(WorkspaceParams, kw_only=True):
 class CountTokensParams(WorkspaceParams, kw_only=True):
     text: str = ""
     encoding: Encoding | None = None
+    models: Annotated[list[ModelName], Meta(max_length=20)] | None = None
+    """Count in each of these models' tokens (``counts`` answers); ``tokens`` is the first's.
+    Neither this nor ``encoding``: the workspace's model."""
     targets: Annotated[list[FileTarget], Meta(max_length=10_000)] | None = None
     """Files, folders or globs of the workspace to count as well, expanded as a bulk add
     expands them (``files`` says what each one takes)."""
@@ -235,6 +239,7 @@ BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four ti
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",
+    "model",
     "encoding",
     "evictionPolicy",
     "maxFileBytes",
@@ -256,7 +261,11 @@ class WindowSettings(Wire):
 
     max_items: MaxItems = 50
     max_tokens: MaxTokens = 8000
+    model: ModelName = ""
+    """The model the window is for: the budget and every count are in its tokens. Setting
+    it sets ``encoding`` to its tokenizer; setting ``encoding`` alone clears it."""
     encoding: Encoding = "o200k_base"
+    """The tokenizer counts are in (the low-level knob under ``model``)."""
     eviction_policy: EvictionPolicy = "fifo"
     max_file_bytes: MaxFileBytes = 1_000_000
     archive_max_items: ArchiveMaxItems = ARCHIVE_MAX_ITEMS_DEFAULT
@@ -280,6 +289,7 @@ class WindowSettingsChange(Params):
 
     max_items: MaxItems | None = None
     max_tokens: MaxTokens | None = None
+    model: ModelName | None = None
     encoding: Encoding | None = None
     eviction_policy: EvictionPolicy | None = None
     max_file_bytes: MaxFileBytes | None = None
@@ -304,14 +314,15 @@ class ConfigureParams(WorkspaceParams, kw_only=True):
 class ExportItem(Wire):
     """An item as exported: its path is relative to the workspace (no absolute URI)."""
 
-    id: str
+    id: Annotated[str, Meta(min_length=1, max_length=64)]
     kind: ItemKind
     content: str
     metadata: Metadata = {}
+    """At most 64 KiB as JSON (an import refuses more)."""
     timestamp: int = 0
     pinned: bool = False
     archived_at: int | None = None
-    reason: str | None = None
+    reason: Annotated[str, Meta(max_length=200)] | None = None
 
 
 EXPORT_FORMAT: Final = "contextls-export"
@@ -321,11 +332,13 @@ EXPORT_VERSION: Final = 1
 class ExportDocument(Wire):
     """A window (and its archive) as one JSON document, for another machine or person."""
 
-    format: str = EXPORT_FORMAT
-    version: int = EXPORT_VERSION
+    format: str
+    """``contextls-export``: required, so a JSON file of anything else is refused by name."""
+    version: int
     exported_at: int = 0
     workspace: str = ""
-    """The folder it was exported from (for the reader; imports re-root paths)."""
+    """The name of the folder it was exported from (for the reader; imports re-root
+    paths). Only its name: a document holds no absolute path of the machine it left."""
     settings: WindowSettings = msgspec.field(default_factory=WindowSettings)
     window: list[ExportItem] = []
     archive: list[ExportItem] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from msgspec import Meta
 
@@ -33,6 +33,7 @@ __all__ = [
     "ForgetResult",
     "ImportResult",
     "ListResult",
+    "ModelCount",
     "NoRoomData",
     "Omission",
     "PinResult",
@@ -144,6 +145,8 @@ class ImportResult(Wire):
     evicted: list[ContextItem]
     status: Status
     dry_run: bool = False
+    settings: dict[str, Any] = {}
+    """The document's settings the window took, having none of its own (camelCase)."""
 
 
 class RestoreResult(Wire):
@@ -169,6 +172,8 @@ class PinResult(Wire):
     status: Status
     merged: dict[str, str] = {}
     """The id asked for, if it was merged into another item: asked -> that item."""
+    evicted: list[ContextItem] = []
+    """What made room: a pinned item's heading says so, a token or two more."""
 
 
 class ClearResult(Wire):
@@ -285,10 +290,27 @@ class FileTokens(Wire):
     tokens: int
 
 
+class ModelCount(Wire):
+    """One model's count of what ``contextls/countTokens`` was given."""
+
+    model: str
+    encoding: Encoding
+    tokens: int
+    exact: bool
+    label: str
+    """``exact``, or the estimate and its measured error."""
+    files: list[FileTokens] = []
+
+
 class CountTokensResult(Wire):
     tokens: int
     """Of ``text``, plus every file of ``files``."""
     encoding: Encoding
+    model: str = ""
+    exact: bool = True
+    label: str = "exact"
+    counts: list[ModelCount] = []
+    """Each asked model's count, in the order asked (``models``); the first is ``tokens``."""
     files: list[FileTokens] = []
     skipped: list[SkippedFile] = []
     refused: list[TargetRefusal] = []

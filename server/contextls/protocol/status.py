@@ -85,6 +85,13 @@ class Status(Wire):
     evicted_total: int
     encoding: Encoding
     eviction_policy: EvictionPolicy
+    model: str = ""
+    """The model the window counts for (``tokens``, ``budget`` and every item's count are
+    in its tokens), e.g. ``claude-opus-4.7``; clients show it beside the budget."""
+    count_exact: bool = True
+    """False: the model's counts are an estimate (``countLabel`` says how good)."""
+    count_label: str = "exact"
+    """``exact``, or the estimate and its measured error, in words a person reads."""
     last_evicted: list[ItemSummary] = []
     next_eviction: ItemSummary | None = None
     archive_bytes: int = 0

@@ -20,6 +20,7 @@ __all__ = [
     "ItemId",
     "ItemKind",
     "Metadata",
+    "ModelName",
     "NonNegative",
     "Position",
     "PositiveLimit",
@@ -50,13 +51,37 @@ ITEM_KINDS: Final[tuple[str, ...]] = get_args(ItemKind)
 RANGED_KINDS: Final[frozenset[str]] = frozenset({"code", "file"})
 """Kinds that can point into a file, and so take part in range dedup."""
 
-Encoding = Literal["o200k_base", "cl100k_base"]
+Encoding = Literal[
+    "o200k_base",
+    "cl100k_base",
+    "claude-v3",
+    "claude-v4.7",
+    "claude-v4.8",
+    "qwen2",
+    "qwen3.5",
+    "llama3",
+    "tekken",
+    "gemma3-estimate",
+]
+"""The tokenizer a count is in; the ``model`` setting picks it by a model's name."""
 ENCODINGS: Final[tuple[str, ...]] = get_args(Encoding)
 EvictionPolicy = Literal["fifo", "relevance"]
 Durability = Literal["normal", "full"]
 RenderFormat = Literal["markdown", "xml", "json"]
 SearchMode = Literal["keyword", "semantic", "hybrid"]
 BudgetPolicy = Literal["fixed", "adaptive"]
+ModelName = Annotated[
+    str,
+    Meta(
+        max_length=100,
+        description=(
+            "The model the context is for, by its name (gpt-4o, gpt-4, claude-3 ... "
+            "claude-opus-4.6, claude-opus-4.7, gemini-2.5, qwen3, mistral, llama-3, ...; "
+            "aliases such as o200k or claude-opus-4-5 are read too): every count is in its "
+            "tokens. Empty: the model of ``encoding``."
+        ),
+    ),
+]
 Task = Literal["general", "coding", "debugging", "research", "complex_analysis"]
 TASKS: Final[tuple[str, ...]] = get_args(Task)
 

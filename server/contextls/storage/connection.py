@@ -28,6 +28,7 @@ from typing import Final
 from contextls.protocol.places import default_database, keep_private, private_file
 from contextls.storage import held_files, migrations
 from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError
+from contextls.storage.reserve import Reserve
 from contextls.storage.schema import CORE
 from contextls.storage.soundness import corruption_of, header_problem, integrity_problem
 from contextls.storage.transaction import savepoint
@@ -76,8 +77,12 @@ class Connection:
         """The error with which SQLite rolled back the open transaction by itself."""
         self._file_signature: tuple[int, int, int] | None = None
         self._db = self._open()
+        self.reserve = Reserve(self.location)
+        """Room for a forget on a full disk (none in memory or for a read-only file)."""
         if self.location != MEMORY:
             held_files.opened(self.location)
+            if self.read_only is None:
+                self.reserve.keep()
         self._file_signature = self._signature() if self.location != MEMORY else None
 
     # ---------------------------------------------------------------- opening

@@ -9,6 +9,7 @@ from typing import Final
 
 from contextls.storage.archive import ArchiveRows
 from contextls.storage.connection import BUSY_TIMEOUT_MS, MEMORY
+from contextls.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +152,22 @@ class RetentionRows(ArchiveRows):
             return
         self.needs_scrub = False
         db = self._db
-        db.execute("INSERT INTO archive_fts (archive_fts) VALUES ('optimize')")
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        db.execute("VACUUM")
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        failed: list[str] = []
+        # Each step on its own: on a nearly full disk the rewrites may find no room, and
+        # the checkpoint that truncates the WAL (the last copy of the old pages) must
+        # still run. The deleted text itself was zeroed by the delete (secure_delete).
+        for step in (
+            "INSERT INTO archive_fts (archive_fts) VALUES ('optimize')",
+            "PRAGMA wal_checkpoint(TRUNCATE)",
+            "VACUUM",
+            "PRAGMA wal_checkpoint(TRUNCATE)",
+        ):
+            try:
+                db.execute(step)
+            except sqlite3.OperationalError as error:
+                failed.append(f"{step.split('(')[0].split()[-1].lower()}: {error}")
         db.execute("PRAGMA secure_delete = OFF")
         self.checkpointed()
+        self.reserve.keep()
+        if failed:
+            raise StorageError("; ".join(failed))

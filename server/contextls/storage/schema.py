@@ -200,11 +200,18 @@ CREATE TRIGGER archive_bytes_out AFTER DELETE ON archive BEGIN
 END;
 """
 
+ITEMS_COUNTED_AS_RENDERED: Final = """
+-- An item's tokens are those of its whole markdown section (heading, fences, text),
+-- not of its text alone: every item is counted again when its window next loads.
+UPDATE items SET encoding = '';
+"""
+
 CORE: Final = Migrations(
     prefix="",
     steps=(
         Migration("1_initial", INITIAL),
         Migration("2_archive_rowids_never_repeat", ARCHIVE_ROWIDS_NEVER_REPEAT),
         Migration("3_bookkeeping_on_pages_an_add_writes", BOOKKEEPING_ON_PAGES_AN_ADD_WRITES),
+        Migration("4_items_counted_as_rendered", ITEMS_COUNTED_AS_RENDERED),
     ),
 )

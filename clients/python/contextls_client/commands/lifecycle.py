@@ -10,12 +10,14 @@ ids re-assigned (the mapping is printed).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import msgspec
 
 from contextls.protocol import (
+    EXPORT_FORMAT,
     ExportDocument,
     ExportParams,
     ForgetParams,
@@ -77,7 +79,7 @@ async def run_export(invocation: Invocation) -> int:
         )
     text = msgspec.json.format(msgspec.json.encode(document), indent=2).decode() + "\n"
     if args.output and args.output != "-":
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_private(Path(args.output), text)
         invocation.console.note(
             f"exported {plural(len(document.window), 'window item')}"
             + (f" and {plural(len(document.archive), 'archived item')}" if args.archive else "")
@@ -95,10 +97,7 @@ async def run_import(invocation: Invocation) -> int:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as error:
         raise UnreadableInput(f"cannot read {args.file}: {error.strerror or error}") from error
-    try:
-        document = msgspec.json.decode(raw, type=ExportDocument)
-    except (msgspec.DecodeError, msgspec.ValidationError) as error:
-        raise UnreadableInput(f"{args.file} is not a contextls export: {error}") from error
+    document = read_export(raw, args.file)
     async with invocation.session() as session:
         result = await session.client.call(
             Requests.IMPORT,
@@ -112,5 +111,34 @@ async def run_import(invocation: Invocation) -> int:
         f"{plural(len(result.archived), 'item')} into the archive"
     )
     console.out(*(f"  {old} -> {new}" for old, new in result.mapping.items()))
+    if result.settings:
+        taken = ", ".join(f"{key} {value}" for key, value in result.settings.items())
+        console.out(f"the window had no settings of its own and took the document's: {taken}")
     console.out(window_line(result.status))
     return 0
+
+
+def read_export(raw: bytes, name: str) -> ExportDocument:
+    """The export in ``raw``, or what it is instead, in words (not a decoder's)."""
+    try:
+        value = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        raise UnreadableInput(f"{name} is not a contextls export: it is not JSON") from None
+    if not isinstance(value, dict) or value.get("format") != EXPORT_FORMAT:
+        what = "a JSON object of another kind" if isinstance(value, dict) else "JSON, not an object"
+        raise UnreadableInput(
+            f"{name} is not a contextls export ({what}; `contextls export` writes one)"
+        )
+    try:
+        return msgspec.convert(value, type=ExportDocument)
+    except msgspec.ValidationError as error:
+        raise UnreadableInput(f"{name} is a contextls export with a problem: {error}") from None
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, readable by its owner alone (0600, as the database is):
+    an export holds the whole context, the archive and private notes included."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        os.fchmod(out.fileno(), 0o600)  # a file that was there keeps its mode otherwise
+        out.write(text)

@@ -6,7 +6,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from contextls.protocol import AddTextParams, CountTokensParams, FileTarget, Requests
+from contextls.protocol import (
+    AddTextParams,
+    CountTokensParams,
+    FileTarget,
+    ModelCount,
+    Requests,
+)
 from contextls_client.commands.add import file_target
 from contextls_client.human import item_line, tokens, window_line
 from contextls_client.reports import TokenCount, TokensReport
@@ -55,39 +61,102 @@ async def run_tokens(invocation: Invocation) -> int:
         else:
             texts.append((source, _read_source(source, console.note)))
     counts: list[TokenCount] = []
-    encoding = ""
+    totals: dict[str, ModelCount] = {}
     refused = False
+    models = args.model or None
     async with invocation.session() as session:
         for source, text in texts:
             result = await session.client.call(
                 Requests.COUNT_TOKENS,
-                CountTokensParams(workspace=session.workspace, text=text, encoding=args.encoding),
+                CountTokensParams(
+                    workspace=session.workspace, text=text, encoding=args.encoding, models=models
+                ),
             )
-            counts.append(TokenCount(source=source, tokens=result.tokens))
-            encoding = result.encoding
+            counts.append(_count(source, result.counts, None))
+            _add(totals, result.counts)
         if expanded:
             result = await session.client.call(
                 Requests.COUNT_TOKENS,
                 CountTokensParams(
-                    workspace=session.workspace, targets=expanded, encoding=args.encoding
+                    workspace=session.workspace,
+                    targets=expanded,
+                    encoding=args.encoding,
+                    models=models,
                 ),
             )
-            counts.extend(TokenCount(source=f.path, tokens=f.tokens) for f in result.files)
-            encoding = result.encoding
+            for index, file in enumerate(result.files):
+                counts.append(_count(file.path, result.counts, index))
+            _add(totals, result.counts)
             console.note(*(f"contextls: {refusal.message}" for refusal in result.refused))
             console.note(*(f"skipped {skip.path} ({skip.reason})" for skip in result.skipped))
             refused = bool(result.refused)
     total = sum(count.tokens for count in counts)
-    if len(counts) == 1 and not expanded:
+    ordered = list(totals.values())
+    first = ordered[0] if ordered else None
+    encoding = first.encoding if first else (args.encoding or "")
+    if len(counts) == 1 and not expanded and len(ordered) == 1:
         console.json(result)
-        console.out(f"{tokens(total)} ({encoding})")
+        console.out(f"{tokens(total)} in {_named(ordered[0])}")
         return 0
-    console.json(TokensReport(sources=counts, total=total, encoding=encoding))
+    console.json(
+        TokensReport(
+            sources=counts,
+            total=total,
+            encoding=encoding,
+            model=first.model if first else "",
+            totals=ordered,
+        )
+    )
     if counts:
-        width = max(len(count.source) for count in [*counts, TokenCount(source="total", tokens=0)])
-        console.out(*(f"{c.source:<{width}}  {tokens(c.tokens)}" for c in counts))
-        console.out(f"{'total':<{width}}  {tokens(total)} ({encoding})")
+        names = [m.model for m in ordered]
+        width = max(len(c.source) for c in [*counts, TokenCount(source="total", tokens=0)])
+        columns = [max(len(name), 8) for name in names]
+        if len(names) > 1:
+            heads = "  ".join(f"{n:>{w}}" for n, w in zip(names, columns, strict=True))
+            console.out(f"{'':<{width}}  {heads}")
+        for c in [
+            *counts,
+            TokenCount(source="total", tokens=0, by_model={m.model: m.tokens for m in ordered}),
+        ]:
+            cells = "  ".join(
+                f"{c.by_model.get(n, 0):>{w},}" for n, w in zip(names, columns, strict=True)
+            )
+            if len(names) > 1:
+                console.out(f"{c.source:<{width}}  {cells}")
+            else:
+                named = f" in {_named(ordered[0])}" if c.source == "total" else ""
+                console.out(f"{c.source:<{width}}  {cells.strip()}{named}")
+        console.out(*(f"{_named(m)}" for m in ordered) if len(names) > 1 else ())
     return 1 if refused else 0
+
+
+def _named(count: ModelCount) -> str:
+    """``claude-opus-4.7 (claude-v4.7), exact`` or ``gemini-2.5 (...), estimate (...)``."""
+    return f"{count.model} ({count.encoding}), {count.label}"
+
+
+def _count(source: str, models: list[ModelCount], file: int | None) -> TokenCount:
+    by_model = {m.model: (m.files[file].tokens if file is not None else m.tokens) for m in models}
+    return TokenCount(source=source, tokens=next(iter(by_model.values()), 0), by_model=by_model)
+
+
+def _add(totals: dict[str, ModelCount], models: list[ModelCount]) -> None:
+    """Each model's running total, first asked first."""
+    for m in models:
+        tokens_ = m.tokens
+        if m.model in totals:
+            kept = totals[m.model]
+            totals[m.model] = ModelCount(
+                model=kept.model,
+                encoding=kept.encoding,
+                tokens=kept.tokens + tokens_,
+                exact=kept.exact,
+                label=kept.label,
+            )
+        else:
+            totals[m.model] = ModelCount(
+                model=m.model, encoding=m.encoding, tokens=tokens_, exact=m.exact, label=m.label
+            )
 
 
 def _is_pattern(source: str, cwd: Path) -> bool:

@@ -74,10 +74,11 @@ def evicted_lines(items: Sequence[ContextItem | ItemSummary]) -> list[str]:
 
 def added(result: AddResult) -> str:
     lines = [f"added {item_entry(result.item)}"]
-    if result.deduplicated:
+    absorbed = [item_id for item_id in result.merged if item_id != result.item.id]
+    if absorbed:  # a new item made of those regions: not "already there"
+        lines[0] = f"merged {', '.join(absorbed)} into {item_entry(result.item)}"
+    elif result.deduplicated:
         lines[0] = f"already in the window: {item_entry(result.item)}"
-    if result.merged:
-        lines.append(f"it absorbed {', '.join(result.merged)}")
     lines.extend(evicted_lines(result.evicted))
     lines.extend(f"warning: {warning}" for warning in result.warnings)
     lines.append(window_line(result.status))

@@ -1,0 +1,70 @@
+"""What an item costs in a window: its markdown section, as a render gives it to a model.
+
+A window counts what is rendered, not the text alone: an item's heading (its kind,
+source, lines, id, pin, staleness) and its fences take tokens too (50 short notes
+counted 800 tokens and rendered 1,453). The render cuts its text into pieces where the
+pre-tokenizer splits anyway (``core.render``), so the heading and the body can be
+counted apart and added up: a pin, a stale mark or a move counts the heading again (a
+few words), never the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from contextls.core.items import Item
+from contextls.core.render import MARKDOWN_FRAME, body_piece, fence_for, heading_piece
+
+
+class Costs:
+    """Counts items as rendered, with one encoding's tokenizer."""
+
+    def __init__(self, count_tokens: Callable[[str], int], encoding: str) -> None:
+        self.count = count_tokens
+        self.encoding = encoding
+        self._frame = -1
+        self._seams: dict[str, int] = {}
+
+    @property
+    def frame(self) -> int:
+        """What a render of a window takes besides its items (counted on first use: the
+        tokenizer loads then)."""
+        if self._frame < 0:
+            self._frame = self.count(MARKDOWN_FRAME)
+        return self._frame
+
+    def seam(self, fence: str = "") -> int:
+        """What joining two pieces costs beyond their counts: before a heading (after the
+        blank line that ends the piece before it), or before a text's opening ``fence``.
+        0 for tiktoken's encodings, whose pre-tokenizer splits there anyway; Claude's rules
+        count a newline before a line's first characters with them. Measured once each."""
+        if fence not in self._seams:
+            heading = "### Text · ctx-1\n"
+            if fence:
+                body = f"{fence}text\n{fence}\n\n"
+                joined = self.count(heading + body) - self.count(heading) - self.count(body)
+            else:
+                joined = self.count(MARKDOWN_FRAME + heading) - self.frame - self.count(heading)
+            # Never below 0: an estimate rounds each piece up, so its pieces add up to more
+            # than the whole already, and a window that counts a token too many is safe.
+            self._seams[fence] = max(joined, 0)
+        return self._seams[fence]
+
+    def of(self, item: Item) -> int:
+        """What ``item`` takes in the window: its markdown section, heading and text."""
+        return self.heading(item) + self.body(item)
+
+    def heading(self, item: Item) -> int:
+        """The heading's tokens, with the seams before it and before the item's text."""
+        return self.count(heading_piece(item)) + self.seam() + self.seam(fence_for(item.content))
+
+    def body(self, item: Item) -> int:
+        """What the item's text takes with its fences; counted once per text."""
+        if item.body_tokens < 0:
+            item.body_tokens = self.count(body_piece(item))
+        return item.body_tokens
+
+    def adopt(self, item: Item) -> None:
+        """An item read back from the store, counted in this encoding: it knows its whole
+        cost, so what its text takes is that less its heading (its text is not counted)."""
+        item.body_tokens = item.tokens - self.heading(item)
