@@ -1,6 +1,6 @@
 // Files whose names say they usually hold credentials (.env, keys, .netrc…): a folder add leaves
 // them out (the server does), and adding one by name from the Explorer asks first. The names are
-// the server's (contextls.core.secrets), mirrored here; a unit test holds the two lists equal.
+// the server's (contextls.core.secret_paths), mirrored here; a unit test holds the two lists equal.
 
 const STEMS = ['credentials', 'secrets', 'secret'];
 const EXTENSIONS = ['json', 'yaml', 'yml', 'toml', 'ini', 'env', 'txt', 'csv', 'xml'];

@@ -13,12 +13,18 @@ interface Described {
   readonly title: string;
   readonly values?: readonly string[];
   readonly min?: number;
+  /** Free text (a model's name), not a number. */
+  readonly text?: true;
 }
 
 const DESCRIBED: Record<WindowKey, Described> = {
   maxItems: { title: 'Most items', min: 1 },
   maxTokens: { title: 'Token budget (the base, under an adaptive policy)', min: 1 },
-  encoding: { title: 'Token encoding', values: ['o200k_base', 'cl100k_base'] },
+  model: { title: 'The model the context is for (empty: the encoding\'s)', text: true },
+  encoding: {
+    title: 'Token encoding',
+    values: ['o200k_base', 'cl100k_base', 'claude-v3', 'claude-v4.7', 'claude-v4.8', 'gemma3-estimate', 'llama3', 'qwen2', 'qwen3.5', 'tekken'],
+  },
   evictionPolicy: { title: 'What goes first', values: ['fifo', 'relevance'] },
   maxFileBytes: { title: 'Largest file', min: 1 },
   budgetPolicy: { title: 'Budget policy', values: ['fixed', 'adaptive'] },
@@ -66,8 +72,16 @@ export class WindowSettingsEditor {
   }
 
   private async ask(key: WindowKey, settings: WindowSettings): Promise<string | number | undefined> {
-    const { title, values, min } = DESCRIBED[key];
+    const { title, values, min, text } = DESCRIBED[key];
     const current = settings[key];
+    if (text) {
+      const typed = await vscode.window.showInputBox({
+        title: `contextls: ${title}`,
+        value: String(current),
+        prompt: 'gpt-4o, claude-opus-4.6, gemini-2.5, qwen3, llama-3… (the server says which it knows)',
+      });
+      return typed?.trim();
+    }
     if (values) {
       const picked = await vscode.window.showQuickPick(
         values.map((v) => ({ label: key === 'task' ? taskWords(v) : v, value: v, description: v === current ? 'now' : undefined })),

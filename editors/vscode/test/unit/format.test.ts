@@ -81,6 +81,11 @@ describe('statusTooltip', () => {
     assert.match(statusTooltip(warned), /Warnings:[\s\S]*settings\\\.txt seems to contain an AWS secret access key/);
     assert.doesNotMatch(statusTooltip(status()), /Warnings/);
   });
+  it('says whose tokens the budget counts when it is another model\'s, or an estimate', () => {
+    const claude = status({ model: 'claude-opus-4.6', countExact: false, countLabel: 'estimate, within 2 % on code' });
+    assert.match(statusTooltip(claude), /Tokens of claude\\-opus\\-4\\\.6: estimate, within 2 % on code/);
+    assert.doesNotMatch(statusTooltip(status()), /Tokens of/);
+  });
 });
 
 describe('archiveReason and timeAgo', () => {

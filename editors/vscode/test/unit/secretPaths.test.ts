@@ -12,7 +12,7 @@ const python = join(repo, '.venv', 'bin', 'python');
 describe('secret paths', () => {
   it('are the server\'s lists (contextls.core.secrets)', () => {
     assert.ok(existsSync(python), `the repository's .venv is needed (make setup): ${python}`);
-    const out = spawnSync(python, ['-c', 'import json; from contextls.core.secrets import SECRET_FILE_PATTERNS as s, NOT_SECRET_PATTERNS as n; print(json.dumps([list(s), list(n)]))'], {
+    const out = spawnSync(python, ['-c', 'import json; from contextls.core.secret_paths import SECRET_FILE_PATTERNS as s, NOT_SECRET_PATTERNS as n; print(json.dumps([list(s), list(n)]))'], {
       encoding: 'utf8',
     });
     assert.equal(out.status, 0, out.stderr);

@@ -9,6 +9,7 @@ import { item, status } from './fixtures';
 const settings = (overrides: Partial<WindowSettings> = {}): WindowSettings => ({
   maxItems: 50,
   maxTokens: 30_000,
+  model: '',
   encoding: 'o200k_base',
   evictionPolicy: 'fifo',
   maxFileBytes: 1_000_000,
