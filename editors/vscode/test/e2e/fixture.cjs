@@ -152,8 +152,9 @@ function stopCliDaemon() {
     // not running: nothing to stop
   }
 }
-function tokensOf(/** @type {string} */ file) {
-  return cli('tokens', file).tokens;
+/** What adding `targets` would put in the window, in tokens as rendered (the server's plan). */
+function tokensOf(/** @type {string[]} */ ...targets) {
+  return cli('add', ...targets, '--dry-run').tokens;
 }
 
 /** 950 -> "950", 3200 -> "3.2k": what the status bar shows. */
