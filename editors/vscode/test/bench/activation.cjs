@@ -64,7 +64,7 @@ async function once(/** @type {string} */ vsix, /** @type {string} */ folder, /*
     logFile: path.join(profile, 'code-server.log'),
     env,
   });
-  server.install(vsix);
+  server.install(vsix, true);
   const { url } = await server.start(folder);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   try {
