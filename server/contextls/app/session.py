@@ -33,6 +33,8 @@ class Session:
         self.settings = Settings()
         """What this client sent; the window keys are only its wish (see ``configure``)."""
         self.folders: dict[str, Path] = {}
+        self.refused: dict[str, str] = {}
+        """Folders a client gave that cannot be workspace folders: uri -> why."""
         self._wish: dict[str, object] = {}
         self._seeded: set[str] = set()
         self.client = ""
@@ -83,8 +85,10 @@ class Session:
                 if why_not:
                     raise ContextError(why_not)
                 self.folders[normalize_uri(uri)] = folder
+                self.refused.pop(normalize_uri(uri), None)
             except ContextError as error:
-                self.warn(f"workspace folder {uri} is ignored: {error.message}")
+                self.refused[normalize_uri(uri)] = error.message
+                self.warn(f"workspace folder {cut(uri)} is ignored: {error.message}")
 
     def route(self, name: str | None = None, uri: str | None = None) -> Workspace:
         """The workspace a request is for: named, else the folder holding ``uri``, else the only."""
@@ -140,6 +144,13 @@ class Session:
         raise NoWorkspace(f"{cut(name)} is not an open workspace folder ({self._folder_list()})")
 
     def _no_folder(self) -> str:
+        if self.refused:  # the reason, not only the advice: the person passed one
+            reasons = "; ".join(self.refused.values())
+            if self.client in COMMAND_LINE_CLIENTS:
+                reasons = reasons.replace(
+                    "set allowAnyFolder", "set CONTEXTLS_ALLOW_ANY_FOLDER=1"
+                ).replace("open a project folder", "pass --workspace DIR of a project")
+            return f"no workspace folder: {reasons}"
         if self.client in COMMAND_LINE_CLIENTS:
             return (
                 "no workspace folder: pass --workspace DIR, or run contextls inside the "
