@@ -29,6 +29,8 @@ export function status(overrides: Partial<Status> = {}): Status {
     task: 'general',
     complexity: 0,
     warnings: [],
+    outlinedCount: 0,
+    mapCount: 0,
     ...overrides,
   };
 }
@@ -44,6 +46,7 @@ export function item(overrides: Partial<ContextItem> = {}): ContextItem {
     metadata: { uri: 'file:///w/a.py', path: 'a.py', startLine: 3, endLine: 4 },
     pinned: false,
     stale: false,
+    view: 'whole',
     ...overrides,
   };
 }

@@ -19,6 +19,8 @@ const settings = (overrides: Partial<WindowSettings> = {}): WindowSettings => ({
   budgetPolicy: 'fixed',
   task: 'general',
   budgetCeiling: 0,
+  compaction: 'off',
+  mapTokens: 1024,
   ...overrides,
 });
 
