@@ -13,7 +13,7 @@ import pytest
 
 from contextls.protocol import ErrorCode
 
-from .conftest import Session, Starter
+from .conftest import Session, Starter, window_state
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
 
@@ -163,3 +163,29 @@ async def test_forget_takes_paths_too(start: Starter, workspace: Path) -> None:
     assert (await session.call("contextls/search", query="Project"))["hits"] == []
     refused = await session.error("contextls/forget", paths=["/etc/passwd"])
     assert refused.code == -31002  # OUTSIDE_WORKSPACE
+
+
+async def test_a_settings_change_can_be_rehearsed(start: Starter) -> None:
+    """An editor asks before a setting evicts, as before a bulk add: the dry run is the
+    change itself, rolled back."""
+    session = await start()
+    for n in range(4):
+        await session.call("contextls/addText", content=f"note {n}")
+    before = await session.call("contextls/status")
+    dry = await session.call("contextls/configure", settings={"maxItems": 2}, dryRun=True)
+    assert dry["dryRun"] and [item["id"] for item in dry["evicted"]] == ["ctx-1", "ctx-2"]
+    assert dry["settings"]["maxItems"] == 2
+    assert window_state(await session.call("contextls/status")) == window_state(before)
+    done = await session.call("contextls/configure", settings={"maxItems": 2})
+    assert [item["id"] for item in done["evicted"]] == ["ctx-1", "ctx-2"]
+
+
+async def test_no_room_says_what_the_folders_left_out(start: Starter, workspace: Path) -> None:
+    session = await start({"maxTokens": 90})
+    (workspace / "big").mkdir()
+    for name in ("a.txt", "b.txt"):  # each fits alone, not both
+        (workspace / "big" / name).write_text(WORDS * 2)
+    (workspace / "big" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    refused = await session.error("contextls/addFiles", targets=[{"uri": session.uri("big")}])
+    assert refused.code == ErrorCode.NO_ROOM
+    assert {"path": "big/logo.png", "reason": "binary"} in refused.data["skipped"]

@@ -256,6 +256,7 @@ def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile])
             available_items=available_items,
             short_tokens=short_tokens,
             short_items=short_items,
+            skipped=skipped,
         ),
     )
 

@@ -21,10 +21,10 @@ from lsprotocol import types as lsp
 from contextls import __version__
 from contextls import protocol as p
 from contextls.app import bulk, transfer
+from contextls.app.configuring import precount
 from contextls.app.model_counts import count_for_models
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
-from contextls.app.workspace_state import precount
 from contextls.core.errors import ContextError
 from contextls.lsp import structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
@@ -357,11 +357,11 @@ async def configure(ls: ContextServer, params: p.ConfigureParams) -> p.Configure
     }
     workspace = ls.session.route(params.workspace)
     tokenizer = workspace.tokenizer_after(wanted, params.reset)
-    if tokenizer is not None:
+    if tokenizer is not None and not params.dry_run:
         items = list(workspace.window)
         await asyncio.to_thread(precount, tokenizer, items)
         workspace = ls.session.route(params.workspace)  # as it is now
-    return workspace.configure(wanted, params.reset)
+    return workspace.configure(wanted, params.reset, params.dry_run)
 
 
 def _register_requests(server: ContextServer) -> None:

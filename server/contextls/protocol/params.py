@@ -331,6 +331,9 @@ class ConfigureParams(WorkspaceParams, kw_only=True):
     settings: WindowSettingsChange = msgspec.field(default_factory=WindowSettingsChange)
     reset: list[WindowSettingName] = []
     """Keys to bring back to their defaults."""
+    dry_run: bool = False
+    """Answer with what the change would do (``evicted``), and change nothing: an editor
+    asks before a setting evicts, as it does before a bulk add."""
 
 
 class ExportItem(Wire):

@@ -126,6 +126,8 @@ class NoRoomData(Wire):
     short_tokens: int
     """By how many tokens it misses (0: it misses by items only)."""
     short_items: int
+    skipped: list[SkippedFile] = []
+    """What the folders and globs left out besides (as a successful add would say)."""
 
 
 class ForgetResult(Wire):
@@ -229,9 +231,11 @@ class ConfigureResult(Wire):
     chosen: list[WindowSettingName]
     """Keys set for this window (the rest are defaults)."""
     changed: list[WindowSettingName]
-    """Keys whose value this request changed."""
+    """Keys whose value this request changed (would change, in a dry run)."""
     evicted: list[ContextItem]
     status: Status
+    dry_run: bool = False
+    """Nothing changed: ``settings`` and ``evicted`` say what the change would do."""
 
 
 class RenderResult(Wire):
