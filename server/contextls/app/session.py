@@ -100,6 +100,12 @@ class Session:
                 workspace.seed(self._wish)
             except ContextError as error:
                 self.warn(f"{error.message}; the window keeps its settings")
+        # Edits are folded into items at the process's next look; a request first takes
+        # those its client (or any) sent before it, so what it reads or renders has them.
+        try:
+            workspace.follow_edits()
+        except ContextError as error:
+            log.warning("following the edits of %s: %s", root, error)
         return workspace
 
     def announce(self, roots: list[str] | None = None) -> None:

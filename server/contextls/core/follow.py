@@ -2,20 +2,25 @@
 
 A whole-file item takes the file's current text. A region keeps its own text
 and follows it: when lines come or go above it, its line span moves to where
-that text is now (the occurrence nearest its old place); when its own text
-changed, or its file is gone, it is stale (it keeps the text it had, and
-``contextls/refresh`` reads the current range). Pure: the caller reads the
-file (the editor's buffer, else the disk) and applies the result.
+that text is now (the occurrence nearest its old place). When its own text
+changed it is stale: it keeps the text it had and goes on following its
+place, as an editor's highlight does (``follow_lines``), so that
+``contextls/refresh`` reads the lines it covers now; when that place cannot
+be told, it is stale as ``lost`` and refresh asks instead of guessing. When
+its file is gone it is stale too. Pure: the caller reads the file (the
+editor's buffer, else the disk) and applies the result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Final
 
+from contextls.core.follow_lines import Span, map_span, place_by_content
 from contextls.core.items import STALE_REASON, Item, StaleReason
 from contextls.core.outlines import is_outlined, outline_text
+from contextls.core.text import lines_with_ends
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.model import Symbol
 from contextls.structure.outline import outline
@@ -40,9 +45,30 @@ class Follow:
     """Why it went stale (``stale``)."""
 
 
-def follow(items: Iterable[Item], text: str | None, gone: StaleReason = "deleted") -> list[Follow]:
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A file's lines as last followed, and the spans its regions had in them."""
+
+    lines: list[str]
+    spans: Mapping[str, Span] = field(default_factory=dict)
+
+
+def lines_of_text(text: str) -> list[str]:
+    """The lines of ``text`` as LSP numbers them, without their ends."""
+    return [line.rstrip("\r\n") for line in lines_with_ends(text)]
+
+
+def follow(
+    items: Iterable[Item],
+    text: str | None,
+    gone: StaleReason = "deleted",
+    seen: Seen | None = None,
+    lines: list[str] | None = None,
+) -> list[Follow]:
     """The changes ``text`` makes to these items; None: the file is ``gone`` (deleted,
-    unreadable, or it now leads outside the workspace)."""
+    unreadable, or it now leads outside the workspace). ``seen``: the file as it was
+    last followed, which tells where a stale region's place went; ``lines``: those of
+    ``text`` (``lines_of_text``), when the caller has them."""
     changes: list[Follow] = []
     parsed: dict[str, list[Symbol] | None] = {}
     for item in items:
@@ -64,8 +90,9 @@ def follow(items: Iterable[Item], text: str | None, gone: StaleReason = "deleted
         elif (span := item.lines) is not None:
             start = locate(text, item.content, span[0])
             if start is None:
-                if not item.stale or item.metadata.get(STALE_REASON) != "changed":
-                    changes.append(Follow(item.id, stale=True, why="changed"))
+                if lines is None:
+                    lines = lines_of_text(text)
+                changes.extend(_follow_place(item, span, text, lines, seen))
             elif start != span[0]:
                 changes.append(
                     Follow(item.id, stale=False, lines=(start, start + span[1] - span[0]))
@@ -73,6 +100,25 @@ def follow(items: Iterable[Item], text: str | None, gone: StaleReason = "deleted
             elif item.stale:
                 changes.append(Follow(item.id, stale=False))
     return changes
+
+
+def _follow_place(
+    item: Item, span: Span, text: str, lines: list[str], seen: Seen | None
+) -> list[Follow]:
+    """A region whose own text is not in the file: where its place went, or ``lost``."""
+    why = item.metadata.get(STALE_REASON) if item.stale else None
+    if why == "lost":
+        return []  # once its place is unknown, no later change can tell it again
+    if seen is not None and seen.spans.get(item.id) == span:
+        place = map_span(seen.lines, lines, span)
+    else:
+        place = place_by_content(item.content, text, span)
+    if place is None:
+        return [Follow(item.id, stale=True, why="lost")]
+    moved = place if place != span else None
+    if why == "changed" and moved is None:
+        return []
+    return [Follow(item.id, stale=True, lines=moved, why="changed")]
 
 
 QUALIFIED_NAME: Final = "qualifiedName"
