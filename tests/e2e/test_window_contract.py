@@ -13,7 +13,7 @@ import pytest
 
 from contextls.protocol import ErrorCode
 
-from .conftest import Session, Starter, window_state
+from .conftest import SERVER, Session, Starter, open_session, stop, window_state
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
 
@@ -189,3 +189,16 @@ async def test_no_room_says_what_the_folders_left_out(start: Starter, workspace:
     refused = await session.error("contextls/addFiles", targets=[{"uri": session.uri("big")}])
     assert refused.code == ErrorCode.NO_ROOM
     assert {"path": "big/logo.png", "reason": "binary"} in refused.data["skipped"]
+
+
+async def test_no_workspace_names_the_folders_it_refused(storage: Path, tmp_path: Path) -> None:
+    """An editor can tell a refused folder by the error's data, not by its words."""
+    home = Path.home().resolve()
+    session = await open_session(SERVER, home, [home], {"storage": str(storage)})
+    try:
+        refused = await session.error("contextls/status")
+        assert refused.code == ErrorCode.NO_WORKSPACE
+        [entry] = refused.data["refused"]
+        assert entry["folder"] == home.as_uri() and "too wide" in entry["reason"]
+    finally:
+        await stop(session)

@@ -20,7 +20,7 @@ from contextls.app.service import ContextService, NoWorkspace
 from contextls.app.settings import parse_settings
 from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError, cut
-from contextls.protocol import ErrorCode, Settings
+from contextls.protocol import ErrorCode, NoWorkspaceData, RefusedFolder, Settings
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,8 @@ class Session:
 
     def _root(self, name: str | None, uri: str | None) -> str:
         if not self.folders:
-            raise NoWorkspace(self._no_folder())
+            refused = [RefusedFolder(folder=uri, reason=why) for uri, why in self.refused.items()]
+            raise NoWorkspace(self._no_folder(), data=NoWorkspaceData(refused=refused))
         if name:
             return self._named(name)
         if uri:

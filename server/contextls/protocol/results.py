@@ -35,10 +35,12 @@ __all__ = [
     "ListResult",
     "ModelCount",
     "NoRoomData",
+    "NoWorkspaceData",
     "Omission",
     "PinResult",
     "PinnedGrowth",
     "RefreshResult",
+    "RefusedFolder",
     "RemoveResult",
     "RenderResult",
     "RestoreResult",
@@ -111,6 +113,19 @@ class AddFilesResult(Wire):
     refused: list[TargetRefusal] = []
     warnings: list[str] = []
     dry_run: bool = False
+
+
+class RefusedFolder(Wire):
+    """A folder a client gave that cannot be a workspace folder, and why."""
+
+    folder: str
+    reason: str
+
+
+class NoWorkspaceData(Wire):
+    """``data`` of NO_WORKSPACE: the folders given and refused (empty when none was)."""
+
+    refused: list[RefusedFolder] = []
 
 
 class NoRoomData(Wire):
