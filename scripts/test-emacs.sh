@@ -2,8 +2,13 @@
 # The Emacs stage of `make test`: byte-compile (warnings are errors), checkdoc,
 # the ERT suite in `emacs --batch`, and the part of it that needs a real
 # terminal frame (the mode line as drawn) in `emacs -nw` under tmux; all
-# against the real server from .venv. Installs Debian's emacs-nox and tmux
-# when missing. Ends with `N passed, N failed`.
+# against the real server from .venv, and all twice: with Emacs 28's built-in
+# jsonrpc (1.0.14) and with GNU ELPA's current one (test/jsonrpc-elpa/).
+# Installs Debian's emacs-nox and tmux when missing. Ends with
+# `N passed, N failed`.
+#
+# `scripts/test-emacs.sh bench` runs the Emacs benchmarks instead (typing on a
+# 246K-character line, redisplay, an add): figures, no pass or fail.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -33,12 +38,44 @@ log "$(emacs --version | head -1), $(tmux -V)"
 
 LISP="$ROOT/editors/emacs"
 TESTS="$LISP/test"
+ELPA_JSONRPC="$TESTS/jsonrpc-elpa"
 BUILD="$(mktemp -d)"
 trap 'rm -rf "$BUILD"' EXIT
 cp "$LISP"/*.el "$BUILD/"
 SOURCES=("$BUILD"/contextls*.el)
 
-log "byte-compile (warnings are errors), without gptel installed"
+export CONTEXTLS_TEST_SERVER="$ROOT/.venv/bin/contextls"
+# The tests' daemons and databases stay in temporary directories of their own.
+export CONTEXTLS_RUNTIME_DIR="$BUILD/run" CONTEXTLS_STATE_DIR="$BUILD/run"
+mkdir -m 700 "$BUILD/run"
+
+if [[ "${1:-}" == "bench" ]]; then
+    emacs --batch -Q -L "$BUILD" --eval "(setq byte-compile-error-on-warn t)" \
+        -f batch-byte-compile "${SOURCES[@]}"
+    log "benchmarks ($(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg))"
+    emacs --batch -Q -L "$BUILD" -L "$TESTS" -l "$TESTS/contextls-bench.el" \
+        -f contextls-bench-run-batch
+    # What is drawn is measured in a real terminal frame.
+    tmux -L "contextls-bench-$$" -f /dev/null new-session -d -x 200 -y 50 \
+        "env LANG=C.UTF-8 TERM=xterm-256color emacs -nw -Q -L '$BUILD' -L '$TESTS' \
+           -l '$TESTS/contextls-terminal-test.el' \
+           --eval \"(contextls-terminal-test-run \\\"$BUILD/bench.log\\\" \\\"^contextls-terminal-bench-\\\")\"; \
+         echo \$? > '$BUILD/bench.rc'"
+    for _ in $(seq 1 600); do [[ -e "$BUILD/bench.rc" ]] && break; sleep 0.2; done
+    tmux -L "contextls-bench-$$" kill-server 2>/dev/null || true
+    grep '^bench: ' "$BUILD/bench.log" | sed 's/^bench: //'
+    exit 0
+fi
+
+log "byte-compile (warnings are errors), without gptel installed, with GNU ELPA's jsonrpc"
+ELPA_BUILD="$BUILD/elpa"
+mkdir "$ELPA_BUILD"
+cp "$LISP"/*.el "$ELPA_BUILD/"
+emacs --batch -Q -L "$ELPA_JSONRPC" -L "$ELPA_BUILD" --eval "(setq byte-compile-error-on-warn t)" \
+    -f batch-byte-compile "$ELPA_BUILD"/contextls*.el
+rm -rf "$ELPA_BUILD"
+
+log "byte-compile (warnings are errors), without gptel installed, with Emacs's jsonrpc"
 emacs --batch -Q -L "$BUILD" --eval "(setq byte-compile-error-on-warn t)" \
     -f batch-byte-compile "${SOURCES[@]}"
 
@@ -54,46 +91,55 @@ for file in "$LISP"/contextls*.el; do
     (when (> warnings 0) (message \"checkdoc: %d problems\" warnings) (kill-emacs 1))))"
 done
 
-export CONTEXTLS_TEST_SERVER="$ROOT/.venv/bin/contextls"
-# The tests' daemons and databases stay in temporary directories of their own.
-export CONTEXTLS_RUNTIME_DIR="$BUILD/run" CONTEXTLS_STATE_DIR="$BUILD/run"
-mkdir -m 700 "$BUILD/run"
-
-log "ERT in emacs --batch against $CONTEXTLS_TEST_SERVER"
-emacs --batch -Q -L "$BUILD" -L "$TESTS" -l ert \
-    -l "$TESTS/contextls-test.el" -l "$TESTS/contextls-gptel-test.el" --eval "
+run_suites() {  # $1: a name for the jsonrpc used; $2: a directory put first on load-path, or ""
+    local name="$1" first=()
+    [[ -n "$2" ]] && first=(-L "$2")
+    log "ERT in emacs --batch against $CONTEXTLS_TEST_SERVER, $name"
+    emacs --batch -Q "${first[@]}" -L "$BUILD" -L "$TESTS" -l ert \
+        -l "$TESTS/contextls-test.el" -l "$TESTS/contextls-gptel-test.el" \
+        -l "$TESTS/contextls-sync-test.el" -l "$TESTS/contextls-connection-test.el" --eval "
 (let* ((stats (ert-run-tests-batch \"^contextls-\\\\(gptel-\\\\)?test-\"))
        (passed (ert-stats-completed-expected stats))
        (failed (+ (ert-stats-completed-unexpected stats)
                   (- (ert-stats-total stats) (ert-stats-completed stats)))))
   (princ (format \"batch: %d passed, %d failed\n\" passed failed))
   (kill-emacs (if (zerop failed) 0 1)))" 2>&1 | tee "$BUILD/batch.log" >&2 || true
-batch_line="$(grep -E '^batch: [0-9]+ passed' "$BUILD/batch.log" || echo 'batch: 0 passed, 1 failed')"
+    local batch_line
+    batch_line="$(grep -E '^batch: [0-9]+ passed' "$BUILD/batch.log" || echo 'batch: 0 passed, 1 failed')"
 
-log "ERT in a real terminal frame: emacs -nw in tmux"
-SOCKET="contextls-test-$$"
-RESULTS="$BUILD/terminal.log"
-tmux -L "$SOCKET" -f /dev/null new-session -d -x 200 -y 50 \
-    "env LANG=C.UTF-8 TERM=xterm-256color emacs -nw -Q -L '$BUILD' -L '$TESTS' \
-       -l '$TESTS/contextls-terminal-test.el' \
-       --eval \"(contextls-terminal-test-run \\\"$RESULTS\\\")\"; \
-     echo \$? > '$BUILD/terminal.rc'"
-tmux -L "$SOCKET" set-option -g status off >/dev/null
-for _ in $(seq 1 600); do
-    [[ -e "$BUILD/terminal.rc" ]] && break
-    sleep 0.2
-done
-if [[ ! -e "$BUILD/terminal.rc" ]]; then
-    log "the terminal suite did not finish in 120 s; its screen:"
-    tmux -L "$SOCKET" capture-pane -p >&2 || true
-fi
-tmux -L "$SOCKET" kill-server 2>/dev/null || true
-cat "$RESULTS" >&2 2>/dev/null || true
-terminal_line="$(grep -E '^terminal: [0-9]+ passed' "$RESULTS" 2>/dev/null || echo 'terminal: 0 passed, 1 failed')"
+    log "ERT in a real terminal frame: emacs -nw in tmux, $name"
+    local socket="contextls-test-$$" results="$BUILD/terminal.log" lisp_path=""
+    [[ -n "$2" ]] && lisp_path="-L '$2'"
+    rm -f "$BUILD/terminal.rc" "$results"
+    tmux -L "$socket" -f /dev/null new-session -d -x 200 -y 50 \
+        "env LANG=C.UTF-8 TERM=xterm-256color emacs -nw -Q $lisp_path -L '$BUILD' -L '$TESTS' \
+           -l '$TESTS/contextls-terminal-test.el' \
+           --eval \"(contextls-terminal-test-run \\\"$results\\\")\"; \
+         echo \$? > '$BUILD/terminal.rc'"
+    tmux -L "$socket" set-option -g status off >/dev/null
+    for _ in $(seq 1 900); do
+        [[ -e "$BUILD/terminal.rc" ]] && break
+        sleep 0.2
+    done
+    if [[ ! -e "$BUILD/terminal.rc" ]]; then
+        log "the terminal suite did not finish in 180 s; its screen:"
+        tmux -L "$socket" capture-pane -p >&2 || true
+    fi
+    tmux -L "$socket" kill-server 2>/dev/null || true
+    cat "$results" >&2 2>/dev/null || true
+    local terminal_line
+    terminal_line="$(grep -E '^terminal: [0-9]+ passed' "$results" 2>/dev/null || echo 'terminal: 0 passed, 1 failed')"
+    local bp bf tp tf
+    read -r bp bf < <(sed -E 's/^batch: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$batch_line")
+    read -r tp tf < <(sed -E 's/^terminal: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$terminal_line")
+    log "$name: $batch_line; $terminal_line"
+    passed=$((passed + bp + tp))
+    failed=$((failed + bf + tf))
+}
 
-read -r batch_passed batch_failed < <(sed -E 's/^batch: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$batch_line")
-read -r term_passed term_failed < <(sed -E 's/^terminal: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$terminal_line")
-passed=$((batch_passed + term_passed))
-failed=$((batch_failed + term_failed))
+passed=0
+failed=0
+run_suites "Emacs's jsonrpc" ""
+run_suites "GNU ELPA's jsonrpc ($(sed -n 's/^;; Version: //p' "$ELPA_JSONRPC/jsonrpc.el"))" "$ELPA_JSONRPC"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -6,6 +6,10 @@
 #
 # Usage: scripts/test-vscode.sh          all of the above; the last line is `N passed, N failed`
 #        scripts/test-vscode.sh vsix     only build editors/vscode/dist/contextls.vsix
+#        scripts/test-vscode.sh bench [REF]
+#                                        what activation costs VS Code, this build against REF's
+#                                        (default: 6137563, which started its server in
+#                                        activate() on first use), in code-server; RUNS=5 profiles
 # Screenshots and logs of the e2e run: editors/vscode/test-artifacts/e2e/
 set -uo pipefail
 
@@ -45,7 +49,26 @@ if [[ $MODE == vsix ]]; then
   log "built $EXT/dist/contextls.vsix"
   exit 0
 fi
-[[ $MODE == all ]] || die "usage: $0 [all|vsix]"
+if [[ $MODE == bench ]]; then
+  use_node all
+  npm_ci || die "npm ci failed"
+  (cd "$EXT" && npm run --silent package >&2) || die "packaging failed"
+  # the base: the build that awaited its server in activate() on first use (~170 ms) and had no
+  # startup check, or REF
+  ref=${2:-6137563}
+  base=$(mktemp -d)
+  git -C "$ROOT" archive "$ref" editors/vscode clients/protocol | tar -x -C "$base" || die "cannot read $ref"
+  ln -s "$EXT/node_modules" "$base/editors/vscode/node_modules"
+  (cd "$base/editors/vscode" && npm run --silent package >&2) || die "packaging $ref failed"
+  log "base: $(git -C "$ROOT" log -1 --format='%h %s' "$ref" | cut -c1-100)"
+  log "load before: $(uptime)"
+  (cd "$EXT" && CODE_SERVER=$CODE_SERVER CONTEXTLS_BIN=$ROOT/.venv/bin/contextls \
+     node test/bench/activation.cjs "$base/editors/vscode/dist/contextls.vsix" "$EXT/dist/contextls.vsix")
+  rc=$?
+  rm -rf "$base"
+  exit $rc
+fi
+[[ $MODE == all ]] || die "usage: $0 [all|vsix|bench [REF]]"
 
 passed=0 failed=0
 # A stage that is not a test suite (lint, typecheck, build): a failure counts as one failed.
@@ -83,7 +106,7 @@ if stage package npm run --silent package; then
   log "== e2e (code-server + Chromium + contextls serve)"
   e2e_log=$(mktemp)
   (cd "$EXT" && CODE_SERVER=$CODE_SERVER CONTEXTLS_BIN=$ROOT/.venv/bin/contextls \
-     ARTIFACTS=$EXT/test-artifacts/e2e timeout -k 10 420 node test/e2e/e2e.cjs) 2>&1 | tee "$e2e_log" >&2
+     ARTIFACTS=$EXT/test-artifacts/e2e timeout -k 10 600 node test/e2e/e2e.cjs) 2>&1 | tee "$e2e_log" >&2
   line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed$' "$e2e_log" | tail -1)
   if [[ $line =~ ^e2e:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
     passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))

@@ -12,7 +12,11 @@
 ;; holding the prompt, with point at its end, and sends that buffer's text.
 ;; A function that takes two arguments (a callback and the request's state)
 ;; may finish later; this one asks the server without blocking Emacs, puts
-;; the context before the last user prompt, then calls the callback.
+;; the context at the start of the last user prompt, then calls the
+;; callback.  It goes after the prompt's prefix (`### ' in Markdown), which
+;; gptel strips from the start of each prompt it sends.  The edits of every
+;; buffer open on the server are sent before the render is asked for, and the
+;; server takes them before it renders: the context holds what was typed.
 ;;
 ;; `contextls-gptel-mode' is global; `contextls-gptel-local-mode' does the
 ;; same in one chat buffer only.  gptel itself is optional: this file loads
@@ -20,9 +24,10 @@
 
 ;;; Code:
 
-(require 'contextls-client)
+(require 'contextls)
 
 (defvar gptel-prompt-transform-functions)
+(defvar gptel-prompt-prefix-alist)
 
 (defcustom contextls-gptel-max-tokens nil
   "The most tokens of context attached to a gptel request, or nil.
@@ -34,15 +39,28 @@ items that fit are attached (the server chooses, pinned items first)."
 (defvar-local contextls-gptel--attached nil
   "Non-nil in a prompt buffer the window was already attached to.")
 
+(defun contextls-gptel--prompt-prefix ()
+  "Return the prefix gptel puts before a user prompt in this mode, or \"\"."
+  (or (and (boundp 'gptel-prompt-prefix-alist)
+           (alist-get major-mode gptel-prompt-prefix-alist))
+      ""))
+
 (defun contextls-gptel--insertion-point ()
-  "The place of the context in the prompt buffer: before the last user prompt.
+  "The place of the context in the prompt buffer: the start of the last prompt.
 That is after the last response gptel marked with its `gptel' text
-property, or the start of the buffer."
-  (let ((pos (point-max)))
+property (or the start of the buffer), past white space and the prompt
+prefix, so gptel still finds the prefix where it strips it."
+  (let ((pos (point-max))
+        (prefix (contextls-gptel--prompt-prefix)))
     (while (and (> pos (point-min)) (not (get-text-property (1- pos) 'gptel)))
       (setq pos (or (previous-single-property-change pos 'gptel nil (point-min))
                     (point-min))))
-    pos))
+    (save-excursion
+      (goto-char pos)
+      (skip-chars-forward " \t\r\n")
+      (when (and (not (string-empty-p prefix)) (looking-at (regexp-quote prefix)))
+        (goto-char (match-end 0)))
+      (point))))
 
 (defun contextls-gptel--attach (result)
   "Insert the render RESULT into the prompt buffer, and say what was attached."

@@ -10,7 +10,8 @@
 ;; Overlays are keyed by root and id (ids are numbered per workspace, so two
 ;; projects both have a ctx-1), and only the items whose place or state
 ;; changed are drawn again.  A buffer showing an item is kept in sync with
-;; the server, so its edits move and mark the item there too.
+;; the server (contextls-sync.el), so its edits move and mark the item there
+;; too.
 
 ;;; Code:
 
@@ -47,16 +48,17 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
          (plist-get meta :startLine) (plist-get meta :endLine))))
 
 (defun contextls--signature (item)
-  "What ITEM's highlight is drawn from."
+  "Where ITEM's highlight is drawn: its path and lines, as the server has them.
+While they stay the same, the overlay stays where the buffer's edits moved
+it (the server may not have heard of them yet, or may not be able to tell)."
   (let ((meta (plist-get item :metadata)))
-    (list (plist-get meta :path) (plist-get meta :startLine) (plist-get meta :endLine)
-          (eq (plist-get item :stale) t))))
+    (list (plist-get meta :path) (plist-get meta :startLine) (plist-get meta :endLine))))
 
 (defun contextls--update-overlays (root)
   "Draw ROOT's window items in the buffers of their files, as they are now."
   (let ((wanted (make-hash-table :test #'equal))
         (buffers (make-hash-table :test #'equal)))
-    (dolist (item (gethash root contextls--items))
+    (dolist (item (contextls--items root))
       (when (contextls--region-item-p item)
         (puthash (plist-get item :id) item wanted)))
     (let (gone)
@@ -68,8 +70,9 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
      (lambda (id item)
        (let ((signature (contextls--signature item))
              (known (gethash (cons root id) contextls--overlays)))
-         (unless (and known (equal (car known) signature)
-                      (cdr known) (seq-every-p #'overlay-buffer (cdr known)))
+         (if (and known (equal (car known) signature)
+                  (cdr known) (seq-every-p #'overlay-buffer (cdr known)))
+             (mapc (lambda (overlay) (contextls--dress-overlay overlay item)) (cdr known))
            (contextls--delete-overlays root id)
            (let* ((path (car signature))
                   (buffer (gethash path buffers 'unknown)))
@@ -78,18 +81,10 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
                (puthash path buffer buffers))
              (when buffer
                (with-current-buffer buffer
-                 (contextls--sync-if-connected root)
                  (puthash (cons root id)
                           (cons signature (list (contextls--make-overlay item root)))
                           contextls--overlays)))))))
      wanted)))
-
-(defun contextls--sync-if-connected (root)
-  "Open the current buffer on ROOT's server, if it is running without it."
-  (let ((conn (gethash root contextls--connections)))
-    (when (and conn (jsonrpc-running-p conn) (gethash conn contextls--ready)
-               (not (eq contextls--synced conn)))
-      (contextls--open conn root))))
 
 (defun contextls--make-overlay (item root)
   "An overlay over the lines of ITEM of ROOT in this buffer."
@@ -103,17 +98,34 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
         (forward-line (1- start-line))
         (let ((beg (point)))
           (forward-line (1+ (- end-line start-line)))
-          (let ((overlay (make-overlay beg (point) nil t nil))
-                (stale (eq (plist-get item :stale) t)))
-            (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
+          (let ((overlay (make-overlay beg (point) nil t nil)))
             (overlay-put overlay 'contextls-id (plist-get item :id))
             (overlay-put overlay 'contextls-root root)
-            (overlay-put overlay 'help-echo
-                         (format "contextls: %s%s" (contextls--describe item)
-                                 (if stale ", changed since it was added" "")))
             (overlay-put overlay 'before-string
                          (propertize " " 'display '(left-fringe right-triangle)))
+            (contextls--dress-overlay overlay item)
             overlay))))))
+
+(defun contextls--dress-overlay (overlay item)
+  "Give OVERLAY the face and help of ITEM as it is now (stale or not).
+Only when they changed: every change of the window comes here for every item."
+  (let ((stale (eq (plist-get item :stale) t))
+        (dress (list (plist-get item :stale) (plist-get item :tokens) (plist-get item :label)
+                     (plist-get (plist-get item :metadata) :staleReason))))
+    (unless (equal dress (overlay-get overlay 'contextls-dress))
+      (overlay-put overlay 'contextls-dress dress)
+      (contextls--dress-overlay-now overlay item stale))))
+
+(defun contextls--dress-overlay-now (overlay item stale)
+  "Give OVERLAY the face and help of ITEM, STALE or not."
+  (overlay-put overlay 'face (if stale 'contextls-stale-region 'contextls-region))
+  (overlay-put overlay 'help-echo
+               (format "contextls: %s%s" (contextls--describe item)
+                       (cond ((equal (plist-get (plist-get item :metadata) :staleReason)
+                                     "lost")
+                              ", changed, and so did the lines around it")
+                             (stale ", changed since it was added")
+                             (t "")))))
 
 (defun contextls--item-at (&optional pos)
   "The item highlighted at POS (point): (ROOT . ID), or nil."
@@ -125,10 +137,20 @@ The signature is what the overlays were drawn from: path, lines, staleness.")
 (defun contextls--highlight-visited-file ()
   "Highlight the items of the file just visited."
   (let ((root (contextls--root)))
-    (when (gethash root contextls--items)
+    (when (contextls--items root)
       (contextls--update-overlays root))))
 
+(defun contextls--unhighlight-stopped (root)
+  "Delete the overlays of ROOT when it is no longer served (as asked).
+After a crash they stay: the window is still there, and served again soon."
+  (unless (contextls--window-of root)
+    (let (ids)
+      (maphash (lambda (key _) (when (equal (car key) root) (push (cdr key) ids)))
+               contextls--overlays)
+      (dolist (id ids) (contextls--delete-overlays root id)))))
+
 (add-hook 'contextls-window-change-functions #'contextls--update-overlays)
+(add-hook 'contextls-disconnected-functions #'contextls--unhighlight-stopped)
 (add-hook 'find-file-hook #'contextls--highlight-visited-file)
 
 (provide 'contextls-highlight)

@@ -25,6 +25,18 @@
 (defvar-local contextls--list-root nil
   "The project root this inspector shows.")
 
+(defun contextls--id-number (entry)
+  "The number of the id of the inspector's ENTRY: 12 for ctx-12."
+  (string-to-number (replace-regexp-in-string "\\`[^0-9]*" "" (car entry))))
+
+(defun contextls--entry-tokens (entry)
+  "The tokens of the inspector's ENTRY, as a number."
+  (string-to-number (replace-regexp-in-string "," "" (aref (cadr entry) 3))))
+
+(defun contextls--sort-by (key)
+  "A `tabulated-list' sort predicate on the number KEY gives of each entry."
+  (lambda (a b) (< (funcall key a) (funcall key b))))
+
 (defvar contextls-list-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'contextls-list-visit)
@@ -53,12 +65,15 @@
 \\[contextls-search] searches the archive.
 \\[contextls-copy] copies the rendered context.
 \\[next-line] and \\[previous-line] move, as in every list."
-  (setq tabulated-list-format [("Id" 8 t) ("Kind" 12 t) ("Label" 50 t)
-                               ("Tokens" 8 t :right-align t) ("Flags" 6 t)])
+  (setq tabulated-list-format `[("Id" 8 ,(contextls--sort-by #'contextls--id-number))
+                                ("Kind" 12 t) ("Label" 50 t)
+                                ("Tokens" 8 ,(contextls--sort-by #'contextls--entry-tokens)
+                                 :right-align t)
+                                ("Flags" 6 t)])
   (setq tabulated-list-padding 2)
   (tabulated-list-init-header))
 
-;;;###autoload
+;;;###autoload (autoload 'contextls-list "contextls" "Inspect the items in the context window of this project." t)
 (defun contextls-list ()
   "Inspect the items in the context window of this project."
   (interactive)
@@ -75,11 +90,11 @@
 
 (defun contextls--read-window (root)
   "Read ROOT's items and status now."
-  (puthash root (contextls--list
-                 (plist-get (contextls--request :contextls/list
-                                                (contextls--workspace-params root) root)
-                            :items))
-           contextls--items)
+  (contextls--set-items root (contextls--list
+                             (plist-get (contextls--request :contextls/list
+                                                            (contextls--workspace-params root)
+                                                            root)
+                                        :items)))
   (contextls--request :contextls/status (contextls--workspace-params root) root))
 
 (defun contextls--budget-bar (status)
@@ -93,11 +108,12 @@
   (if (consp status)
       (let ((next (plist-get status :nextEviction))
             (reason (contextls--budget-reason status)))
-        (format " %s %s/%s tokens · %s/%d items%s%s\n"
+        (format " %s %s/%s tokens · %s/%s items%s%s\n"
                 (contextls--budget-bar status)
                 (contextls--kilo (plist-get status :tokens))
                 (contextls--kilo (contextls--budget status))
-                (plist-get status :itemCount) (plist-get status :maxItems)
+                (contextls--number (plist-get status :itemCount))
+                (contextls--number (plist-get status :maxItems))
                 (if reason (format " · %s" reason) "")
                 (if next (format " · next out: %s" (contextls--describe next)) "")))
     " contextls: no status yet\n"))
@@ -111,10 +127,10 @@
                           (vector (plist-get item :id)
                                   (plist-get item :kind)
                                   (plist-get item :label)
-                                  (number-to-string (plist-get item :tokens))
+                                  (contextls--number (plist-get item :tokens))
                                   (concat (if (eq (plist-get item :pinned) t) "P" "")
                                           (if (eq (plist-get item :stale) t) "S" "")))))
-                  (reverse (gethash root contextls--items))))
+                  (reverse (contextls--items root))))
     ;; A refill comes with every change of the window, maybe another
     ;; process's: the marks a person has set stay.
     (let ((marked (contextls--marked-ids)))
@@ -129,7 +145,7 @@
     (let ((overlay (contextls--budget-overlay)))
       (move-overlay overlay (point-min) (point-min))
       (overlay-put overlay 'before-string
-                   (contextls--budget-line (gethash root contextls--statuses))))))
+                   (contextls--budget-line (contextls--status root))))))
 
 (defun contextls--budget-overlay ()
   "The overlay that draws the budget line above the table.
@@ -155,7 +171,7 @@ inspector is opened again."
   "The item at point in the inspector."
   (let ((id (tabulated-list-get-id)))
     (or (seq-find (lambda (item) (equal (plist-get item :id) id))
-                  (gethash contextls--list-root contextls--items))
+                  (contextls--items contextls--list-root))
         (user-error "No item here"))))
 
 (defun contextls-list-visit ()

@@ -5,15 +5,14 @@
 
 ;;; Commentary:
 
-;; `contextls-mode' shows ` ctx 3.2k/8k·12/50 ' in the mode line of every
-;; buffer of a project whose window is known: tokens of the budget, items of
-;; the maximum.  Its entry in `mode-line-misc-info' is a conditional headed
-;; by the mode's variable, as Emacs packages do it; turning the mode off
-;; takes out that entry and nothing else.
+;; The budget of the current project in the mode line, ` ctx 3.2k/8k·12/50 ':
+;; tokens of the budget, items of the maximum.  `contextls-mode' (in
+;; contextls.el) puts the entry here in `mode-line-misc-info', as a
+;; conditional headed by the mode's variable, as Emacs packages do it.
 ;;
 ;; The mode line is drawn at every redisplay, in every window: the text is
-;; made once per status and kept, the root of each buffer is cached, and the
-;; mouse map is built once.
+;; made once per status and kept with the window, the root of each buffer is
+;; cached, and the mouse map is built once.
 
 ;;; Code:
 
@@ -27,10 +26,6 @@ Then the mode line shows the project's window without a command first."
 
 (defvar contextls--mode-line-map (make-mode-line-mouse-map 'mouse-1 'contextls-list)
   "The mouse map of the mode line text: a click opens the inspector.")
-
-(defvar contextls--mode-line-cache (make-hash-table :test #'equal)
-  "The mode line text of each root: (STATUS HOT . TEXT).
-TEXT was made from STATUS, with the error face when HOT.")
 
 (defun contextls--budget (status)
   "The token budget of STATUS: its effective budget, else its maxTokens."
@@ -51,8 +46,10 @@ TEXT was made from STATUS, with the error face when HOT.")
         (last (contextls--list (plist-get status :lastEvicted)))
         (reason (contextls--budget-reason status)))
     (concat (format "contextls: %s of %s tokens, %s of %s items"
-                    (plist-get status :tokens) (contextls--budget status)
-                    (plist-get status :itemCount) (plist-get status :maxItems))
+                    (contextls--number (plist-get status :tokens))
+                    (contextls--number (contextls--budget status))
+                    (contextls--number (plist-get status :itemCount))
+                    (contextls--number (plist-get status :maxItems)))
             (if reason (concat "\n" reason) "")
             (if next (format "\nNext to be evicted: %s" (contextls--describe next)) "")
             (if last (format "\nLast evicted: %s" (mapconcat #'contextls--describe last ", "))
@@ -74,24 +71,25 @@ TEXT was made from STATUS, with the error face when HOT.")
 
 (defconst contextls--crashed-mode-line
   (propertize " ctx ✗ " 'face 'error
-              'help-echo "contextls: the server stopped; the next command starts it again")
+              'help-echo "contextls: the server stopped; it is started again in the \
+background, or by the next command")
   "The mode line text when the server stopped.")
 
 (defun contextls--mode-line-string (&optional root)
   "The mode line text for ROOT (the current buffer's): ` ctx 3.2k/8k·12/50 '."
-  (let* ((root (or root (car (contextls--root-info))))
-         (status (gethash root contextls--statuses)))
+  (let* ((window (contextls--window-of (or root (car (contextls--root-info)))))
+         (status (and window (contextls--window-status window))))
     (cond
      ((eq status 'crashed) contextls--crashed-mode-line)
      ((null status) "")
      (t
-      (let* ((evicted-at (gethash root contextls--evicted-at))
+      (let* ((evicted-at (contextls--window-evicted-at window))
              (hot (and evicted-at (< (- (float-time) evicted-at) 10)))
-             (cached (gethash root contextls--mode-line-cache)))
+             (cached (contextls--window-mode-line window)))
         (if (and (eq (car cached) status) (eq (cadr cached) hot))
             (cddr cached)
           (let ((text (contextls--make-mode-line status hot)))
-            (puthash root (cons status (cons hot text)) contextls--mode-line-cache)
+            (setf (contextls--window-mode-line window) (cons status (cons hot text)))
             text)))))))
 
 (defconst contextls--mode-line-entry '(contextls-mode (:eval (contextls--mode-line-string)))
@@ -102,23 +100,6 @@ TEXT was made from STATUS, with the error face when HOT.")
   (when (and contextls-connect-on-visit buffer-file-name)
     (pcase-let ((`(,root ,in-project) (contextls--root-info)))
       (when in-project (contextls--connect-in-background root)))))
-
-;;;###autoload
-(define-minor-mode contextls-mode
-  "Show the contextls budget of the current project in the mode line.
-With `contextls-connect-on-visit', visiting a file of a project connects to
-its window, so its budget shows at once."
-  :global t
-  :group 'contextls
-  (if contextls-mode
-      (progn
-        (unless (member contextls--mode-line-entry mode-line-misc-info)
-          (push contextls--mode-line-entry mode-line-misc-info))
-        (add-hook 'find-file-hook #'contextls--connect-visited-file)
-        (contextls--connect-visited-file))
-    (setq mode-line-misc-info (delete contextls--mode-line-entry mode-line-misc-info))
-    (remove-hook 'find-file-hook #'contextls--connect-visited-file))
-  (force-mode-line-update t))
 
 (provide 'contextls-mode-line)
 ;;; contextls-mode-line.el ends here

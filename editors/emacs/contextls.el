@@ -44,6 +44,7 @@
 (declare-function eshell-previous-prompt "em-prompt" (n))
 (declare-function which-function "which-func" ())
 (declare-function dired-get-marked-files "dired" (&optional localp arg filter distinguish-one-marked error))
+(declare-function compilation--ensure-parse "compile" (limit))
 (declare-function gptel "ext:gptel" (name &optional api-key initial interactivep))
 (defvar gptel-mode)
 
@@ -85,12 +86,14 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
   "The server's error codes this client acts on (checked against the schema).")
 
 (defconst contextls--window-settings
-  '(("maxItems" . integer) ("maxTokens" . integer)
-    ("encoding" "o200k_base" "cl100k_base") ("evictionPolicy" "fifo" "relevance")
+  '(("maxItems" . integer) ("maxTokens" . integer) ("model" . string)
+    ("encoding" "o200k_base" "cl100k_base" "claude-v3" "claude-v4.7" "claude-v4.8"
+     "gemma3-estimate" "llama3" "qwen2" "qwen3.5" "tekken")
+    ("evictionPolicy" "fifo" "relevance")
     ("maxFileBytes" . integer) ("archiveMaxItems" . integer) ("archiveMaxBytes" . integer)
     ("archiveMaxAgeDays" . number) ("budgetPolicy" "fixed" "adaptive")
     ("task" "general" "coding" "debugging" "research" "complex_analysis")
-    ("budgetCeiling" . integer))
+    ("budgetCeiling" . integer) ("compaction" "off" "outline") ("mapTokens" . integer))
   "The window's settings: name, then its type or the values it takes.")
 
 ;;; Reporting
@@ -122,17 +125,20 @@ The buffer's text is what is added, unsaved edits included."
                  (user-error "Mark a region first")))
   (unless buffer-file-name
     (user-error "This buffer visits no file; use `contextls-add-buffer' or `contextls-add-text'"))
+  (when (string-blank-p (buffer-substring-no-properties beg end))
+    (user-error "The region holds only white space; nothing to add"))
   (let ((root (contextls--root)))
-    (contextls--sync root)
-    (prog1 (contextls--add :contextls/addRegion
-                           (contextls--workspace-params
-                            root
-                            :uri (contextls--uri buffer-file-name)
-                            :range (contextls--range beg end)
-                            :text (buffer-substring-no-properties beg end)
-                            :language (contextls--language)
-                            :pin (if pin t :json-false))
-                           root)
+    (prog1 (contextls--add-from-buffer
+            root (lambda ()
+                   (contextls--add :contextls/addRegion
+                                   (contextls--workspace-params
+                                    root
+                                    :uri (contextls--uri buffer-file-name)
+                                    :range (contextls--range beg end)
+                                    :text (buffer-substring-no-properties beg end)
+                                    :language (contextls--language)
+                                    :pin (if pin t :json-false))
+                                   root)))
       (deactivate-mark))))
 
 ;;;###autoload
@@ -143,13 +149,13 @@ included); another buffer as code in its language."
   (interactive "P")
   (let ((root (contextls--root)))
     (if buffer-file-name
-        (progn
-          (contextls--sync root)
-          (contextls--add :contextls/addFile
-                          (contextls--workspace-params
-                           root :uri (contextls--uri buffer-file-name)
-                           :language (contextls--language) :pin (if pin t :json-false))
-                          root))
+        (contextls--add-from-buffer
+         root (lambda ()
+                (contextls--add :contextls/addFile
+                                (contextls--workspace-params
+                                 root :uri (contextls--uri buffer-file-name)
+                                 :language (contextls--language) :pin (if pin t :json-false))
+                                root)))
       (contextls--add :contextls/addText
                       (contextls--workspace-params
                        root :kind "code" :content (contextls--buffer-text)
@@ -178,18 +184,19 @@ included); another buffer as code in its language."
                      (skip-chars-backward " \t\n")
                      (cons beg (point)))))
          (root (contextls--root)))
-    (contextls--sync root)
-    (contextls--add :contextls/addSymbol
-                    (contextls--workspace-params
-                     root
-                     :uri (contextls--uri buffer-file-name)
-                     :name name
-                     :symbolKind "Function"
-                     :range (contextls--range (car bounds) (cdr bounds))
-                     :text (buffer-substring-no-properties (car bounds) (cdr bounds))
-                     :language (contextls--language)
-                     :pin (if pin t :json-false))
-                    root)))
+    (contextls--add-from-buffer
+     root (lambda ()
+            (contextls--add :contextls/addSymbol
+                            (contextls--workspace-params
+                             root
+                             :uri (contextls--uri buffer-file-name)
+                             :name name
+                             :symbolKind "Function"
+                             :range (contextls--range (car bounds) (cdr bounds))
+                             :text (buffer-substring-no-properties (car bounds) (cdr bounds))
+                             :language (contextls--language)
+                             :pin (if pin t :json-false))
+                            root)))))
 
 (defun contextls--flymake-text (beg end)
   "The Flymake diagnostics between BEG and END.
@@ -207,20 +214,64 @@ One line each: `file:line: type: message'."
 ;;;###autoload
 (defun contextls-add-error (&optional pin)
   "Add the errors at point (or in the region); a prefix argument PINs them.
-Flymake's diagnostics, or in a compilation buffer the message at point."
+Flymake's diagnostics, or in a compilation buffer the message at point with
+the lines that belong to it (the code it quotes, a traceback), its file
+names relative to the project."
   (interactive "P")
-  (let* ((beg (if (use-region-p) (region-beginning) (line-beginning-position)))
-         (end (if (use-region-p) (region-end) (line-end-position)))
-         (text (if (derived-mode-p 'compilation-mode)
-                   (string-trim (buffer-substring-no-properties beg end))
-                 (contextls--flymake-text beg end))))
+  (let* ((root (contextls--root))
+         (compilation (derived-mode-p 'compilation-mode))
+         (bounds (cond ((use-region-p) (cons (region-beginning) (region-end)))
+                       (compilation (contextls--compilation-message-bounds))
+                       (t (cons (line-beginning-position) (line-end-position)))))
+         (text (if compilation
+                   (contextls--relative-paths
+                    (string-trim (buffer-substring-no-properties (car bounds) (cdr bounds)))
+                    root)
+                 (contextls--flymake-text (car bounds) (cdr bounds)))))
     (when (or (null text) (string-empty-p text))
       (user-error "No error here: no Flymake diagnostic at point, and not a compilation buffer"))
     (prog1 (contextls--add :contextls/addText
                            (contextls--workspace-params
-                            (contextls--root) :kind "error" :content text
-                            :pin (if pin t :json-false)))
+                            root :kind "error" :content text
+                            :pin (if pin t :json-false))
+                           root)
       (deactivate-mark))))
+
+(defconst contextls--error-lines 40
+  "The most lines of a compilation buffer one error takes.")
+
+(defun contextls--compilation-message-p (&optional pos)
+  "Return non-nil if a compilation message is on the line at POS (point)."
+  (save-excursion
+    (when pos (goto-char pos))
+    (text-property-not-all (line-beginning-position) (line-end-position)
+                           'compilation-message nil)))
+
+(defun contextls--compilation-message-bounds ()
+  "The message at point of a compilation buffer: (BEG . END).
+From its line (or the message line above point) to the next message, the
+end of the output, or `contextls--error-lines' lines."
+  (when (fboundp 'compilation--ensure-parse)
+    (compilation--ensure-parse (point-max)))
+  (save-excursion
+    (beginning-of-line)
+    (let ((start (point)))
+      (while (and (not (contextls--compilation-message-p)) (not (bobp))
+                  (< (count-lines (point) start) contextls--error-lines))
+        (forward-line -1))
+      (unless (contextls--compilation-message-p) (goto-char start))
+      (let ((beg (point)) (lines 1))
+        (forward-line 1)
+        (while (and (not (eobp)) (< lines contextls--error-lines)
+                    (not (contextls--compilation-message-p))
+                    (not (looking-at-p "^Compilation \\(?:finished\\|exited\\|interrupted\\)")))
+          (forward-line 1)
+          (setq lines (1+ lines)))
+        (cons beg (point))))))
+
+(defun contextls--relative-paths (text root)
+  "TEXT with the file names under ROOT written relative to it."
+  (replace-regexp-in-string (regexp-quote (file-name-as-directory root)) "" text t t))
 
 (defun contextls--repl-start ()
   "Where the last `contextls-repl-inputs' inputs of this REPL buffer begin."
@@ -317,8 +368,28 @@ A glob may be typed."
 In Dired, the marked files and folders (or the one at point); elsewhere one
 read from the minibuffer.  The server expands folders (git's files, without
 hidden files, binaries or credentials).  When making room would evict more
-than half of the window, it asks first, showing what would go."
+than half of the window, it asks first, showing what would go.  One file is
+added as `contextls-add-buffer' adds it (its buffer's text, if it has one):
+an add of one thing slides the window without asking."
   (interactive (list (contextls--read-file-targets) current-prefix-arg))
+  (if (and (= (length names) 1) (file-regular-p (car names)))
+      (contextls--add-one-file (expand-file-name (car names)) pin)
+    (contextls--add-set names pin)))
+
+(defun contextls--add-one-file (file pin)
+  "Add FILE, from its buffer when it is visited; PIN it if asked."
+  (let ((buffer (find-buffer-visiting file)))
+    (if buffer
+        (with-current-buffer buffer (contextls-add-buffer pin))
+      (let ((root (let ((default-directory (file-name-directory file))) (contextls--root))))
+        (contextls--add :contextls/addFile
+                        (contextls--workspace-params root :uri (contextls--uri file)
+                                                     :pin (if pin t :json-false))
+                        root)))))
+
+(defun contextls--add-set (names pin)
+  "Add the files, folders or globs NAMES as one set; PIN them if asked.
+See `contextls-add-files'."
   (let* ((root (contextls--root))
          (params (contextls--workspace-params
                   root :targets (vconcat (mapcar #'contextls--file-target names))
@@ -378,9 +449,11 @@ It follows the window as it changes; \\<contextls-context-mode-map>\\[quit-windo
 
 (defun contextls--update-context-buffer (root)
   "Render ROOT's window again into its context buffer, asynchronously."
-  (let ((buffer (get-buffer "*contextls-context*"))
-        (conn (gethash root contextls--connections)))
-    (when (and (buffer-live-p buffer) conn (jsonrpc-running-p conn)
+  (let* ((buffer (get-buffer "*contextls-context*"))
+         (window (contextls--window-of root))
+         (conn (and window (contextls--window-connection window))))
+    (when (and (buffer-live-p buffer) conn (eq (contextls--state conn) 'ready)
+               (jsonrpc-running-p conn)
                (equal (buffer-local-value 'contextls--context-root buffer) root))
       (jsonrpc-async-request
        conn :contextls/render (contextls--workspace-params root :format "markdown")
@@ -455,7 +528,7 @@ To put it into every request instead, see `contextls-gptel-mode'."
         (car (split-string choice))
         (user-error "No item chosen"))))
 
-(defun contextls--window-items (&optional root)
+(defun contextls--read-items (&optional root)
   "The items in the window of ROOT, read now."
   (let ((root (or root (contextls--root))))
     (contextls--list (plist-get (contextls--request :contextls/list
@@ -467,7 +540,7 @@ To put it into every request instead, see `contextls-gptel-mode'."
   (let ((here (contextls--item-at)))
     (if here
         (list (cdr here) (car here))
-      (list (contextls--read-item prompt (contextls--window-items)) (contextls--root)))))
+      (list (contextls--read-item prompt (contextls--read-items)) (contextls--root)))))
 
 ;;; Search and restore
 
@@ -497,7 +570,8 @@ What the hit matched is in the face `contextls-match'."
 Hits come in the server's order, best first.  MODE is how to search (see
 `contextls-search-mode', the default); with a prefix argument, you are asked."
   (interactive
-   (list (read-string "Search the archive: ")
+   (list (let ((query (string-trim (read-string "Search the archive: "))))
+           (if (string-empty-p query) (user-error "Nothing to search for") query))
          (if current-prefix-arg
              (intern (completing-read "Search by: " '("hybrid" "semantic" "keyword") nil t))
            contextls-search-mode)))
@@ -518,26 +592,18 @@ Hits come in the server's order, best first.  MODE is how to search (see
 ;;;###autoload
 (defun contextls-restore (id &optional root)
   "Bring the archived item ID back into the window of ROOT.
-When that would evict other items, it asks first, naming them."
+Like an add of one thing, it slides the window: what it evicts goes to the
+archive, and the message names it, with the way back."
   (interactive
    (let ((status (contextls--status (contextls--root))))
      (list (contextls--read-item "Restore item: "
                                  (and (consp status)
                                       (contextls--list (plist-get status :lastEvicted)))))))
   (let* ((root (or root (contextls--root)))
-         (params (contextls--workspace-params root :ids (vector id)))
-         (plan (contextls--request :contextls/restore (append params '(:dryRun t)) root))
-         (evicted (contextls--list (plist-get plan :evicted)))
-         (result
-          (cond ((not (eq (plist-get plan :dryRun) t)) plan) ; a server that restores at once
-                ((and evicted
-                      (not (yes-or-no-p (format "Restoring %s evicts %s; restore it? " id
-                                                (mapconcat #'contextls--describe evicted ", ")))))
-                 nil)
-                (t (contextls--request :contextls/restore params root)))))
-    (if result
-        (message "contextls: %s" (contextls--restore-message id result))
-      (message "contextls: nothing was restored"))
+         (result (contextls--request :contextls/restore
+                                     (contextls--workspace-params root :ids (vector id))
+                                     root)))
+    (message "contextls: %s" (contextls--restore-message id result))
     result))
 
 (defun contextls--restore-message (id result)
@@ -584,7 +650,8 @@ On a highlighted region, the item there; else one you choose."
 (defun contextls-pin (id &optional unpin root)
   "Pin the item ID of ROOT so it is never evicted; a prefix argument UNPINs it.
 On a highlighted region, the item there; else one you choose."
-  (interactive (let ((item (contextls--item-here-or-read "Pin item: ")))
+  (interactive (let ((item (contextls--item-here-or-read
+                            (if current-prefix-arg "Unpin item: " "Pin item: "))))
                  (list (car item) current-prefix-arg (cadr item))))
   (let ((root (or root (contextls--root))))
     (prog1 (contextls--request :contextls/pin
@@ -598,20 +665,100 @@ On a highlighted region, the item there; else one you choose."
   "Read stale items again from their files: IDS of ROOT, or every stale item.
 On a highlighted region, the item there.  An item is stale when the text
 it was made of changed in its file (or the file went); it keeps the old
-text until it is read again."
+text until it is read again, and a region goes on following its place, so
+it reads the lines it covers now.  When the lines around it changed too
+much for the server to tell where it is, you are asked instead: to read the
+lines it is highlighted on, if a buffer shows it."
   (interactive (let ((here (contextls--item-at)))
                  (and here (list (list (cdr here)) (car here)))))
   (let* ((root (or root (contextls--root)))
-         (result (contextls--request :contextls/refresh
-                                     (apply #'contextls--workspace-params root
-                                            (and ids (list :ids (vconcat ids))))
-                                     root))
-         (items (contextls--list (plist-get result :refreshed))))
-    (message "contextls: %s" (if items
-                                 (format "read %s again" (mapconcat #'contextls--describe
-                                                                    items ", "))
-                               "no stale item"))
+         (wanted (seq-filter (lambda (item)
+                               (if ids (member (plist-get item :id) ids)
+                                 (eq (plist-get item :stale) t)))
+                             (contextls--read-items root)))
+         (lost (seq-filter #'contextls--lost-p wanted))
+         (placed (seq-remove #'contextls--lost-p wanted))
+         (result nil))
+    (when (or placed (null lost))
+      (setq result (contextls--request
+                    :contextls/refresh
+                    (apply #'contextls--workspace-params root
+                           (and (or ids lost)
+                                (list :ids (vconcat (mapcar (lambda (item) (plist-get item :id))
+                                                            placed)))))
+                    root))
+      (let ((items (contextls--list (plist-get result :refreshed))))
+        (message "contextls: %s" (if items
+                                     (format "read %s again"
+                                             (mapconcat #'contextls--describe items ", "))
+                                   "no stale item"))))
+    (dolist (item lost) (contextls--reread-lost item root))
     result))
+
+(defun contextls--lost-p (item)
+  "Return non-nil if the stale ITEM lost its place: its lines are not known."
+  (and (eq (plist-get item :stale) t)
+       (equal (plist-get (plist-get item :metadata) :staleReason) "lost")))
+
+(defun contextls--highlighted-lines (root id)
+  "Return where item ID of ROOT is highlighted: (BUFFER START-LINE . END-LINE).
+Nil when no buffer shows it."
+  (when-let ((overlay (car (contextls--overlays-of root id))))
+    (with-current-buffer (overlay-buffer overlay)
+      (save-excursion
+        (save-restriction
+          (widen)
+          (let ((start (overlay-start overlay))
+                (end (max (overlay-start overlay) (1- (overlay-end overlay)))))
+            ;; A highlight that begins at the end of a line (text was typed
+            ;; before it) shows from the next line on: so do its lines.
+            (goto-char start)
+            (when (and (eolp) (not (bolp)) (< start end))
+              (setq start (1+ start)))
+            (cons (current-buffer)
+                  (cons (line-number-at-pos start t) (line-number-at-pos end t)))))))))
+
+(defun contextls--reread-lost (item root)
+  "Ask what to read for ITEM of ROOT, whose place the server cannot tell."
+  (let ((where (contextls--highlighted-lines root (plist-get item :id))))
+    (if (and where
+             (y-or-n-p (format "%s: the lines around it changed too, so the server cannot tell where it is now; read lines %d-%d, where it is highlighted? "
+                               (contextls--describe item) (cadr where) (cddr where))))
+        (contextls--reread-at item root (car where) (cadr where) (cddr where))
+      (message "contextls: %s was not read again: the lines around it changed too, so the server cannot tell where it is now; mark its lines again (%s), or remove it (%s)"
+               (contextls--describe item)
+               (substitute-command-keys "\\[contextls-add-region]")
+               (substitute-command-keys "\\[contextls-remove]")))))
+
+(defun contextls--reread-at (item root buffer start end)
+  "Read lines START to END of BUFFER (ROOT) in place of ITEM, which lost its place.
+The item goes to the archive; the lines come in as a new item, pinned if it was."
+  (let ((id (plist-get item :id)))
+    (contextls--request :contextls/remove (contextls--workspace-params root :ids (vector id)) root)
+    (with-current-buffer buffer
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char (point-min))
+          (forward-line (1- start))
+          (let ((beg (point)))
+            (forward-line (1+ (- end start)))
+            (let ((added (plist-get
+                          (contextls--add-from-buffer
+                           root (lambda ()
+                                  (contextls--request
+                                   :contextls/addRegion
+                                   (contextls--workspace-params
+                                    root :uri (contextls--uri buffer-file-name)
+                                    :range (contextls--range beg (point))
+                                    :text (buffer-substring-no-properties beg (point))
+                                    :language (contextls--language)
+                                    :pin (if (eq (plist-get item :pinned) t) t :json-false))
+                                   root)))
+                          :item)))
+              (message "contextls: read %s again as %s; %s, which lost its place, is in the archive"
+                       (plist-get added :label) (contextls--describe added) id)
+              added)))))))
 
 ;;;###autoload
 (defun contextls-forget (id &optional query root)
@@ -621,7 +768,7 @@ QUERY instead.  It asks first: this cannot be undone."
   (interactive
    (if current-prefix-arg
        (list nil (read-string "Forget every item holding: "))
-     (list (contextls--read-item "Forget item: " (contextls--window-items)))))
+     (list (contextls--read-item "Forget item: " (contextls--read-items)))))
   (let* ((root (or root (contextls--root)))
          (what (if query (list :query query) (list :ids (vector id))))
          (planned (contextls--list
@@ -662,6 +809,7 @@ With a prefix argument, KEEP-PINNED items."
     (pcase kind
       ('integer (read-number (format "%s: " name)))
       ('number (read-number (format "%s: " name)))
+      ('string (read-string (format "%s: " name)))
       (_ (completing-read (format "%s: " name) kind nil t)))))
 
 (defun contextls--configure-message (result)
@@ -750,6 +898,26 @@ the window's content is, up to budgetCeiling."
 For example: (global-set-key (kbd \"C-c x\") \\='contextls-command-map).")
 ;;;###autoload
 (fset 'contextls-command-map contextls-command-map)
+
+;;; The mode
+
+;;;###autoload
+(define-minor-mode contextls-mode
+  "Show the contextls budget of the current project in the mode line.
+With `contextls-connect-on-visit', visiting a file of a project connects to
+its window, so its budget shows at once, and its regions are highlighted."
+  :global t
+  :group 'contextls
+  (if contextls-mode
+      (progn
+        (unless (member contextls--mode-line-entry mode-line-misc-info)
+          (push contextls--mode-line-entry mode-line-misc-info))
+        (add-hook 'find-file-hook #'contextls--connect-visited-file)
+        (dolist (buffer (buffer-list))
+          (with-current-buffer buffer (contextls--connect-visited-file))))
+    (setq mode-line-misc-info (delete contextls--mode-line-entry mode-line-misc-info))
+    (remove-hook 'find-file-hook #'contextls--connect-visited-file))
+  (force-mode-line-update t))
 
 (provide 'contextls)
 ;;; contextls.el ends here

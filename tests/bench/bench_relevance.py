@@ -1,4 +1,4 @@
-"""Bench 13: does search find what was meant, and nothing when nothing matches, and how fast.
+"""Bench 14: does search find what was meant, and nothing when nothing matches, and how fast.
 
 Over LSP against the real server (``contextls/search``, limit 10), for every mode
 (keyword, semantic, hybrid), on the relevance set of ``tests/relevance/`` (functions
@@ -231,7 +231,7 @@ async def run(cfg: Config) -> list[Row]:
     async with lab() as the_lab:
         for name in names:
             archive = score.ARCHIVES[name]()
-            print(f"Bench 13: {name}: {len(archive.documents):,} documents ...", flush=True)
+            print(f"Bench 14: {name}: {len(archive.documents):,} documents ...", flush=True)
             client = await server_on(the_lab, name, archive)
             key_of = {f"ctx-{n}": doc.key for n, doc in enumerate(archive.documents, 1)}
             clients = {"contextls": client, **await baselines(the_lab, name)}
@@ -244,12 +244,12 @@ async def run(cfg: Config) -> list[Row]:
                 )
             held = {mode: score.scores(answers["contextls"][mode]["held-out"]) for mode in MODES}
             verdict.extend(targets(name, held))
-        print_table(HEADERS, table, "Bench 13: relevance over LSP, limit 10")
+        print_table(HEADERS, table, "Bench 14: relevance over LSP, limit 10")
         total = cfg.pick(LARGE, 20_000)
         archive = score.full()
         if cfg.quick:  # a tenth of the questions
             archive = score.Archive("full", archive.documents, archive.queries[::10])
-        print(f"Bench 13: growing the full archive to {total:,} items ...", flush=True)
+        print(f"Bench 14: growing the full archive to {total:,} items ...", flush=True)
         client = await server_on(the_lab, "large", archive, total)
         clients = {"contextls": client, **await baselines(the_lab, "large")}
         key_of = {f"ctx-{n}": doc.key for n, doc in enumerate(archive.documents, 1)}
@@ -260,20 +260,20 @@ async def run(cfg: Config) -> list[Row]:
         rows = []
         for server, found in answers.items():
             rows.extend(quality_rows(f"{total // 1000}k {server}", found))
-        print_table(HEADERS, rows, f"Bench 13: relevance at {total:,} archived items")
+        print_table(HEADERS, rows, f"Bench 14: relevance at {total:,} archived items")
         timing = [
             [server, mode, *(f"{percentile(times[mode], q):.1f} ms" for q in (50, 95))]
             for server, times in latencies.items()
             for mode in MODES
         ]
         print_table(
-            ["server", "mode", "p50", "p95"], timing, f"Bench 13: search over LSP at {total:,}"
+            ["server", "mode", "p50", "p95"], timing, f"Bench 14: search over LSP at {total:,}"
         )
         latency = latencies["contextls"]
         cold = await cold_starts(the_lab, "large", 3)
         for server, (initialized, searched) in cold.items():
             print(
-                f"Bench 13: {server}: first search after start (best of 3): {searched:.2f} s "
+                f"Bench 14: {server}: first search after start (best of 3): {searched:.2f} s "
                 f"(initialize answered at {initialized:.2f} s)",
                 flush=True,
             )
@@ -311,5 +311,5 @@ def targets(name: str, held: dict[str, score.Scores]) -> list[Row]:
 
 
 if __name__ == "__main__":
-    rows = bench_main(run, "Bench 13: relevance and latency of search")
+    rows = bench_main(run, "Bench 14: relevance and latency of search")
     sys.exit(0 if all(row.passed is not False for row in rows) else 1)

@@ -19,6 +19,7 @@ import bench_cold_start
 import bench_latency
 import bench_render
 import bench_semantic
+import bench_structure
 import bench_throughput
 import bench_token_accounting
 import bench_window_capacity
@@ -34,6 +35,7 @@ BENCHES: dict[str, Bench] = {
     "render": bench_render.run,
     "coldstart": bench_cold_start.run,
     "semantic": bench_semantic.run,
+    "structure": bench_structure.run,
 }
 
 

@@ -100,7 +100,8 @@ def test_directory_expansion_skips_binaries_and_tool_directories(cli: Cli) -> No
     (cli.workspace / "pkg" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
 
     run = cli("add", "pkg")
-    assert "skipped 1 file while expanding: 1 binary" in run.stderr
+    assert "pkg/logo.png (binary)" in run.stderr
+    assert "pkg/node_modules/ (a tool folder)" in run.stderr  # said, not walked
     labels = [item.label for item in listed(cli).items]
     assert labels == ["pkg/m0.py", "pkg/m1.py", "pkg/m2.py"]
 

@@ -255,3 +255,17 @@ except (BrokenPipeError, ConnectionResetError):
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     return done.stdout.strip() or done.stderr.strip()
+
+
+@pytest.mark.parametrize(
+    ("folder", "said"),
+    [("/etc", "system folder"), ("~", "too wide")],
+)
+def test_a_refused_workspace_says_why_in_the_command_lines_words(
+    env: dict[str, str], workspace: Path, folder: str, said: str
+) -> None:
+    done = contextls(env, workspace, "-w", str(Path(folder).expanduser()), "status", check=False)
+    assert done.returncode == 1
+    assert said in done.stderr, done.stderr
+    assert "allowAnyFolder" not in done.stderr  # a setting of the editors, not of the CLI
+    assert "pass --workspace DIR" in done.stderr or "CONTEXTLS_ALLOW_ANY_FOLDER" in done.stderr

@@ -13,7 +13,7 @@ import pytest
 
 from contextls.protocol import ErrorCode
 
-from .conftest import Session, Starter
+from .conftest import SERVER, Session, Starter, open_session, stop, window_state
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
 
@@ -109,7 +109,7 @@ async def test_a_change_of_model_counts_in_the_background(start: Starter, worksp
     request sent after the change is answered before it (order, not time, is the proof)."""
     session = await start({"maxTokens": 1_000_000, "maxItems": 100})
     body = "".join(f"def function_{n}(value):\n    return value * {n}\n\n" for n in range(700))
-    for n in range(30):
+    for n in range(12):  # ~300 KB: about a second of Claude's counting on a quiet machine
         await session.call("contextls/addText", kind="code", content=f"# part {n}\n{body}")
     order: list[str] = []
 
@@ -127,3 +127,78 @@ async def test_a_change_of_model_counts_in_the_background(start: Starter, worksp
     assert status["encoding"] == "o200k_base"  # answered before the change
     rendered = await session.call("contextls/render")
     assert rendered["tokens"] == configured["status"]["tokens"]
+
+
+async def test_a_folder_add_says_what_it_left_out(start: Starter, workspace: Path) -> None:
+    pkg = workspace / "pkg"
+    for relative in ("a.py", ".venv/lib/x.py", ".venv/lib/y.py", "node_modules/m/i.js", ".dot.py"):
+        (pkg / relative).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / relative).write_text("x = 1\n")
+    session = await start()
+    added = await session.call("contextls/addFiles", targets=[{"uri": pkg.as_uri()}])
+    assert [item["metadata"]["path"] for item in added["items"]] == ["pkg/a.py"]
+    said = {skipped["path"]: skipped["reason"] for skipped in added["skipped"]}
+    assert "tool folder" in said["pkg/.venv/"] and "tool folder" in said["pkg/node_modules/"]
+    assert "hidden" in said["pkg/.dot.py"]
+
+
+async def test_last_out_is_what_is_still_out(start: Starter) -> None:
+    session = await start({"maxItems": 2})
+    for n in range(3):
+        await session.call("contextls/addText", content=f"note {n}")
+    assert [s["id"] for s in (await session.call("contextls/status"))["lastEvicted"]] == ["ctx-1"]
+    restored = await session.call("contextls/restore", ids=["ctx-1"])
+    assert [s["id"] for s in restored["status"]["lastEvicted"]] == ["ctx-2"]
+
+
+async def test_forget_takes_paths_too(start: Starter, workspace: Path) -> None:
+    session = await start({"maxItems": 2})
+    await session.call("contextls/addFile", uri=session.uri("README.md"))
+    await session.call("contextls/addRegion", **session.region("src/app.py", 1, 2))
+    await session.call("contextls/addText", content="a note")  # README.md goes to the archive
+    dry = await session.call("contextls/forget", paths=["README.md", "src/app.py"], dryRun=True)
+    assert sorted(item["label"] for item in dry["forgotten"]) == ["README.md", "src/app.py:1-2"]
+    done = await session.call("contextls/forget", paths=[str(workspace / "README.md")])
+    assert [item["label"] for item in done["forgotten"]] == ["README.md"]
+    assert (await session.call("contextls/search", query="Project"))["hits"] == []
+    refused = await session.error("contextls/forget", paths=["/etc/passwd"])
+    assert refused.code == -31002  # OUTSIDE_WORKSPACE
+
+
+async def test_a_settings_change_can_be_rehearsed(start: Starter) -> None:
+    """An editor asks before a setting evicts, as before a bulk add: the dry run is the
+    change itself, rolled back."""
+    session = await start()
+    for n in range(4):
+        await session.call("contextls/addText", content=f"note {n}")
+    before = await session.call("contextls/status")
+    dry = await session.call("contextls/configure", settings={"maxItems": 2}, dryRun=True)
+    assert dry["dryRun"] and [item["id"] for item in dry["evicted"]] == ["ctx-1", "ctx-2"]
+    assert dry["settings"]["maxItems"] == 2
+    assert window_state(await session.call("contextls/status")) == window_state(before)
+    done = await session.call("contextls/configure", settings={"maxItems": 2})
+    assert [item["id"] for item in done["evicted"]] == ["ctx-1", "ctx-2"]
+
+
+async def test_no_room_says_what_the_folders_left_out(start: Starter, workspace: Path) -> None:
+    session = await start({"maxTokens": 90})
+    (workspace / "big").mkdir()
+    for name in ("a.txt", "b.txt"):  # each fits alone, not both
+        (workspace / "big" / name).write_text(WORDS * 2)
+    (workspace / "big" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    refused = await session.error("contextls/addFiles", targets=[{"uri": session.uri("big")}])
+    assert refused.code == ErrorCode.NO_ROOM
+    assert {"path": "big/logo.png", "reason": "binary"} in refused.data["skipped"]
+
+
+async def test_no_workspace_names_the_folders_it_refused(storage: Path, tmp_path: Path) -> None:
+    """An editor can tell a refused folder by the error's data, not by its words."""
+    home = Path.home().resolve()
+    session = await open_session(SERVER, home, [home], {"storage": str(storage)})
+    try:
+        refused = await session.error("contextls/status")
+        assert refused.code == ErrorCode.NO_WORKSPACE
+        [entry] = refused.data["refused"]
+        assert entry["folder"] == home.as_uri() and "too wide" in entry["reason"]
+    finally:
+        await stop(session)

@@ -106,6 +106,8 @@ report.afterKill = { text: await call("get_context"), isError: report.calls.get_
 report.newPid = Number(/daemon pid (\d+)/.exec(await call("status"))[1]);
 report.oldPid = pid;
 report.heard.afterRestart = await heardAfter(() => cli("add-text", "after the restart"));
+await call("add_symbol", { name: "app.py::f3" });
+await call("add_map", { tokens: 100 });
 
 await client.close();
 process.stdout.write(JSON.stringify(report));

@@ -24,6 +24,8 @@ TOOLS = {
     "search_archive": (True, False),
     "add_file": (False, False),
     "add_region": (False, False),
+    "add_symbol": (False, False),
+    "add_map": (False, False),
     "add_text": (False, False),
     "restore": (False, False),
     "pin": (False, False),

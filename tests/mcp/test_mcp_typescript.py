@@ -51,7 +51,7 @@ def test_the_typescript_sdk_client_uses_every_tool_and_hears_every_change(
     assert report["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
     assert "Database: " in report["instructions"]
     tools = {tool["name"]: tool for tool in report["tools"]}
-    assert len(tools) == 11
+    assert len(tools) == 13
     for name, tool in tools.items():
         hints = tool["annotations"]
         assert tool["title"] and not tool["undescribed"] and not tool["hasOutputSchema"], name
@@ -65,6 +65,12 @@ def test_the_typescript_sdk_client_uses_every_tool_and_hears_every_change(
     assert "def f1():" in calls["get_context"]["text"]
     assert calls["restore"]["text"].startswith("restored ctx-1")
     assert f"workspace: {project.workspace}" in calls["status"]["text"]  # from the roots
+    # app.py is whole in the window: a definition of it adds nothing, and says so
+    assert calls["add_symbol"]["text"].startswith("already in the window: ctx-2 file app.py")
+    assert (
+        "map of the repository" in calls["add_map"]["text"]
+        and "│def f3():" not in calls["add_map"]["text"]
+    )
     assert report["resources"][0] == context
     assert set(report["resources"][1:]) == {"contextls://item/ctx-1", "contextls://item/ctx-2"}
     assert report["templates"] == ["contextls://item/{item_id}"]

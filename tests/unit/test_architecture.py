@@ -14,16 +14,19 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "server" / "contextls"
 LAYERS = {
     "protocol": 0,
-    "core": 1,
-    "storage": 2,
-    "search": 3,
-    "semantic": 4,
-    "app": 5,
-    "lsp": 6,
-    "daemon": 7,
+    "structure": 1,
+    "core": 2,
+    "storage": 3,
+    "search": 4,
+    "semantic": 5,
+    "app": 6,
+    "lsp": 7,
+    "daemon": 8,
 }
 """Each package may import only packages of a lower layer (and itself). Search by
-meaning sits between search and app: app never imports it; lsp wires it in."""
+meaning sits between search and app: app never imports it; lsp wires it in. What
+the code says about itself (structure) knows nothing of windows, so the window can
+show a file as its outline."""
 MAX_LINES = 400
 COHESIVE = {
     "contextls.core.window": "one data structure whose every method keeps the same invariants",

@@ -40,7 +40,14 @@ def test_a_folder_leaves_out_tool_folders_hidden_files_and_credentials(tmp_path:
     found = expand([folder(tmp_path, "src")], tmp_path)
     assert relative(tmp_path, [f.path for f in found.files]) == ["src/a.py", "src/pkg/b.py"]
     assert not any(f.named for f in found.files)
-    assert found.skipped == [("src/deploy.pem", "may hold secrets; name it to add it")]
+    assert sorted(found.skipped) == [
+        ("src/.env", "may hold secrets; name it to add it"),
+        ("src/.hidden.py", "hidden"),
+        ("src/.venv/", "a tool folder"),
+        ("src/__pycache__/", "a tool folder"),
+        ("src/deploy.pem", "may hold secrets; name it to add it"),
+        ("src/node_modules/", "a tool folder"),
+    ]
     assert found.refused == []
 
 

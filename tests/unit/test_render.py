@@ -363,6 +363,7 @@ def test_json_parses_with_all_fields() -> None:
         "language": "python",
         "pinned": False,
         "stale": False,
+        "view": "whole",
         "content": APP_CODE,
     }
     assert second["source"] is None and second["language"] is None

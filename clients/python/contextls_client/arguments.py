@@ -132,14 +132,43 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_help=False,
     )
 
-    add = command("add", "add files, line ranges, directories or globs to the window")
+    add = command(
+        "add", "add files, line ranges, definitions by name, directories or globs to the window"
+    )
     add.add_argument(
         "targets",
-        nargs="+",
+        nargs="*",
         metavar="PATH[:START[-END]]",
-        help="a file, FILE:LINE, FILE:START-END (1-based, inclusive), a directory, or a glob",
+        help="a file, FILE:LINE, FILE:START-END (1-based, inclusive), FILE::NAME (a "
+        "definition: Parser.parse, Parser), a directory, or a glob",
+    )
+    add.add_argument(
+        "--symbol",
+        action="append",
+        metavar="NAME",
+        help="a definition found by its name anywhere in the workspace (repeatable)",
     )
     add.add_argument("--pin", action="store_true", help="pin what is added (never evicted)")
+    add.add_argument(
+        "--map",
+        action="store_true",
+        help="add a map of the repository: its definitions ranked by use, no bodies, "
+        "fitted to mapTokens (see --map-tokens, --query)",
+    )
+    add.add_argument(
+        "--query", metavar="WORDS", help="with --map: rank what these words name higher"
+    )
+    add.add_argument(
+        "--map-tokens",
+        type=positive_int,
+        metavar="N",
+        help="with --map: at most N tokens (default: the window's mapTokens)",
+    )
+    add.add_argument(
+        "--outline",
+        action="store_true",
+        help="add files and classes as their outlines: signatures, no bodies",
+    )
     add.add_argument(
         "--dry-run",
         action="store_true",
@@ -198,6 +227,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "refresh", "read items again from their files: ids, paths or globs (default: every stale)"
     )
     refresh.add_argument("ids", nargs="*", metavar="ID|PATH")
+
+    expand = command("expand", "show items whole again (a file shown as its outline)")
+    expand.add_argument("ids", nargs="+", metavar="ID|PATH")
+    outline = command(
+        "outline", "show files, and classes added by name, as their outlines (no bodies)"
+    )
+    outline.add_argument("ids", nargs="+", metavar="ID|PATH")
 
     clear = command("clear", "move every item to the archive")
     clear.add_argument("--keep-pinned", action="store_true", help="leave pinned items in place")

@@ -44,16 +44,20 @@ def uri_to_path(uri: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
-def flags(item: ContextItem | ItemSummary) -> str:
+def flags(item: ContextItem | ItemSummary, view: bool = True) -> str:
+    """``pinned,stale,outline``; ``view``: say outline or map (item_line says it too)."""
     marks = ["pinned"] if item.pinned else []
     if isinstance(item, ContextItem) and item.stale:
         marks.append("stale")
+    if view and item.view != "whole":
+        marks.append(item.view)
     return ",".join(marks)
 
 
 def item_line(item: ContextItem | ItemSummary) -> str:
     """``ctx-3 code src/a.py:1-20 (312 tokens)``."""
-    return f"{item.id} {item.kind} {item.label} ({tokens(item.tokens)})"
+    shown = "" if item.view == "whole" else f", {item.view}"
+    return f"{item.id} {item.kind} {item.label} ({tokens(item.tokens)}{shown})"
 
 
 def eviction_line(item: ContextItem | ItemSummary) -> str:
@@ -81,7 +85,10 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         f"tokens     [{gauge}] {count(status.tokens)} / {count(budget)}  ({status.percent:.1f}%)"
         f" {status.model or status.encoding}",
         f"items      {count(status.item_count)} / {count(status.max_items)}"
-        f"  ({status.pinned_count} pinned, {status.stale_count} stale)",
+        f"  ({status.pinned_count} pinned, {status.stale_count} stale"
+        + (f", {status.outlined_count} outlined" if status.outlined_count else "")
+        + (f", {plural(status.map_count, 'map')}" if status.map_count else "")
+        + ")",
         f"archive    {plural(status.archived_count, 'item')}"
         f" ({count(status.evicted_total)} evicted in total)",
     ]

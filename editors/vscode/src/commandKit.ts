@@ -40,22 +40,20 @@ export async function showError(e: unknown): Promise<void> {
 }
 
 /**
- * A modal question that goes ahead only on `question.confirm`. The dialog focuses its first
- * button, so a destructive one gets `safe` first: Enter then keeps everything as it is.
+ * A modal question that goes ahead only on `question.confirm`. `keep` is the one button that
+ * changes nothing: it is the dialog's own cancel (Escape and the close box mean it too), so no
+ * second "Cancel" stands beside it saying the same.
  */
-export async function askModal(question: Question, safe?: string): Promise<boolean> {
-  return (await chooseModal(question.message, question.detail, [question.confirm], safe)) === question.confirm;
+export async function askModal(question: Question, keep: string): Promise<boolean> {
+  return (await chooseModal(question.message, question.detail, [question.confirm], keep)) === question.confirm;
 }
 
-/**
- * A modal choice among `choices`; undefined when cancelled. With `safe`, a first button (the one
- * the dialog focuses) that changes nothing.
- */
-export async function chooseModal(message: string, detail: string | undefined, choices: readonly string[], safe?: string): Promise<string | undefined> {
-  const titles = safe === undefined ? [...choices] : [safe, ...choices];
+/** A modal choice among `choices`; undefined when the person keeps things as they are (`keep`). */
+export async function chooseModal(message: string, detail: string | undefined, choices: readonly string[], keep: string): Promise<string | undefined> {
+  const items: vscode.MessageItem[] = [...choices.map((title) => ({ title })), { title: keep, isCloseAffordance: true }];
   const options: vscode.MessageOptions = { modal: true, ...(detail ? { detail } : {}) };
-  const answer = await vscode.window.showWarningMessage(message, options, ...titles);
-  return answer === undefined || answer === safe ? undefined : answer;
+  const answer = await vscode.window.showWarningMessage(message, options, ...items);
+  return answer === undefined || answer.isCloseAffordance ? undefined : answer.title;
 }
 
 /** A short note in the status bar. */

@@ -26,10 +26,11 @@ export interface CommandParts {
   readonly output: vscode.OutputChannel;
   readonly extensionUri: vscode.Uri;
   readonly selectedItems: () => readonly ContextItem[];
+  readonly focusedRows: () => Promise<readonly ContextItem[]>;
 }
 
 export function registerCommands(parts: CommandParts): vscode.Disposable[] {
-  const items = new ItemCommands(parts.client, parts.model, parts.docs, parts.searchView, parts.selectedItems);
+  const items = new ItemCommands(parts.client, parts.model, parts.docs, parts.searchView, parts.selectedItems, parts.focusedRows);
   const commands: Record<string, (...args: unknown[]) => PromiseLike<unknown>> = {
     ...new AddCommands(parts.client).register(),
     ...items.register(),
@@ -90,15 +91,20 @@ async function search(parts: CommandParts, given: unknown): Promise<void> {
   await parts.searchView.show(query.trim(), result);
 }
 
-/** The eviction notification: names the items and offers to restore them (asking if that evicts others). */
+/**
+ * The eviction notification: names the items and brings them back (the restore slides the window
+ * like any add). A toast hides after a while and waits in the notification list; Restore from
+ * Archive reaches the same items, and older ones, at any time.
+ */
 export async function announceEviction(client: ContextClient, workspace: string, evicted: readonly ContextItem[], reason: string): Promise<void> {
   const items = unasked(evicted);
   if (items.length === 0) return;
-  const restore = 'Restore';
-  const answer = await vscode.window.showInformationMessage(evictionMessage(items, reason), restore);
-  if (answer !== restore) return;
+  const restore = items.length === 1 ? 'Restore It' : 'Restore Them';
+  const archive = 'Restore from Archive…';
+  const answer = await vscode.window.showInformationMessage(evictionMessage(items, reason), restore, archive);
   try {
-    await restoreItems(client, workspace, items.map((i) => i.id));
+    if (answer === restore) await restoreItems(client, workspace, items.map((i) => i.id));
+    else if (answer === archive) await vscode.commands.executeCommand('contextls.restore');
   } catch (e) {
     await vscode.window.showErrorMessage(`contextls: ${messageOf(e)}`);
   }

@@ -32,6 +32,11 @@ export function itemUri(folder: vscode.WorkspaceFolder, item: ContextItem, archi
   });
 }
 
+/** A rendered window (Show Context), not an item's text. */
+export function isContextUri(uri: vscode.Uri): boolean {
+  return targetOf(uri)?.kind === 'context';
+}
+
 function query(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }

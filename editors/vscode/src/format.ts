@@ -83,6 +83,10 @@ export function statusTooltip(status: Status, workspaceName?: string): string {
   ];
   const adaptive = adaptiveReason(status);
   if (adaptive !== undefined) lines.splice(3, 0, '', escapeMarkdown(adaptive));
+  // A budget in another model's tokens, or an estimate, says so: the figures above are in them.
+  if (status.model || !status.countExact) {
+    lines.splice(3, 0, '', `Tokens of ${escapeMarkdown(status.model || status.encoding)}: ${escapeMarkdown(status.countLabel)}`);
+  }
   if (status.lastEvicted.length > 0) {
     lines.push('', 'Last evicted:', '');
     for (const item of status.lastEvicted) lines.push(`- ${summary(item)}`);

@@ -2,12 +2,12 @@
 // the items view pass themselves; the palette asks which item.
 import * as vscode from 'vscode';
 import type { ContextClient } from './client';
-import { askModal, chooseModal, clickedItems, consentTo, itemOf, nonEmpty, note, UserError, workspaceUri } from './commandKit';
+import { askModal, chooseModal, clickedItems, itemOf, nonEmpty, note, UserError, workspaceUri } from './commandKit';
 import { contextUri, itemUri, type ContextDocuments } from './contextDocs';
 import type { ContextItem, SearchHit } from './generated/protocol';
 import * as ext from './lsp_ext';
 import { currentFolder, type WindowModel } from './model';
-import { restoreAsked } from './planned';
+import { plural, restoreReport } from './planned';
 import type { SearchView } from './searchView';
 
 export class ItemCommands {
@@ -17,6 +17,7 @@ export class ItemCommands {
     private readonly docs: ContextDocuments,
     private readonly searchView: SearchView,
     private readonly selectedItems: () => readonly ContextItem[],
+    private readonly focusedRows: () => Promise<readonly ContextItem[]>,
   ) {}
 
   register(): Record<string, (...args: unknown[]) => Promise<unknown>> {
@@ -24,6 +25,7 @@ export class ItemCommands {
       'contextls.pin': (node, nodes) => this.pin(node, nodes, true),
       'contextls.unpin': (node, nodes) => this.pin(node, nodes, false),
       'contextls.remove': (node, nodes) => this.remove(node, nodes),
+      'contextls.removeFocused': () => this.removeFocused(),
       'contextls.reread': (node, nodes) => this.reread(node, nodes),
       'contextls.forget': (node, nodes) => this.forget(node, nodes),
       'contextls.copyItem': (node, nodes) => this.copyItem(node, nodes),
@@ -43,8 +45,17 @@ export class ItemCommands {
   async remove(node: unknown, nodes: unknown): Promise<void> {
     const ids = await this.idsFrom(node, nodes, 'Remove which item?', () => true);
     if (ids.length === 0) return;
+    const labels = new Map(this.model.items.map((i) => [i.id, i.label]));
     const result = await this.client.request(ext.remove, { workspace: workspaceUri(), ids: nonEmpty(ids) });
-    note(`contextls: removed ${result.removed.join(', ')} to the archive (Search Archive and Restore bring it back)`);
+    const them = result.removed.length === 1 ? 'it' : 'them';
+    const named = result.removed.map((id) => labels.get(id) ?? id).join(', ');
+    note(`contextls: removed ${named} to the archive (Restore from Archive brings ${them} back)`);
+  }
+
+  /** Delete in the items view: the focused row (or the selection it is part of); never a picker. */
+  async removeFocused(): Promise<void> {
+    const rows = await this.focusedRows();
+    if (rows.length > 0) await this.remove(undefined, rows.map((item) => ({ item })));
   }
 
   /** Reads items again from their files: the clicked ones, else every stale item. */
@@ -77,17 +88,18 @@ export class ItemCommands {
     const params = { workspace: workspaceUri(), ids: nonEmpty(ids) };
     const planned = await this.client.request(ext.forget, { ...params, dryRun: true });
     const labels = planned.forgotten.map((i) => i.label).join(', ');
+    const one = planned.forgotten.length === 1;
     const confirmed = await askModal(
       {
         message: `Forget ${labels} for good?`,
-        detail: 'It leaves the window and the archive, and its text the database file. This cannot be undone.',
-        confirm: 'Forget for Good',
+        detail: `${one ? 'It leaves' : 'They leave'} the window and the archive, and ${one ? 'its' : 'their'} text the database file. This cannot be undone.`,
+        confirm: one ? 'Forget for Good' : `Forget ${String(planned.forgotten.length)} Items for Good`,
       },
-      'Keep It',
+      one ? 'Keep It' : 'Keep Them',
     );
     if (!confirmed) return [];
     const result = await this.client.request(ext.forget, params);
-    note(`contextls: forgot ${String(result.forgotten.length)} item(s)`);
+    note(`contextls: forgot ${plural(result.forgotten.length, 'item')} for good`);
     return result.forgotten.map((i) => i.id);
   }
 
@@ -103,7 +115,7 @@ export class ItemCommands {
     );
     if (answer === undefined) return;
     const result = await this.client.request(ext.clear, { workspace: workspaceUri(), keepPinned: answer === keep });
-    note(`contextls: cleared ${String(result.cleared)} items to the archive`);
+    note(`contextls: cleared ${plural(result.cleared, 'item')} to the archive`);
   }
 
   /** Opens an item from its row: its lines, or its text; the keyboard stays in the view. */
@@ -147,7 +159,7 @@ export class ItemCommands {
     await vscode.window.showTextDocument(doc, { preview: false });
   }
 
-  /** Restores archived items, asking first if that evicts others. */
+  /** Restores archived items: the ones given, else one of the last evicted (or a search). */
   async restore(given: unknown): Promise<ContextItem[]> {
     let ids = typeof given === 'string' ? [given] : Array.isArray(given) ? given.filter((g): g is string => typeof g === 'string') : [];
     if (ids.length === 0) {
@@ -155,7 +167,7 @@ export class ItemCommands {
       const recent = (this.model.status?.lastEvicted ?? []).filter((i) => !inWindow.has(i.id));
       const searchEntry = { label: '$(search) Search the archive…', id: '' };
       const picked = await vscode.window.showQuickPick(
-        [...recent.map((i) => ({ label: i.label, description: `${i.id} · ${i.tokens} tokens`, id: i.id })), searchEntry],
+        [...recent.map((i) => ({ label: i.label, description: `${i.id} · ${plural(i.tokens, 'token')}`, id: i.id })), searchEntry],
         { title: 'contextls: restore which recently evicted item?' },
       );
       if (!picked) return [];
@@ -189,31 +201,20 @@ export class ItemCommands {
     const candidates = [...this.model.items].reverse().filter(eligible);
     if (candidates.length === 0) throw new UserError('No item in the window to choose from.');
     const picked = await vscode.window.showQuickPick(
-      candidates.map((i) => ({ label: i.label, description: `${i.id} · ${i.kind} · ${i.tokens} tokens`, id: i.id })),
+      candidates.map((i) => ({ label: i.label, description: `${i.id} · ${i.kind} · ${plural(i.tokens, 'token')}`, id: i.id })),
       { title: `contextls: ${title}`, canPickMany: false },
     );
     return picked ? [picked.id] : [];
   }
 }
 
-/** Restores archived items by id, asking first if that evicts others; says what happened. */
+/**
+ * Restores archived items by id. A restore is an explicit add: it slides the window, and what it
+ * evicts is announced like any eviction, with its own way back.
+ */
 export async function restoreItems(client: ContextClient, workspace: string, ids: readonly string[], searchView?: SearchView): Promise<ContextItem[]> {
-  const result = await restoreAsked(
-    (params) => client.request(ext.restore, { workspace, ...params }),
-    async (question, plan) => {
-      const yes = await askModal(question, 'Keep the Window');
-      if (yes) consentTo(plan.evicted.map((i) => i.id));
-      return yes;
-    },
-    nonEmpty(ids),
-  );
-  if (!result) return [];
+  const result = await client.request(ext.restore, { workspace, ids: nonEmpty(ids) });
   searchView?.forget([...result.items.map((i) => i.id), ...result.alreadyInWindow]);
-  const said = [
-    ...result.items.map((i) => `restored ${i.label}`),
-    ...result.alreadyInWindow.map((id) => `${id} is already in the window`),
-    ...(result.evicted.length > 0 ? [`evicted ${result.evicted.map((i) => i.label).join(', ')}`] : []),
-  ];
-  note(`contextls: ${said.join('; ') || 'nothing to restore'}`);
+  note(restoreReport(result));
   return result.items;
 }

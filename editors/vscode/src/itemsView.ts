@@ -25,6 +25,42 @@ export class ItemsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     );
   }
 
+  /** The view is on screen. */
+  get visible(): boolean {
+    return this.view.visible;
+  }
+
+  /** The view came on screen. */
+  onDidBecomeVisible(listener: () => void): vscode.Disposable {
+    return this.view.onDidChangeVisibility((e) => {
+      if (e.visible) listener();
+    });
+  }
+
+  /**
+   * The rows a key pressed in the view means: the selected ones when the focused row is one of
+   * them, else the focused row (VS Code passes a key's command no row, and tells no focus; the
+   * list's own Select command makes the focused row the selection, which then says).
+   */
+  async focusedRows(): Promise<readonly ContextItem[]> {
+    const before = this.selection;
+    // (no change comes when the focused row was the selection already: then a short wait is all)
+    const changed = new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, 250);
+      const subscription = this.view.onDidChangeSelection(done);
+    });
+    await vscode.commands.executeCommand('list.select');
+    await changed;
+    const [now] = this.selection;
+    if (now === undefined) return [];
+    return before.some((i) => i.id === now.id) ? before : [now];
+  }
+
   /** The items selected in the view (for commands run from its title or the palette). */
   get selection(): readonly ContextItem[] {
     return this.view.selection.flatMap((n) => ('item' in n ? [n.item] : []));

@@ -13,6 +13,7 @@ export type SearchMode = NonNullable<SearchParams['mode']>;
 export const WINDOW_KEYS = [
   'maxItems',
   'maxTokens',
+  'model',
   'encoding',
   'evictionPolicy',
   'maxFileBytes',

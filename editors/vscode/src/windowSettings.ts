@@ -1,26 +1,30 @@
-// The window settings (maxTokens, task, ...) belong to each folder's window, and VS Code's
-// settings are how a person changes them: a change is sent to the windows it applies to, and a
-// Reset Setting sends the reset, so the Settings UI and the window agree. The Window Settings
-// command shows what the window holds (the command line and other editors change it too) and
-// edits it through the same settings.
+// The Window Settings command: what the window holds now (the command line and other editors
+// change it too), and editing it through VS Code's settings, which SettingsDelivery sends to the
+// window.
 import * as vscode from 'vscode';
 import type { ContextClient } from './client';
 import type { WindowSettings } from './generated/protocol';
 import { grouped, taskWords } from './format';
 import * as ext from './lsp_ext';
 import { currentFolder } from './model';
-import { explicitValue, windowChange, WINDOW_KEYS, type WindowKey } from './settings';
+import { explicitValue, WINDOW_KEYS, type WindowKey } from './settings';
 
 interface Described {
   readonly title: string;
   readonly values?: readonly string[];
   readonly min?: number;
+  /** Free text (a model's name), not a number. */
+  readonly text?: true;
 }
 
 const DESCRIBED: Record<WindowKey, Described> = {
   maxItems: { title: 'Most items', min: 1 },
   maxTokens: { title: 'Token budget (the base, under an adaptive policy)', min: 1 },
-  encoding: { title: 'Token encoding', values: ['o200k_base', 'cl100k_base'] },
+  model: { title: 'The model the context is for (empty: the encoding\'s)', text: true },
+  encoding: {
+    title: 'Token encoding',
+    values: ['o200k_base', 'cl100k_base', 'claude-v3', 'claude-v4.7', 'claude-v4.8', 'gemma3-estimate', 'llama3', 'qwen2', 'qwen3.5', 'tekken'],
+  },
   evictionPolicy: { title: 'What goes first', values: ['fifo', 'relevance'] },
   maxFileBytes: { title: 'Largest file', min: 1 },
   budgetPolicy: { title: 'Budget policy', values: ['fixed', 'adaptive'] },
@@ -34,47 +38,8 @@ function shown(key: WindowKey, value: unknown): string {
   return String(value);
 }
 
-export class WindowSettingsEditor implements vscode.Disposable {
-  /** Keys changed per folder while no server ran: sent when one is ready. */
-  private readonly pending = new Map<string, Set<WindowKey>>();
-  private readonly subscription: vscode.Disposable;
-
-  constructor(private readonly client: ContextClient) {
-    this.subscription = client.onReady(() => void this.sendPending());
-  }
-
-  /** Sends the window settings a configuration change touched to the windows they apply to. */
-  async changed(e: vscode.ConfigurationChangeEvent): Promise<void> {
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      const keys = WINDOW_KEYS.filter((key) => e.affectsConfiguration(`contextls.${key}`, folder.uri));
-      if (keys.length === 0) continue;
-      const pending = this.pending.get(folder.uri.toString()) ?? new Set();
-      for (const key of keys) pending.add(key);
-      this.pending.set(folder.uri.toString(), pending);
-    }
-    if (this.client.running) await this.sendPending();
-  }
-
-  private async sendPending(): Promise<void> {
-    const due = [...this.pending];
-    this.pending.clear();
-    for (const [uri, keys] of due) {
-      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === uri);
-      if (!folder) continue;
-      const config = vscode.workspace.getConfiguration('contextls', folder.uri);
-      const { settings, reset } = windowChange([...keys], (key) => explicitValue(config.inspect(key)));
-      try {
-        await this.client.request(ext.configure, { workspace: uri, settings, reset });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        void vscode.window.showErrorMessage(`contextls: the window of ${folder.name} keeps its settings: ${message}`);
-      }
-    }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-  }
+export class WindowSettingsEditor {
+  constructor(private readonly client: ContextClient) {}
 
   /** Shows the window's settings; choosing one edits it (a folder setting, sent to the window). */
   async show(only?: WindowKey): Promise<void> {
@@ -107,8 +72,16 @@ export class WindowSettingsEditor implements vscode.Disposable {
   }
 
   private async ask(key: WindowKey, settings: WindowSettings): Promise<string | number | undefined> {
-    const { title, values, min } = DESCRIBED[key];
+    const { title, values, min, text } = DESCRIBED[key];
     const current = settings[key];
+    if (text) {
+      const typed = await vscode.window.showInputBox({
+        title: `contextls: ${title}`,
+        value: String(current),
+        prompt: 'gpt-4o, claude-opus-4.6, gemini-2.5, qwen3, llama-3… (the server says which it knows)',
+      });
+      return typed?.trim();
+    }
     if (values) {
       const picked = await vscode.window.showQuickPick(
         values.map((v) => ({ label: key === 'task' ? taskWords(v) : v, value: v, description: v === current ? 'now' : undefined })),

@@ -135,7 +135,8 @@ def _read(workspace: Workspace, params: AddFilesParams) -> _Plan:
 def _candidate(workspace: Workspace, planned: PlannedFile, params: AddFilesParams) -> Candidate:
     uri = planned.path.as_uri()
     if planned.range is None:
-        return workspace.file_candidate(uri, params.language, params.metadata, params.pin)
+        whole = workspace.file_candidate(uri, params.language, params.metadata, params.pin)
+        return workspace.outlined_candidate(whole, or_whole=True) if params.outline else whole
     start, end = planned.range.start, planned.range.end
     return workspace.region_candidate(
         uri,
@@ -255,6 +256,7 @@ def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile])
             available_items=available_items,
             short_tokens=short_tokens,
             short_items=short_items,
+            skipped=skipped,
         ),
     )
 

@@ -52,6 +52,10 @@ SKIPPED_DIRECTORIES: Final = frozenset(
 )
 GIT_TIMEOUT_SECONDS: Final = 30
 SECRET_REASON: Final = "may hold secrets; name it to add it"
+TOOL_REASON: Final = "a tool folder"
+UNWALKED: Final = "\u2026"
+"""The name that stands for a tool folder's files, which are not walked."""
+HIDDEN_REASON: Final = "hidden"
 NOT_TEXT_NAME_REASON: Final = "its name is not UTF-8 text, which contextls cannot keep; rename it"
 
 
@@ -176,21 +180,37 @@ def _keep(
     named_hidden: bool,
     expansion: Expansion,
 ) -> list[PlannedFile]:
-    """What expansion adds of ``found``: hidden and tool folders out, credentials said so."""
+    """What expansion adds of ``found``: hidden and tool folders out (each said once, with
+    how many files it held), credentials said so."""
     planned: list[PlannedFile] = []
+    left_out: dict[Path, tuple[str, int]] = {}
     for path in found:
         if not is_text_name(str(path)):
             expansion.skipped.append((shown_name(_shown(path, root)), NOT_TEXT_NAME_REASON))
             continue
         relative = path.relative_to(base).parts if path.is_relative_to(base) else ()
-        if any(part in SKIPPED_DIRECTORIES for part in relative[:-1]):
+        tool = next(
+            (n for n, part in enumerate(relative[:-1]) if part in SKIPPED_DIRECTORIES), None
+        )
+        hidden = next((n for n, part in enumerate(relative) if part.startswith(".")), None)
+        if tool is None and not named_hidden and hidden is not None and is_secret_path(path):
+            expansion.skipped.append((_shown(path, root), SECRET_REASON))  # the weightier why
             continue
-        if not named_hidden and any(part.startswith(".") for part in relative):
+        if tool is not None or (not named_hidden and hidden is not None):
+            depth, why = (tool, TOOL_REASON) if tool is not None else (hidden, HIDDEN_REASON)
+            assert depth is not None
+            where = base.joinpath(*relative[: depth + 1])
+            counted = 0 if path.name == UNWALKED else 1
+            left_out[where] = (why, left_out.get(where, (why, 0))[1] + counted)
             continue
         if is_secret_path(path) or ".git" in path.relative_to(root).parts:
             expansion.skipped.append((_shown(path, root), SECRET_REASON))
             continue
         planned.append(PlannedFile(path, None, origin, named=False))
+    for where, (why, files) in left_out.items():
+        shown = _shown(where, root) + ("/" if files > 1 or where.is_dir() else "")
+        held = f" ({files:,} files)" if files > 1 else ""
+        expansion.skipped.append((shown, f"{why}{held}"))
     return planned
 
 
@@ -257,14 +277,18 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 def _folder_files(folder: Path, root: Path) -> list[Path]:
     listed = _git_files(folder, ["."])
     found = listed if listed is not None else _walk(folder)
-    return sorted(path for path in found if path.is_file())
+    return sorted(path for path in found if path.name == UNWALKED or path.is_file())
 
 
 def _walk(base: Path) -> list[Path]:
+    """The files under ``base``; a tool folder is not walked, but stands in the list for
+    itself (``.venv/`` is said to be left out, not its thousands of files)."""
     files: list[Path] = []
     for where, folders, names in os.walk(base):
+        skipped = [name for name in folders if name in SKIPPED_DIRECTORIES]
         folders[:] = [name for name in folders if name not in SKIPPED_DIRECTORIES]
         files.extend(Path(where) / name for name in names)
+        files.extend(Path(where) / name / UNWALKED for name in skipped)
     return files
 
 

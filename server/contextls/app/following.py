@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.workspace_state import WorkspaceState, _where
 from contextls.core.errors import (
     ContextError,
 )
-from contextls.core.follow import Follow, follow
-from contextls.core.items import Item
+from contextls.core.follow import Follow, Seen, follow, lines_of_text
+from contextls.core.items import STALE_REASON, Item
+from contextls.core.text import lines_with_ends
 from contextls.protocol import (
     ErrorCode,
     RefreshResult,
 )
 
+T = TypeVar("T")
+
 
 class Following(WorkspaceState):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.seen: dict[str, Seen] = {}
+        """The lines of each file with regions, as last followed, and their spans then."""
+        super().__init__(*args, **kwargs)
+
+    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
+        # Every change goes through here: one that added or moved a region says so.
+        result, change = super().recorded_change(apply)
+        if change.mutated:
+            self.after_change(change)
+        return result, change
+
     def document_changed(self, uri: str) -> None:
         """An editor changed (or opened, or closed) this document: follow it soon."""
         try:
@@ -32,40 +50,89 @@ class Following(WorkspaceState):
         paths = set(self.watch.changed(self.window.paths()))
         paths.update(self.dirty)
         self.dirty.clear()
-        if paths and self._plans(paths):
+        self._follow(paths)
 
-            def apply(change: Change) -> None:
-                # Planned again under the write lock: another process may have got here first.
-                for plan in self._plans(paths):
-                    if plan.item_id not in self.window:
-                        continue  # evicted by a file that grew, earlier in this change
-                    item = self.window.get(plan.item_id)
-                    change.touch(item)
-                    if plan.content is not None:
-                        try:
+    def follow_edits(self) -> None:
+        """Bring items in line with what editors sent since the last look, so that a
+        request is answered with every edit its client sent before it."""
+        if self.dirty:
+            paths = set(self.dirty)
+            self.dirty.clear()
+            self._follow(paths)
+
+    def _follow(self, paths: set[str]) -> None:
+        plans, texts = self._plans(paths)
+        if not plans:
+            self._remember(texts)
+            return
+
+        def apply(change: Change) -> None:
+            # Planned again under the write lock: another process may have got here first.
+            plans, texts = self._plans(paths)
+            for plan in plans:
+                if plan.item_id not in self.window:
+                    continue  # evicted by a file that grew, earlier in this change
+                item = self.window.get(plan.item_id)
+                change.touch(item)
+                if plan.content is not None:
+                    try:
+                        change.record_evictions(self.window.replace_content(item.id, plan.content))
+                        # Text that arrives live is scanned as an add's is.
+                        for warning in self.note_secrets(item.id, _where(item), plan.content):
+                            self.warn(warning)
+                    except ContextError:  # the file outgrew the budget: keep what it was
+                        if not item.stale:
                             change.record_evictions(
-                                self.window.replace_content(item.id, plan.content)
+                                self.window.set_stale(item.id, True, "too large")
                             )
-                            # Text that arrives live is scanned as an add's is.
-                            for warning in self.note_secrets(item.id, _where(item), plan.content):
-                                self.warn(warning)
-                        except ContextError:  # the file outgrew the budget: keep what it was
-                            if not item.stale:
-                                change.record_evictions(
-                                    self.window.set_stale(item.id, True, "too large")
-                                )
-                            continue
-                    if plan.lines is not None:
-                        change.record_evictions(self.window.move(item.id, plan.lines))
-                    if item.stale != plan.stale or plan.why is not None:
-                        change.record_evictions(
-                            self.window.set_stale(item.id, plan.stale, plan.why)
-                        )
+                        continue
+                if plan.lines is not None:
+                    change.record_evictions(self.window.move(item.id, plan.lines))
+                if item.stale != plan.stale or plan.why is not None:
+                    change.record_evictions(self.window.set_stale(item.id, plan.stale, plan.why))
+            self._remember(texts)
 
-            self.change(apply)
+        self.change(apply)
 
-    def _plans(self, paths: set[str]) -> list[Follow]:
+    def after_change(self, change: Change) -> None:
+        """A region just added (or moved by a merge) is where its file's lines are now:
+        remember them, so that an edit before the next look still tells where it went."""
+        for item_id in change.touched:
+            if item_id not in self.window:
+                continue
+            item = self.window.get(item_id)
+            span = item.lines
+            rel = item.path
+            if not item.is_region or span is None or rel is None or item.stale:
+                continue
+            seen = self.seen.get(rel)
+            if seen is not None:
+                if seen.spans.get(item_id) != span:
+                    self.seen[rel] = Seen(seen.lines, {**seen.spans, item_id: span})
+                continue
+            found = self.sources.current(
+                rel, item.metadata.get("uri"), self.settings.max_file_bytes
+            )
+            if isinstance(found, str):
+                self._remember({rel: lines_of_text(found)})
+
+    def _remember(self, texts: dict[str, list[str] | None]) -> None:
+        """Keep each file's lines as followed, with the spans of its regions in them: the
+        next change of the file says where a stale region's place went."""
+        for rel, lines in texts.items():
+            if lines is None:
+                self.seen.pop(rel, None)
+                continue
+            spans = {
+                item.id: span
+                for item in self.window.items_for_path(rel)
+                if item.is_region and (span := item.lines) is not None
+            }
+            self.seen[rel] = Seen(lines, spans)
+
+    def _plans(self, paths: set[str]) -> tuple[list[Follow], dict[str, list[str] | None]]:
         plans: list[Follow] = []
+        texts: dict[str, list[str] | None] = {}
         for rel in sorted(paths):
             items = self.window.items_for_path(rel)
             if items:
@@ -73,22 +140,47 @@ class Following(WorkspaceState):
                     rel, items[0].metadata.get("uri"), self.settings.max_file_bytes
                 )
                 if isinstance(found, str):
-                    plans.extend(follow(items, found))
+                    lines = lines_of_text(found) if any(i.is_region for i in items) else None
+                    if lines is not None:
+                        texts[rel] = lines
+                    plans.extend(follow(items, found, seen=self.seen.get(rel), lines=lines))
                     continue
+                texts[rel] = None
                 if found.why == "outside" and any(not item.stale for item in items):
                     self.warn(
                         f"{rel} now leads outside the workspace folder (a symbolic link?); "
                         "its items keep the text they had and are marked stale"
                     )
                 plans.extend(follow(items, None, found.why))
-        return plans
+            else:
+                texts[rel] = None
+        return plans, texts
 
     def refresh(self, ids: list[str] | None) -> RefreshResult:
-        """Read items again from their files: the given ones, or every stale one."""
+        """Read items again from their files: the given ones, or every stale one.
+
+        Regions are read where they are now (what changed since the last look is
+        followed first); one whose place cannot be told is refused, with nothing read.
+        """
+        self.follow_files()
         if ids:
             items = [self.window.get(item_id) for item_id in self.resolve(ids)[0]]
         else:
             items = [item for item in self.window if item.stale]
+        lost = [item for item in items if item.stale and item.metadata.get(STALE_REASON) == "lost"]
+        if lost:
+            named = ", ".join(f"{item.id} ({item.label})" for item in lost)
+            said = (
+                "its text changed and so did the lines around it, so which lines it covers "
+                "now cannot be told; add the region again, or remove it"
+                if len(lost) == 1
+                else "their text changed and so did the lines around them, so which lines "
+                "they cover now cannot be told; add the regions again, or remove them"
+            )
+            raise ContextError(
+                f"{named}: {said} (nothing was read again)",
+                ErrorCode.INVALID_RANGE,
+            )
         fresh: list[tuple[str, str]] = []
         for item in items:
             fresh.append((item.id, self._current_text(item)))
@@ -127,7 +219,7 @@ class Following(WorkspaceState):
         span = item.lines
         if item.is_whole_file or span is None:
             return text
-        lines = text.splitlines(keepends=True)
+        lines = lines_with_ends(text)
         if span[1] > len(lines):
             raise ContextError(
                 f"{item.label}: {rel} has {len(lines)} lines now; remove the item or add the "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path, PurePosixPath
+
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
+from contextls.app.files import check_path_limits, resolve, uri_to_path
 from contextls.app.workspace_state import WorkspaceState
-from contextls.core.errors import (
-    ContextError,
-    InvalidParams,
-)
+from contextls.core.errors import ContextError, InvalidParams, cut
 from contextls.core.items import Item
 from contextls.protocol import (
     ErrorCode,
@@ -52,11 +52,24 @@ class Lifecycle(WorkspaceState):
 
         return self.change(apply)
 
-    def forget(self, ids: list[str] | None, query: str | None, dry_run: bool) -> ForgetResult:
+    def forget(
+        self,
+        ids: list[str] | None,
+        query: str | None,
+        dry_run: bool,
+        paths: list[str] | None = None,
+    ) -> ForgetResult:
         """Remove items for good: from the window and the archive, their text scrubbed."""
-        if not ids and not (query and query.strip()):
-            raise InvalidParams("$.ids", "say which items to forget: ids, or a query")
+        if not ids and not paths and not (query and query.strip()):
+            raise InvalidParams("$.ids", "say which items to forget: ids, paths or a query")
         in_window, in_archive = self._to_forget(ids or [], query)
+        for rel in (self._relative(path) for path in paths or []):
+            in_window += [item for item in self.window.items_for_path(rel) if item not in in_window]
+            in_archive += [
+                item_id
+                for item_id in self.store.archived_ids_of_paths(self.root_uri, [rel])
+                if item_id not in in_archive
+            ]
         gone = [*in_window, *self.store.archived_summaries(self.root_uri, in_archive)]
         forgotten = [wire.summary(item) for item in gone]
         if dry_run or not gone:
@@ -77,6 +90,21 @@ class Lifecycle(WorkspaceState):
         )
         self._status = None
         return ForgetResult(forgotten=forgotten, status=self.status())
+
+    def _relative(self, path: str) -> str:
+        """A path as items name their file: relative to the root, ``/``-separated."""
+        root = self.sources.root
+        where = uri_to_path(path, "$.paths") if path.startswith("file:") else Path(path)
+        if where.is_absolute():
+            resolved = resolve(where) if where.exists() else where
+            if not resolved.is_relative_to(root):
+                raise ContextError(
+                    f"{cut(path)} is outside the workspace folder {root}",
+                    ErrorCode.OUTSIDE_WORKSPACE,
+                )
+            return resolved.relative_to(root).as_posix()
+        check_path_limits(path, "$.paths")
+        return PurePosixPath(path).as_posix()
 
     def _to_forget(self, ids: list[str], query: str | None) -> tuple[list[Item], list[str]]:
         in_window: list[Item] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextls.core import adaptive
 from contextls.core.items import Item
 from contextls.core.models import TOKENIZERS, model_of
+from contextls.core.outlines import view_of
 from contextls.core.window import Window
 from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
 from contextls.storage.store import ArchiveState
@@ -38,12 +39,18 @@ def context_item(item: Item) -> ContextItem:
         metadata=item.metadata,
         pinned=item.pinned,
         stale=item.stale,
+        view=view_of(item),
     )
 
 
 def summary(item: Item) -> ItemSummary:
     return ItemSummary(
-        id=item.id, kind=item.kind, label=item.label, tokens=item.tokens, pinned=item.pinned
+        id=item.id,
+        kind=item.kind,
+        label=item.label,
+        tokens=item.tokens,
+        pinned=item.pinned,
+        view=view_of(item),
     )
 
 
@@ -77,7 +84,10 @@ def status(
         model=model_of(settings.model, settings.encoding),
         count_exact=TOKENIZERS[settings.encoding].exact,
         count_label=TOKENIZERS[settings.encoding].label,
-        last_evicted=[summary(item) for item in reversed(window.last_evicted)],
+        # What left and is still out: an item restored since is not "last out".
+        last_evicted=[
+            summary(item) for item in reversed(window.last_evicted) if item.id not in window
+        ],
         next_eviction=summary(next_item) if next_item is not None else None,
         archive_bytes=archive.bytes,
         pruned_total=archive.pruned_total,
@@ -87,6 +97,8 @@ def status(
         task=settings.task,
         complexity=round(adaptive.complexity(window.recent(adaptive.RECENT)), 3),
         warnings=warnings or [],
+        outlined_count=sum(view_of(item) == "outline" for item in window),
+        map_count=sum(view_of(item) == "map" for item in window),
     )
 
 

@@ -20,7 +20,7 @@ from contextls.app.service import ContextService, NoWorkspace
 from contextls.app.settings import parse_settings
 from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError, cut
-from contextls.protocol import ErrorCode, Settings
+from contextls.protocol import ErrorCode, NoWorkspaceData, RefusedFolder, Settings
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,8 @@ class Session:
         self.settings = Settings()
         """What this client sent; the window keys are only its wish (see ``configure``)."""
         self.folders: dict[str, Path] = {}
+        self.refused: dict[str, str] = {}
+        """Folders a client gave that cannot be workspace folders: uri -> why."""
         self._wish: dict[str, object] = {}
         self._seeded: set[str] = set()
         self.client = ""
@@ -83,8 +85,10 @@ class Session:
                 if why_not:
                     raise ContextError(why_not)
                 self.folders[normalize_uri(uri)] = folder
+                self.refused.pop(normalize_uri(uri), None)
             except ContextError as error:
-                self.warn(f"workspace folder {uri} is ignored: {error.message}")
+                self.refused[normalize_uri(uri)] = error.message
+                self.warn(f"workspace folder {cut(uri)} is ignored: {error.message}")
 
     def route(self, name: str | None = None, uri: str | None = None) -> Workspace:
         """The workspace a request is for: named, else the folder holding ``uri``, else the only."""
@@ -96,6 +100,12 @@ class Session:
                 workspace.seed(self._wish)
             except ContextError as error:
                 self.warn(f"{error.message}; the window keeps its settings")
+        # Edits are folded into items at the process's next look; a request first takes
+        # those its client (or any) sent before it, so what it reads or renders has them.
+        try:
+            workspace.follow_edits()
+        except ContextError as error:
+            log.warning("following the edits of %s: %s", root, error)
         return workspace
 
     def announce(self, roots: list[str] | None = None) -> None:
@@ -107,7 +117,8 @@ class Session:
 
     def _root(self, name: str | None, uri: str | None) -> str:
         if not self.folders:
-            raise NoWorkspace(self._no_folder())
+            refused = [RefusedFolder(folder=uri, reason=why) for uri, why in self.refused.items()]
+            raise NoWorkspace(self._no_folder(), data=NoWorkspaceData(refused=refused))
         if name:
             return self._named(name)
         if uri:
@@ -140,6 +151,13 @@ class Session:
         raise NoWorkspace(f"{cut(name)} is not an open workspace folder ({self._folder_list()})")
 
     def _no_folder(self) -> str:
+        if self.refused:  # the reason, not only the advice: the person passed one
+            reasons = "; ".join(self.refused.values())
+            if self.client in COMMAND_LINE_CLIENTS:
+                reasons = reasons.replace(
+                    "set allowAnyFolder", "set CONTEXTLS_ALLOW_ANY_FOLDER=1"
+                ).replace("open a project folder", "pass --workspace DIR of a project")
+            return f"no workspace folder: {reasons}"
         if self.client in COMMAND_LINE_CLIENTS:
             return (
                 "no workspace folder: pass --workspace DIR, or run contextls inside the "

@@ -8,15 +8,19 @@ from typing import Any, Final, Literal
 
 from contextls.protocol import RANGED_KINDS, ItemKind
 
-StaleReason = Literal["changed", "deleted", "unreadable", "outside", "too large"]
+StaleReason = Literal["changed", "lost", "deleted", "unreadable", "outside", "too large", "missing"]
 STALE_REASON: Final = "staleReason"
 """The metadata key that says why an item is stale (its text is kept as it was)."""
 STALE_NOTES: Final[dict[str, str]] = {
     "changed": "the file changed here since this was added",
+    "lost": "the file changed here and around it, so where this is now is not known; "
+    "this is the text it had",
     "deleted": "the file was deleted; this is the text it had",
     "unreadable": "the file cannot be read now; this is the text it had",
     "outside": "the file now leads outside the workspace; this is the text it had",
     "too large": "the file outgrew the budget; this is the text it had",
+    "missing": "its definition is not in the file now (deleted or renamed); this is the "
+    "text it had",
 }
 
 KIND_TITLES: Final[dict[str, str]] = {

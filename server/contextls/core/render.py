@@ -211,8 +211,14 @@ def heading(item: Item) -> str:
     source = _source(item)
     heading = f"### {title} (from {source})" if source else f"### {title}"
     # The id and the pin let an agent act on what it reads (pin, remove, refresh).
-    heading += f" · {item.id}" + (" · pinned" if item.pinned else "")
+    heading += f" · {item.id}" + (" · pinned" if item.pinned else "") + _view_note(item)
     return f"{heading} {stale_note(item)}" if item.stale else heading
+
+
+def _view_note(item: Item) -> str:
+    """An outline or a map says so: its bodies are left out, not missing."""
+    view = item.metadata.get("view")
+    return f" · {view} (no bodies)" if view in ("outline", "map") else ""
 
 
 def stale_note(item: Item) -> str:
@@ -295,6 +301,8 @@ def _xml_section(item: Item) -> str:
         attrs.append('pinned="true"')
     if item.stale:
         attrs.append('stale="true"')
+    if item.metadata.get("view") in ("outline", "map"):
+        attrs.append(f"view={quoteattr(item.metadata['view'])}")
     content = _NOT_XML.sub("\ufffd", item.content)
     return f"<item {' '.join(attrs)}>\n{escape(content)}\n</item>\n"
 
@@ -322,6 +330,7 @@ def _json_entry(item: Item) -> dict[str, Any]:
         "language": language_of(item) or None,
         "pinned": item.pinned,
         "stale": item.stale,
+        "view": item.metadata.get("view", "whole"),
         "content": item.content,
     }
 

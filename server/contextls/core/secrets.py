@@ -374,6 +374,6 @@ def secret_warnings(text: str, where: str) -> list[str]:
         found = [kind for kind in found if kind is not _ASSIGNMENT]
     return [
         f"{where} seems to contain {kind.name}; it is now in the context an LLM will see "
-        "(forget it with `contextls forget` if it should not be)"
+        "(forget it for good if it should not be)"
         for kind in found
     ]

@@ -38,6 +38,7 @@ from contextls.protocol import (
 )
 
 LAST_EVICTED_KEPT: Final = 5
+VIEW_KEYS: Final = ("view", "wholeTokens")  # an item added again shows all of itself
 
 
 _DEFAULTS: Final = Settings()
@@ -97,6 +98,9 @@ class Window:
         self.next_seq = 1
         self.last_evicted: deque[Item] = deque(maxlen=LAST_EVICTED_KEPT)
         self._last_timestamp = 0
+        self.outline_of: Callable[[Item], str | None] | None = None
+        """``compaction: outline``: an item's outline, shown before evicting for tokens."""
+        self.outlined: list[Item] = []
 
     @property
     def capacity(self) -> int:
@@ -171,10 +175,11 @@ class Window:
         leaving = [*absorbed, same] if same is not None else absorbed
         pinned = candidate.pin or any(item.pinned for item in leaving)
         if same is not None:
+            kept = {k: v for k, v in same.metadata.items() if k not in VIEW_KEYS}
             item = replace(
                 same,
                 content=content,
-                metadata={**same.metadata, **metadata},
+                metadata={**kept, **metadata},
                 pinned=pinned,
                 stale=False,
                 encoding=self.encoding,
@@ -495,6 +500,8 @@ class Window:
                 reason = token_reason
             else:
                 return evicted
+            if reason != "maxItems" and self._outline_one(protect):
+                continue
             victim = self._victim(protect)
             if victim is None:
                 if not strict:
@@ -503,6 +510,21 @@ class Window:
             self._detach(victim)
             self.last_evicted.append(victim)
             evicted.append(Eviction(victim, reason))
+
+    def _outline_one(self, protect: Collection[str]) -> bool:
+        """Show the oldest unpinned item that can shrink as its outline; False if none can."""
+        for item_id in self._unpinned if self.outline_of is not None else ():
+            item = self._items[item_id]
+            shown = None if item_id in protect else self.outline_of(item)  # type: ignore[misc]
+            view = {**item.metadata, "view": "outline", "wholeTokens": item.tokens}
+            changed = replace(item, content=shown or "", metadata=view, tokens=0)
+            if shown is not None and (tokens := self.costs.of(changed)) < item.tokens:
+                item.metadata, item.content, item.demand = view, shown, -1
+                item.body_tokens = changed.body_tokens
+                self._set_tokens(item, tokens)
+                self.outlined.append(item)
+                return True
+        return False
 
 
 def _id_number(item_id: str) -> int:

@@ -167,20 +167,36 @@ _ID = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,15}(?![0-9.eE])|"(?:[^"\\]|\\.){0,200}
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> str | None:
-    """Where ``value`` nests deeper than ``limit`` (a JSON path), or None."""
-    stack: list[tuple[Any, str, int]] = [(value, "$", 0)]
+    """Where ``value`` nests deeper than ``limit`` (a JSON path), or None.
+
+    It walks containers only, and builds no path unless one is too deep: a 100,000-item
+    import held every other client for ~0.5-1.3 s while a path string was made for each
+    of its values."""
+    containers = (dict, list)
+    if type(value) not in containers:
+        return None
+    stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
-        item, path, depth = stack.pop()
-        if isinstance(item, dict):
-            children = [(v, f"{path}.{k}") for k, v in item.items()]
-        elif isinstance(item, list):
-            children = [(v, f"{path}[{i}]") for i, v in enumerate(item)]
-        else:
-            continue
+        item, depth = stack.pop()
+        children = item.values() if type(item) is dict else item
         if depth >= limit:
-            return f"`{path}` nests deeper than {limit} levels"
-        stack.extend((child, child_path, depth + 1) for child, child_path in children)
+            return f"`{_path_at(value, limit)}` nests deeper than {limit} levels"
+        stack.extend((child, depth + 1) for child in children if type(child) in containers)
     return None
+
+
+def _path_at(value: Any, depth: int, path: str = "$") -> str:
+    """The JSON path of the first container ``depth`` levels down in ``value``."""
+    if depth == 0:
+        return path
+    entries = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, child in entries:
+        if isinstance(child, dict | list):
+            inner = f"{path}.{key}" if isinstance(value, dict) else f"{path}[{key}]"
+            found = _path_at(child, depth - 1, inner)
+            if found:
+                return found
+    return ""
 
 
 MAX_ID = 2**53 - 1

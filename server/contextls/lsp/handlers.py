@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import msgspec
 from lsprotocol import types as lsp
@@ -21,35 +21,23 @@ from lsprotocol import types as lsp
 from contextls import __version__
 from contextls import protocol as p
 from contextls.app import bulk, transfer
+from contextls.app.configuring import precount
 from contextls.app.model_counts import count_for_models
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
-from contextls.app.workspace_state import precount
 from contextls.core.errors import ContextError
+from contextls.lsp import structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
+from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
 from contextls.protocol.build import build_id
 
 log = logging.getLogger(__name__)
 
+assert structure_handlers.__name__  # its handlers are registered when it is imported
+
 BUILD = build_id()
 """The code this process runs, taken at start (clients restart a daemon whose build differs)."""
-
-
-Handler = Callable[[ContextServer, Any], msgspec.Struct | Awaitable[msgspec.Struct]]
-H = TypeVar("H", bound=Handler)
-HANDLERS: dict[p.Request[Any, Any], Handler] = {}
-"""The handler of every request of the protocol's method table (``p.Requests``)."""
-
-
-def handles(request: p.Request[Any, Any]) -> Callable[[H], H]:
-    """Make the function below the handler of ``request``: one line, next to it."""
-
-    def register(handle: H) -> H:
-        HANDLERS[request] = handle
-        return handle
-
-    return register
 
 
 def register(server: ContextServer) -> None:
@@ -182,22 +170,25 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
 def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_region(
+    return workspace.add_editor_symbol(
         params.uri,
         start,
         end,
+        params.name,
+        _symbol_kind(params.symbol_kind),
         params.text,
         params.language,
         params.metadata,
         params.pin,
-        symbol=params.name,
-        symbol_kind=_symbol_kind(params.symbol_kind),
     )
 
 
 @handles(p.Requests.ADD_FILE)
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
     workspace = ls.session.route(params.workspace, params.uri)
+    if params.outline:
+        whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
+        return workspace.add_candidate(workspace.outlined_candidate(whole))
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
@@ -314,7 +305,9 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
 
 @handles(p.Requests.FORGET)
 def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
-    return ls.session.route(params.workspace).forget(params.ids, params.query, params.dry_run)
+    return ls.session.route(params.workspace).forget(
+        params.ids, params.query, params.dry_run, params.paths
+    )
 
 
 @handles(p.Requests.EXPORT)
@@ -364,11 +357,11 @@ async def configure(ls: ContextServer, params: p.ConfigureParams) -> p.Configure
     }
     workspace = ls.session.route(params.workspace)
     tokenizer = workspace.tokenizer_after(wanted, params.reset)
-    if tokenizer is not None:
+    if tokenizer is not None and not params.dry_run:
         items = list(workspace.window)
         await asyncio.to_thread(precount, tokenizer, items)
         workspace = ls.session.route(params.workspace)  # as it is now
-    return workspace.configure(wanted, params.reset)
+    return workspace.configure(wanted, params.reset, params.dry_run)
 
 
 def _register_requests(server: ContextServer) -> None:

@@ -13,13 +13,23 @@ frames), ``places`` (where the daemon of a database listens) and ``build`` (what
 identifies the installed code) are the contract between the command line and its daemon.
 """
 
-from contextls.protocol import conversation, errors, methods, params, results, status, wire
+from contextls.protocol import (
+    conversation,
+    errors,
+    methods,
+    params,
+    results,
+    status,
+    structure,
+    wire,
+)
 from contextls.protocol.conversation import *  # noqa: F403
 from contextls.protocol.errors import *  # noqa: F403
 from contextls.protocol.methods import *  # noqa: F403
 from contextls.protocol.params import *  # noqa: F403
 from contextls.protocol.results import *  # noqa: F403
 from contextls.protocol.status import *  # noqa: F403
+from contextls.protocol.structure import *  # noqa: F403
 from contextls.protocol.wire import *  # noqa: F403
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     *params.__all__,
     *results.__all__,
     *conversation.__all__,
+    *structure.__all__,
     *errors.__all__,
     *methods.__all__,
 ]

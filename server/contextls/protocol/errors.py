@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
-from contextls.protocol.results import AddFilesResult, NoRoomData
+from contextls.protocol.results import AddFilesResult, NoRoomData, NoWorkspaceData
+from contextls.protocol.structure import AmbiguousSymbolData
 from contextls.protocol.wire import Wire
 
 __all__ = ["ERROR_DATA", "ErrorCode"]
@@ -38,10 +39,18 @@ class ErrorCode(IntEnum):
     NEEDS_FORCE = -31013
     """A bulk add would evict more than half of the window; ``data`` says what would go.
     Ask the person, then send it again with ``force``."""
+    SYMBOL_NOT_FOUND = -31014
+    """No definition has the name asked for; the message names the nearest ones."""
+    AMBIGUOUS_SYMBOL = -31015
+    """The name fits more than one definition; ``data`` lists them."""
+    NO_STRUCTURE = -31016
+    """The file's language is not parsed here: add a range instead."""
 
 
 ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {
+    ErrorCode.NO_WORKSPACE: NoWorkspaceData,
     ErrorCode.NO_ROOM: NoRoomData,
     ErrorCode.NEEDS_FORCE: AddFilesResult,
+    ErrorCode.AMBIGUOUS_SYMBOL: AmbiguousSymbolData,
 }
 """The ``data`` an error carries, where it carries one (``NO_ROOM`` only from a bulk add)."""

@@ -51,6 +51,14 @@ from contextls.protocol.results import (
     ServerInfo,
 )
 from contextls.protocol.status import DidEvictParams, Status
+from contextls.protocol.structure import (
+    AddMapParams,
+    AddNamedSymbolParams,
+    SetViewParams,
+    SetViewResult,
+    SymbolAtParams,
+    SymbolAtResult,
+)
 from contextls.protocol.wire import Wire
 
 __all__ = ["METHODS", "NOTIFICATIONS", "Notification", "Request", "Requests"]
@@ -109,6 +117,10 @@ class Requests:
     FORGET: Final = Request("contextls/forget", ForgetParams, ForgetResult)
     EXPORT: Final = Request("contextls/export", ExportParams, ExportDocument)
     IMPORT: Final = Request("contextls/import", ImportParams, ImportResult)
+    ADD_NAMED_SYMBOL: Final = Request("contextls/addSymbolByName", AddNamedSymbolParams, AddResult)
+    SYMBOL_AT: Final = Request("contextls/symbolAt", SymbolAtParams, SymbolAtResult)
+    SET_VIEW: Final = Request("contextls/setView", SetViewParams, SetViewResult)
+    ADD_MAP: Final = Request("contextls/addMap", AddMapParams, AddResult)
 
 
 METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {

@@ -39,6 +39,7 @@ __all__ = [
     "ArchiveMaxItems",
     "BudgetCeiling",
     "ClearParams",
+    "Compaction",
     "ConfigureParams",
     "CountTokensParams",
     "ExportDocument",
@@ -48,6 +49,7 @@ __all__ = [
     "ForgetParams",
     "ImportParams",
     "ListParams",
+    "MapTokens",
     "MaxFileBytes",
     "MaxItems",
     "MaxTokens",
@@ -96,6 +98,8 @@ class AddRegionParams(AddParams, kw_only=True):
 
 class AddFileParams(AddParams, kw_only=True):
     uri: str
+    outline: bool = False
+    """Add it as its outline: signatures and the first line of each docstring, no bodies."""
 
 
 class AddSymbolParams(AddRegionParams, kw_only=True):
@@ -138,6 +142,8 @@ class AddFilesParams(AddParams, kw_only=True):
     targets: Annotated[list[FileTarget], Meta(min_length=1, max_length=10_000)]
     force: bool = False
     dry_run: bool = False
+    outline: bool = False
+    """Add each whole file as its outline (a file with nothing to hide is added whole)."""
 
 
 class RemoveParams(WorkspaceParams, kw_only=True):
@@ -211,6 +217,11 @@ class ForgetParams(WorkspaceParams, kw_only=True):
     ids: IdList | None = None
     query: Annotated[str, Meta(min_length=1, max_length=10_000)] | None = None
     """Every item (window or archive) whose text holds all of these words."""
+    paths: Annotated[list[Annotated[str, Meta(min_length=1)]], Meta(max_length=10_000)] | None = (
+        None
+    )
+    """Every item (window or archive) from these files: workspace-relative, absolute paths
+    or file URIs; a file that is gone still names its items."""
     dry_run: bool = False
 
 
@@ -236,6 +247,8 @@ ArchiveMaxItems = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxBytes = Annotated[int, Meta(ge=0, description="0: no limit")]
 ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
 BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")]
+Compaction = Literal["outline", "off"]
+MapTokens = Annotated[int, Meta(ge=64, le=1_000_000)]
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",
@@ -249,6 +262,8 @@ WindowSettingName = Literal[
     "budgetPolicy",
     "task",
     "budgetCeiling",
+    "compaction",
+    "mapTokens",
 ]
 ARCHIVE_MAX_ITEMS_DEFAULT: Final = 10_000
 """Archived items kept per workspace. At the ~1-2 KB an archived item takes here,
@@ -282,6 +297,11 @@ class WindowSettings(Wire):
     budget_ceiling: BudgetCeiling = 0
     """The most the adaptive budget may reach (the model's context minus room for the
     answer); 0: four times ``maxTokens``."""
+    compaction: Compaction = "off"
+    """``outline``: when an add needs room, the oldest unpinned files are shown as their
+    outlines (signatures, no bodies) before anything is evicted; ``off``: evict."""
+    map_tokens: MapTokens = 1024
+    """The share of the budget a repository map takes; it never takes more."""
 
 
 class WindowSettingsChange(Params):
@@ -299,6 +319,8 @@ class WindowSettingsChange(Params):
     budget_policy: BudgetPolicy | None = None
     task: Task | None = None
     budget_ceiling: BudgetCeiling | None = None
+    compaction: Compaction | None = None
+    map_tokens: MapTokens | None = None
 
 
 class ConfigureParams(WorkspaceParams, kw_only=True):
@@ -309,6 +331,9 @@ class ConfigureParams(WorkspaceParams, kw_only=True):
     settings: WindowSettingsChange = msgspec.field(default_factory=WindowSettingsChange)
     reset: list[WindowSettingName] = []
     """Keys to bring back to their defaults."""
+    dry_run: bool = False
+    """Answer with what the change would do (``evicted``), and change nothing: an editor
+    asks before a setting evicts, as it does before a bulk add."""
 
 
 class ExportItem(Wire):

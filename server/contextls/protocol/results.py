@@ -35,10 +35,12 @@ __all__ = [
     "ListResult",
     "ModelCount",
     "NoRoomData",
+    "NoWorkspaceData",
     "Omission",
     "PinResult",
     "PinnedGrowth",
     "RefreshResult",
+    "RefusedFolder",
     "RemoveResult",
     "RenderResult",
     "RestoreResult",
@@ -113,6 +115,19 @@ class AddFilesResult(Wire):
     dry_run: bool = False
 
 
+class RefusedFolder(Wire):
+    """A folder a client gave that cannot be a workspace folder, and why."""
+
+    folder: str
+    reason: str
+
+
+class NoWorkspaceData(Wire):
+    """``data`` of NO_WORKSPACE: the folders given and refused (empty when none was)."""
+
+    refused: list[RefusedFolder] = []
+
+
 class NoRoomData(Wire):
     """``data`` of a bulk add refused for NO_ROOM: the figures."""
 
@@ -126,6 +141,8 @@ class NoRoomData(Wire):
     short_tokens: int
     """By how many tokens it misses (0: it misses by items only)."""
     short_items: int
+    skipped: list[SkippedFile] = []
+    """What the folders and globs left out besides (as a successful add would say)."""
 
 
 class ForgetResult(Wire):
@@ -229,9 +246,11 @@ class ConfigureResult(Wire):
     chosen: list[WindowSettingName]
     """Keys set for this window (the rest are defaults)."""
     changed: list[WindowSettingName]
-    """Keys whose value this request changed."""
+    """Keys whose value this request changed (would change, in a dry run)."""
     evicted: list[ContextItem]
     status: Status
+    dry_run: bool = False
+    """Nothing changed: ``settings`` and ``evicted`` say what the change would do."""
 
 
 class RenderResult(Wire):

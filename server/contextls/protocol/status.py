@@ -9,6 +9,7 @@ from contextls.protocol.wire import (
     Encoding,
     EvictionPolicy,
     ItemKind,
+    ItemView,
     Metadata,
     Task,
     Wire,
@@ -42,6 +43,9 @@ class ContextItem(Wire):
     metadata: Metadata = {}
     pinned: bool = False
     stale: bool = False
+    view: ItemView = "whole"
+    """``outline``: a file or class shown without its bodies (``wholeTokens`` in the
+    metadata: what it takes whole); ``map``: a map of the repository."""
 
 
 class ItemSummary(Wire):
@@ -52,6 +56,7 @@ class ItemSummary(Wire):
     label: str
     tokens: int
     pinned: bool = False
+    view: ItemView = "whole"
 
 
 class SemanticStatus(Wire):
@@ -112,6 +117,10 @@ class Status(Wire):
     warnings: list[str] = []
     """What the person should know about the window now: items whose text seems to hold
     a secret (said when added, or when a followed file or buffer took one in)."""
+    outlined_count: int = 0
+    """Items shown as their outlines (the rest are whole, or maps)."""
+    map_count: int = 0
+    """Maps of the repository."""
 
 
 class Pruned(Wire):

@@ -19,6 +19,7 @@ __all__ = [
     "IdList",
     "ItemId",
     "ItemKind",
+    "ItemView",
     "Metadata",
     "ModelName",
     "NonNegative",
@@ -47,6 +48,10 @@ ItemKind = Literal["code", "text", "file", "repl-history", "error", "custom"]
 """What a context item holds. A symbol is ``code`` with ``metadata.symbol``."""
 
 ITEM_KINDS: Final[tuple[str, ...]] = get_args(ItemKind)
+
+ItemView = Literal["whole", "outline", "map"]
+"""How an item shows its source: all of it, its outline (signatures, the first line of
+each docstring, no bodies), or a ranked map of the repository's definitions."""
 
 RANGED_KINDS: Final[frozenset[str]] = frozenset({"code", "file"})
 """Kinds that can point into a file, and so take part in range dedup."""

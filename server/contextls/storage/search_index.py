@@ -197,5 +197,20 @@ class SearchIndex(Connection):
         ]
 
 
+    def archived_ids_of_paths(self, root: str, paths: list[str]) -> list[str]:
+        """Ids of archived items from these files (workspace-relative ``metadata.path``)."""
+        if not paths:
+            return []
+        marks = ", ".join("?" for _ in paths)
+        return [
+            row[0]
+            for row in self._db.execute(
+                f"SELECT id FROM archive WHERE root = ? "
+                f"AND json_extract(metadata, '$.path') IN ({marks}) ORDER BY rowid",
+                (root, *paths),
+            )
+        ]
+
+
 def _quoted(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'

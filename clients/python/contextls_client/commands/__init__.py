@@ -28,6 +28,8 @@ _WHERE: Final[dict[str, tuple[str, str]]] = {
     "search": ("archive", "run_search"),
     "restore": ("archive", "run_restore"),
     "refresh": ("window", "run_refresh"),
+    "expand": ("views", "run_expand"),
+    "outline": ("views", "run_outline"),
     "tokens": ("text", "run_tokens"),
     "config": ("config", "run_config"),
     "daemon": ("daemon", "run_daemon"),

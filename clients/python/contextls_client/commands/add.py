@@ -24,10 +24,16 @@ from contextls.protocol import (
     PinnedGrowth,
     Requests,
 )
+from contextls_client.commands.add_symbol import (
+    add_map,
+    add_symbols,
+    is_symbol_target,
+    split_target,
+)
 from contextls_client.human import count, item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
 from contextls_client.session import Invocation, Session
-from contextls_client.targets import AddTarget, parse_target
+from contextls_client.targets import AddTarget, TargetError, parse_target
 
 ITEMISED: Final = 20
 """Up to this many added items are listed one per line; more are summed up."""
@@ -38,13 +44,32 @@ SKIPS_NAMED: Final = 5
 async def run_add(invocation: Invocation) -> int:
     args = invocation.args
     cwd = Path.cwd()
-    targets = [file_target(parse_target(text), cwd) for text in args.targets]
+    if args.map:
+        if args.targets or args.symbol:
+            raise TargetError("--map adds the map alone; add files or symbols with another add")
+        return await add_map(invocation)
+    if args.query or args.map_tokens:
+        raise TargetError("--query and --map-tokens go with --map")
+    if not args.targets and not args.symbol:
+        raise TargetError(
+            "name what to add: a file, FILE::NAME, a folder, a glob, --symbol or --map"
+        )
+    named = [split_target(text, cwd) for text in args.targets if is_symbol_target(text)]
+    named += [(None, name) for name in args.symbol or ()]
+    paths = [text for text in args.targets if not is_symbol_target(text)]
+    if named:
+        async with invocation.session() as session:
+            refused = await add_symbols(invocation, session, named)
+        if not paths:
+            return refused
+    targets = [file_target(parse_target(text), cwd) for text in paths]
     params = AddFilesParams(
         targets=targets,
         language=args.language,
         pin=args.pin,
         force=args.force,
         dry_run=args.dry_run,
+        outline=args.outline,
     )
     async with invocation.session() as session:
         params.workspace = session.workspace

@@ -46,6 +46,13 @@ from contextls_client.mcp.arguments import (
     SearchArguments,
 )
 from contextls_client.mcp.link import DaemonLink
+from contextls_client.mcp.structure_tools import (
+    AddMapArguments,
+    AddSymbolArguments,
+    add_map,
+    add_symbol,
+    split_name,
+)
 from contextls_client.mcp.words import (
     Refusal,
     added,
@@ -186,6 +193,11 @@ async def add_region(link: DaemonLink, args: AddRegionArguments) -> str:
     return added(result)
 
 
+async def add_definition(link: DaemonLink, args: AddSymbolArguments) -> str:
+    path, name = split_name(args)
+    return await add_symbol(link, args, name, workspace_file(link, path) if path else None)
+
+
 async def add_text(link: DaemonLink, args: AddTextArguments) -> str:
     result = await link.call(
         Requests.ADD_TEXT,
@@ -311,6 +323,26 @@ TOOLS: Final = (
         AddRegionArguments,
         CHANGES,
         add_region,
+    ),
+    Tool(
+        "add_symbol",
+        "Add a definition by name",
+        "Add a function, method or class of the workspace by its name (Parser.parse, or "
+        "parse to search every file). It follows the definition when the file changes; a "
+        "name that fits several definitions is refused with the list.",
+        AddSymbolArguments,
+        CHANGES,
+        add_definition,
+    ),
+    Tool(
+        "add_map",
+        "Add a map of the repository",
+        "Add a map of the workspace's definitions (signatures, no bodies), ranked by how "
+        "much the code uses them and toward what the context already holds and the query; "
+        "it fits its token share and is ranked again as the context changes.",
+        AddMapArguments,
+        CHANGES,
+        add_map,
     ),
     Tool(
         "add_text",

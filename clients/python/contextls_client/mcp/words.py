@@ -52,7 +52,7 @@ def window_line(status: Status) -> str:
 
 def item_entry(item: ContextItem | ItemSummary) -> str:
     """``ctx-3 code src/a.py:1-20 (312 tokens) pinned,stale``."""
-    marks = flags(item)
+    marks = flags(item, view=False)  # item_line says outline or map
     return f"{item_line(item)} {marks}" if marks else item_line(item)
 
 

@@ -7,7 +7,8 @@
 ;; (gptel 0.9.8.5 and newer; `gptel-request' in gptel-request.el):
 ;;
 ;; - the request's text is copied into a new temporary prompt buffer, made
-;;   while the chat buffer is current (so it has that buffer's directory);
+;;   while the chat buffer is current (so it has that buffer's directory),
+;;   whose `major-mode' is set to the chat's (`gptel--with-buffer-copy');
 ;; - the hook's value is the chat buffer's (local or global, `t' standing
 ;;   for the global functions), set buffer-locally in the prompt buffer;
 ;; - each function is called in the prompt buffer with point at its end:
@@ -16,7 +17,9 @@
 ;;   it may finish later, by calling the callback);
 ;; - once every function has finished, the prompt buffer's text is what is
 ;;   sent: responses (text with the `gptel' property) as the assistant's,
-;;   the rest as the user's.
+;;   the rest as the user's, each trimmed of white space and of the prompt
+;;   prefix of the mode (`gptel-prompt-prefix-alist') at its start, as
+;;   `gptel--trim-prefixes' does.
 ;;
 ;; Only what the contract says is here; it is not gptel.
 
@@ -36,13 +39,25 @@
   :type 'hook
   :group 'gptel)
 
+(defcustom gptel-prompt-prefix-alist
+  '((markdown-mode . "### ") (org-mode . "*** ") (text-mode . "### "))
+  "String used as a prefix to the query being sent to the LLM."
+  :type '(alist :key-type symbol :value-type string)
+  :group 'gptel)
+
+(defun gptel-standin--trim (text)
+  "TEXT without white space around it and the prompt prefix at its start."
+  (let ((prefix (or (alist-get major-mode gptel-prompt-prefix-alist) "")))
+    (string-trim (string-trim-left
+                  text (format "[\t\r\n ]*\\(?:%s\\)?[\t\r\n ]*" (regexp-quote prefix))))))
+
 (defun gptel-standin--messages ()
   "The current buffer's text as chat messages: (ROLE . TEXT), in order."
   (let ((pos (point-min)) messages)
     (while (< pos (point-max))
       (let* ((response (get-text-property pos 'gptel))
              (next (or (next-single-property-change pos 'gptel) (point-max)))
-             (text (string-trim (buffer-substring-no-properties pos next))))
+             (text (gptel-standin--trim (buffer-substring-no-properties pos next))))
         (unless (string-empty-p text)
           (push (cons (if response "assistant" "user") text) messages))
         (setq pos next)))
@@ -57,6 +72,7 @@ Returns the request's state (a plist, as gptel's state is opaque here)."
          (prompt (generate-new-buffer " *gptel-prompt*" t)))
     (with-current-buffer prompt
       (insert-buffer-substring chat)
+      (setq major-mode (buffer-local-value 'major-mode chat))
       (setq-local gptel-prompt-transform-functions transforms)
       (when (memq t gptel-prompt-transform-functions)
         (setq gptel-prompt-transform-functions

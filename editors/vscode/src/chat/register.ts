@@ -3,7 +3,7 @@
 // has the API (1.101+), an MCP server definition per folder for agent mode.
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import type { ContextClient } from '../client';
+import { locate, type ContextClient } from '../client';
 import { expandHome, splitCommand } from '../format';
 import type { ContextItem } from '../generated/protocol';
 import * as ext from '../lsp_ext';
@@ -111,9 +111,9 @@ function referenceOf(item: ContextItem): vscode.Uri | vscode.Location | undefine
 }
 
 /**
- * What VS Code added for MCP servers (stable in 1.101; 1.100 has it as a proposal whose
- * contribution point is `modelContextServerCollections`, also declared), which the 1.95 typings
- * this builds against lack.
+ * What VS Code added for MCP servers (stable in 1.101), which the 1.95 typings this builds against
+ * lack. 1.100 has it as a proposal (contribution point `modelContextServerCollections`, also
+ * declared) that stock VS Code opens to no marketplace extension; code-server 4.100 opens it.
  */
 interface McpApi {
   registerMcpServerDefinitionProvider(id: string, provider: {
@@ -137,6 +137,10 @@ function registerMcpServers(client: ContextClient, context: vscode.ExtensionCont
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('contextls.server') || e.affectsConfiguration('contextls.storage')) changed.fire();
     }),
+    // found on a start (Restart Server after an install, say): the definitions run that program
+    client.onLocated(() => {
+      changed.fire();
+    }),
     lm.registerMcpServerDefinitionProvider('contextls.mcp', {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => {
@@ -146,8 +150,10 @@ function registerMcpServers(client: ContextClient, context: vscode.ExtensionCont
         if (program === undefined) return [];
         const storage = config.get<string>('contextls.storage')?.trim();
         const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, fsPath: f.uri.fsPath }));
-        // where the server was found (PATH, or ~/.local/bin and the like), else as the setting says
-        return mcpServers(folders, prefix, client.located?.program ?? expandHome(program, os.homedir()), storage ? expandHome(storage, os.homedir()) : undefined).map((server) => {
+        // found as the server is (PATH, or ~/.local/bin and the like), else as the setting says
+        const wanted = expandHome(program, os.homedir());
+        const found = locate(wanted)?.path ?? client.located?.program ?? wanted;
+        return mcpServers(folders, prefix, found, storage ? expandHome(storage, os.homedir()) : undefined).map((server) => {
           const definition = new Definition(server.label, server.command, server.args);
           definition.cwd = vscode.Uri.file(server.cwd);
           return definition;

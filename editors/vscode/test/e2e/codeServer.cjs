@@ -29,12 +29,13 @@ class CodeServer {
     };
   }
 
-  /** `code-server --install-extension`. */
-  install(/** @type {string} */ vsix) {
+  /** `code-server --install-extension` (`quiet`: its chatter not on stdout, which a bench reports on). */
+  install(/** @type {string} */ vsix, quiet = false) {
     const { executable, userData, extensions } = this.options;
     execFileSync(executable, ['--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix], {
       env: this.env,
-      stdio: ['ignore', 'inherit', 'inherit'],
+      // (quiet: its stderr only in the error thrown if it fails)
+      stdio: quiet ? ['ignore', 'ignore', 'pipe'] : ['ignore', 'inherit', 'inherit'],
       timeout: 120000,
     });
   }

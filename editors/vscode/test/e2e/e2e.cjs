@@ -28,7 +28,7 @@ const { personScenarios } = require('./scenariosPerson.cjs');
 const CODE_SERVER = required('CODE_SERVER');
 const VSIX = path.resolve(process.env.VSIX || path.join(EXT_DIR, 'dist/contextls.vsix'));
 const ARTIFACTS = path.resolve(process.env.ARTIFACTS || path.join(EXT_DIR, 'test-artifacts/e2e'));
-const DEADLINE_MS = 6 * 60 * 1000; // the whole run, whatever happens
+const DEADLINE_MS = 9 * 60 * 1000; // the whole run, whatever happens
 const PROBE_IN = path.join(tmp, 'probe-in.json');
 const PROBE_OUT = path.join(tmp, 'probe-out.json');
 
@@ -95,19 +95,23 @@ const ORDER = [
   '9-add-symbol',
   '9b-add-symbol-without-a-symbol-provider',
   '9c-unsaved-buffer',
+  '9d-a-merged-add-says-merged',
   '10-add-problems',
   '11-highlights',
   '12-clear',
   '13-server-error-shown',
   '14-explorer-folder-within-the-budget',
   '14b-folder-over-the-budget',
+  '14c-env-from-the-explorer-asks',
   '14d-reset-in-the-settings-ui',
   '14e-set-task-and-window-settings',
   '15-terminal-selection',
   '15b-server-crash-restarts',
   '15c-language-model-tools',
   '15d-show-context-after-a-reload',
+  '15e-settings-ui-typing',
   '17-first-run-without-contextls-on-path',
+  '18-startup-status-for-a-folder-with-a-window',
 ];
 
 async function main() {

@@ -76,8 +76,23 @@ const pythonModule = (/** @type {string} */ name, /** @type {number} */ function
 // its files would, alone).
 const LIB = 'lib';
 for (const name of ['alpha', 'beta', 'gamma']) write(`${LIB}/${name}.py`, pythonModule(name, 12));
+const LIB2 = 'lib2';
+for (const name of ['delta', 'epsilon', 'zeta']) write(`${LIB2}/${name}.py`, pythonModule(name, 12));
 const HUGE = 'huge';
 for (const name of ['one', 'two', 'three', 'four', 'five', 'six']) write(`${HUGE}/${name}.py`, pythonModule(name, 12));
+write(`${HUGE}/blob.bin`, Buffer.from([0, 159, 146, 150, 0, 1]));
+// A file that usually holds credentials, with text that looks like two kinds of them.
+const ENV_NAME = '.env';
+write(ENV_NAME, 'AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nDB_PASSWORD=hunter2-not-a-real-one\n');
+// Folders opened after the main one: one whose window is made from the command line, one never used.
+const OTHER = path.join(tmp, 'andere');
+const UNUSED = path.join(tmp, 'unbenutzt');
+for (const folder of [OTHER, UNUSED]) {
+  fs.mkdirSync(path.join(folder, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(folder, 'notiz.md'), '# Notiz\n\nvom Terminal angelegt\n');
+  // the shared daemon, found in ~/.local/bin as a first run finds it
+  fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'contextls.server.command': '' }));
+}
 
 function writeFolderSettings(/** @type {Record<string, unknown>} */ settings) {
   fs.writeFileSync(WS_SETTINGS, JSON.stringify(settings, null, 2) + '\n');
@@ -113,7 +128,21 @@ const CLI_ENV = { ...process.env, ...CONTEXTLS_ENV };
 
 /** The server's view of the window, over the test's own connection (not the extension's). */
 function cli(/** @type {string[]} */ ...args) {
-  const out = execFileSync(CONTEXTLS, ['--json', '--storage', DB, '--workspace', WS, ...args], { encoding: 'utf8', timeout: 30000, env: CLI_ENV, cwd: WS });
+  return cliIn(WS, ...args);
+}
+/** The archive's hits for `query` (none is an answer too: the command exits 1, as grep does). */
+function searchArchive(/** @type {string} */ query) {
+  try {
+    return cli('search', query).hits;
+  } catch (e) {
+    const failed = /** @type {{ status?: number, stdout?: string }} */ (e);
+    if (failed.status === 1 && failed.stdout) return JSON.parse(failed.stdout).hits ?? [];
+    throw e;
+  }
+}
+/** The same, for the window of another folder. */
+function cliIn(/** @type {string} */ folder, /** @type {string[]} */ ...args) {
+  const out = execFileSync(CONTEXTLS, ['--json', '--storage', DB, '--workspace', folder, ...args], { encoding: 'utf8', timeout: 30000, env: CLI_ENV, cwd: folder });
   return JSON.parse(out);
 }
 function stopCliDaemon() {
@@ -123,8 +152,9 @@ function stopCliDaemon() {
     // not running: nothing to stop
   }
 }
-function tokensOf(/** @type {string} */ file) {
-  return cli('tokens', file).tokens;
+/** What adding `targets` would put in the window, in tokens as rendered (the server's plan). */
+function tokensOf(/** @type {string[]} */ ...targets) {
+  return cli('add', ...targets, '--dry-run').tokens;
 }
 
 /** 950 -> "950", 3200 -> "3.2k": what the status bar shows. */
@@ -174,6 +204,6 @@ function range(/** @type {number} */ a, /** @type {number} */ b) {
 
 module.exports = {
   EXT_DIR, REPO, CONTEXTLS, tmp, WS, DB, HOME, LOCAL_BIN, USER_DATA, CONTEXTLS_ENV,
-  UNI_NAME, UNI_LINES, BIG_NAME, MD_NAME, JSON_NAME, MULTI_NAME, SUB, PY_NAME, LIB, HUGE,
-  writeFolderSettings, cli, stopCliDaemon, tokensOf, count, expectedStatus, serverWindow, until, assertEqual, range,
+  UNI_NAME, UNI_LINES, BIG_NAME, MD_NAME, JSON_NAME, MULTI_NAME, SUB, PY_NAME, LIB, LIB2, HUGE, ENV_NAME, OTHER, UNUSED,
+  writeFolderSettings, cli, cliIn, searchArchive, stopCliDaemon, tokensOf, count, expectedStatus, serverWindow, until, assertEqual, range,
 };

@@ -1,9 +1,9 @@
 // @ts-check
 // What a person meets at the edges: activation on first use, Show Context as one read-only live
 // document (also after a reload), the row menu and the Delete key, the archive search view, Add
-// Symbol without a language extension, an unsaved buffer, folder adds within and over the budget,
-// a reset in the Settings UI, the language-model tools as Copilot's chat calls them, and a first
-// run without contextls on PATH.
+// Symbol without a language extension, an unsaved buffer, folder adds within and over the budget
+// (sliding, asked, refused), a .env chosen in the Explorer, a reset in the Settings UI, the
+// language-model tools as Copilot's chat calls them, and a first run without contextls on PATH.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,9 +12,10 @@ const {
   contextMenuEntries, toastWith,
 } = require('./workbench.cjs');
 const {
-  CONTEXTLS, WS, UNI_NAME, BIG_NAME, MULTI_NAME, SUB, PY_NAME, LIB, HUGE, LOCAL_BIN,
-  writeFolderSettings, cli, tokensOf, expectedStatus, serverWindow, until, assertEqual,
+  CONTEXTLS, WS, UNI_NAME, BIG_NAME, MULTI_NAME, SUB, PY_NAME, LIB, LIB2, HUGE, ENV_NAME, LOCAL_BIN,
+  writeFolderSettings, cli, searchArchive, tokensOf, expectedStatus, serverWindow, until, assertEqual,
 } = require('./fixture.cjs');
+const { settingsScenarios } = require('./scenariosSettings.cjs');
 
 /** @typedef {import('playwright-core').Page} Page */
 /** @typedef {{name: string, run: (page: Page) => Promise<void>}} Scenario */
@@ -134,14 +135,23 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         await page.keyboard.press('Delete');
         await serverWindow((it) => !it.some((i) => i.id === target.id), 'after Delete on the row');
         assertEqual(cli('status').archivedCount, archivedBefore + 1, 'archived items after Delete');
+        // A row reached with the keyboard alone (focused, not selected): Delete removes it too.
+        await runCommand(page, 'contextls: Focus on Context Window View');
+        await page.keyboard.press('Home');
+        const focused = page.locator('.pane:has(.pane-header:has-text("Context Window")) .monaco-list-row.focused').first();
+        await focused.waitFor({ timeout: STEP_MS });
+        const label = ((await focused.locator('.label-name').textContent()) ?? '').trim();
+        if ((await focused.getAttribute('class'))?.includes('selected')) throw new Error('the focused row is selected: not the case this tests');
+        await page.keyboard.press('Delete');
+        await serverWindow((it) => !it.some((i) => i.label === label), `after Delete on the focused row ${label}`);
+        assertEqual(await page.locator('.quick-input-widget').isVisible(), false, 'a picker after Delete');
       },
     },
     {
       name: '8-archive-search-view',
       async run(page) {
         const query = 'ünïcode';
-        const result = cli('search', query);
-        const [first] = result.hits;
+        const [first] = searchArchive(query);
         if (!first) throw new Error(`nothing archived matches ${query}`);
         await runCommand(page, 'contextls: Search Archive');
         const input = page.locator('.quick-input-widget input');
@@ -182,6 +192,24 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
       },
     },
     {
+      name: '9d-a-merged-add-says-merged',
+      async run(page) {
+        // `def fill(text):` alone, then with its body: the second add absorbs the first.
+        await openFile(page, PY_NAME);
+        await page.keyboard.press('Control+g');
+        await page.keyboard.type('10');
+        await page.keyboard.press('Enter');
+        await runCommand(page, 'contextls: Add Selection');
+        const first = (await serverWindow((it) => it.some((i) => i.label === `${PY_NAME}:10`), 'after adding line 10')).find((i) => i.label === `${PY_NAME}:10`);
+        await page.keyboard.press('Home');
+        await page.keyboard.press('Shift+ArrowDown');
+        await page.keyboard.press('Shift+End');
+        await runCommand(page, 'contextls: Add Selection');
+        await serverWindow((it) => it.some((i) => i.label === `${PY_NAME}:10-11`) && !it.some((i) => i.id === first.id), 'after adding lines 10-11');
+        await page.locator('.statusbar-item', { hasText: `added ${PY_NAME}:10-11; merged ${first.id} into it` }).first().waitFor({ timeout: STEP_MS });
+      },
+    },
+    {
       name: '9c-unsaved-buffer',
       async run(page) {
         await runCommand(page, 'File: New Untitled Text File');
@@ -207,7 +235,8 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         const items = await serverWindow((it) => it.filter((i) => i.metadata.path?.startsWith(`${SUB}/`)).length === 2, 'after adding the folder');
         const mine = items.filter((i) => i.metadata.path?.startsWith(`${SUB}/`));
         assertEqual(mine.map((i) => i.metadata.path).sort(), [`${SUB}/a.txt`, `${SUB}/b.py`], 'files of the folder (not the binary one)');
-        await page.locator('.statusbar-item', { hasText: 'skipped 1 binary' }).first().waitFor({ timeout: STEP_MS });
+        // What the folder left out, by name.
+        await page.locator('.statusbar-item', { hasText: `left out ${SUB}/c.bin (binary)` }).first().waitFor({ timeout: STEP_MS });
       },
     },
     {
@@ -217,41 +246,88 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         cli('add', `${WS}/${UNI_NAME}:1-2`);
         cli('add', `${WS}/${BIG_NAME}:1-5`);
         const held = cli('ls').items;
-        const lib = ['alpha', 'beta', 'gamma'].reduce((sum, n) => sum + tokensOf(path.join(WS, LIB, `${n}.py`)), 0);
-        // Room for the folder only if the oldest item goes.
-        const budget = lib + held.reduce((/** @type {number} */ sum, /** @type {any} */ i) => sum + i.tokens, 0) - 1;
+        const lib = tokensOf(path.join(WS, LIB));
+        const lib2 = tokensOf(path.join(WS, LIB2));
+        // Room for the folder only if the oldest item goes (all of it as rendered).
+        const budget = cli('status').tokens + lib - 1;
         writeFolderSettings({ 'contextls.maxTokens': budget });
         await until(() => cli('status').maxTokens, (m) => m === budget, 'the window\'s budget');
         await runCommand(page, 'Notifications: Clear All Notifications');
+        // One item of two, a fifth of the tokens: not more than half of the window, so the folder
+        // slides in like any add, and the eviction is announced with a way back.
         await explorerMenu(page, LIB, 'contextls: Add File');
-        let { dialog, focused } = await dialogFocus(page);
-        const asked = (await dialog.innerText()).replace(/\s+/g, ' ');
-        const adding = `Adding ${LIB}/ (3 files, ${lib.toLocaleString('en-US')} tokens) evicts 1 item of the window.`;
-        if (!asked.includes(adding) || !asked.includes(held[0].label)) throw new Error(`the question: ${asked}`);
-        assertEqual(focused, 'Keep the Window', 'the focused button');
-        await shot(page, '14b-folder-question');
-        // Enter keeps the window as it is.
-        await page.keyboard.press('Enter');
-        await dialog.waitFor({ state: 'detached', timeout: STEP_MS });
-        assertEqual(cli('ls').items.map((/** @type {any} */ i) => i.id), held.map((/** @type {any} */ i) => i.id), 'the window after Keep');
-        // Asked again, and agreed: the folder is in, the oldest item went, and no toast repeats it.
-        await explorerMenu(page, LIB, 'contextls: Add File');
-        ({ dialog, focused } = await dialogFocus(page));
-        await dialog.locator('.monaco-button', { hasText: 'Add and Evict 1' }).click();
-        const after = await serverWindow((it) => it.filter((i) => i.metadata.path?.startsWith(`${LIB}/`)).length === 3, 'after Add and Evict');
+        let after = await serverWindow((it) => it.filter((i) => i.metadata.path?.startsWith(`${LIB}/`)).length === 3, 'after adding lib/');
         assertEqual(after.some((i) => i.id === held[0].id), false, 'the oldest item left');
+        assertEqual(await page.locator('.monaco-dialog-box').count(), 0, 'dialogs for a folder that evicts one item of two');
+        const slid = await toastWith(page, `contextls evicted 1 item to stay within the token budget: ${held[0].label}`);
+        await slid.locator('.monaco-button', { hasText: 'Restore It' }).waitFor({ timeout: STEP_MS });
+        await shot(page, '14b-folder-slides');
+        await runCommand(page, 'Notifications: Clear All Notifications');
+        // lib2/ takes as much again: everything the window holds would go, so it asks, in the
+        // command line's words, with one button that keeps the window (Escape too).
+        const window = cli('ls').items;
+        const windowTokens = window.reduce((/** @type {number} */ sum, /** @type {any} */ i) => sum + i.tokens, 0);
+        await explorerMenu(page, LIB2, 'contextls: Add File');
+        let { dialog } = await dialogFocus(page);
+        const asked = (await dialog.innerText()).replace(/\s+/g, ' ');
+        const question =
+          `Adding ${LIB2}/ (3 files, ${lib2.toLocaleString('en-US')} tokens) would evict ${window.length} of the window's ` +
+          `${window.length} items (${windowTokens.toLocaleString('en-US')} tokens), more than half of it.`;
+        if (!asked.includes(question) || !asked.includes(window[0].label)) throw new Error(`the question: ${asked}`);
+        assertEqual((await dialog.locator('.monaco-button').allTextContents()).map((b) => b.trim()).sort(), [`Add and Evict ${window.length}`, 'Keep the Window'], 'the question\'s buttons');
+        await shot(page, '14b-folder-question');
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached', timeout: STEP_MS });
+        assertEqual(cli('ls').items.map((/** @type {any} */ i) => i.id), window.map((/** @type {any} */ i) => i.id), 'the window after Keep');
+        // Asked again, and agreed: the folder is in, and no toast repeats what was agreed to.
+        await explorerMenu(page, LIB2, 'contextls: Add File');
+        ({ dialog } = await dialogFocus(page));
+        await dialog.locator('.monaco-button', { hasText: `Add and Evict ${window.length}` }).click();
+        after = await serverWindow((it) => it.filter((i) => i.metadata.path?.startsWith(`${LIB2}/`)).length === 3, 'after Add and Evict');
         await sleep(1500);
         assertEqual(await page.locator('.notifications-toasts .notification-toast', { hasText: 'contextls evicted' }).count(), 0, 'eviction toasts after consent');
-        // A folder that can never fit is refused with the figures, and nothing changes.
+        // A folder that can never fit is refused with the figures, names what it left out, and changes nothing.
         const before = cli('ls').items.map((/** @type {any} */ i) => i.id);
-        const huge = ['one', 'two', 'three', 'four', 'five', 'six'].reduce((sum, n) => sum + tokensOf(path.join(WS, HUGE, `${n}.py`)), 0);
         await explorerMenu(page, HUGE, 'contextls: Add File');
         const toast = await toastWith(page, 'does not fit');
         const said = (await toast.innerText()).replace(/\s+/g, ' ');
-        if (!said.includes(`${HUGE}/ does not fit: it needs ${huge.toLocaleString('en-US')} tokens in 6 files`)) throw new Error(`the refusal: ${said}`);
+        if (!new RegExp(`${HUGE}/ does not fit: it needs [\\d,]+ tokens in 6 files`).test(said)) throw new Error(`the refusal: ${said}`);
+        if (!said.includes(`Left out besides: ${HUGE}/blob.bin, binary`)) throw new Error(`the refusal does not name what it left out: ${said}`);
         await shot(page, '14c-folder-too-big');
         assertEqual(cli('ls').items.map((/** @type {any} */ i) => i.id), before, 'the window after the refusal');
         await runCommand(page, 'Notifications: Clear All Notifications');
+      },
+    },
+    {
+      name: '14c-env-from-the-explorer-asks',
+      async run(page) {
+        // A file that usually holds credentials, chosen by name: asked first.
+        await explorerMenu(page, ENV_NAME, 'contextls: Add File');
+        let { dialog } = await dialogFocus(page);
+        const asked = (await dialog.innerText()).replace(/\s+/g, ' ');
+        if (!asked.includes(`${ENV_NAME} usually holds credentials`)) throw new Error(`the question: ${asked}`);
+        assertEqual((await dialog.locator('.monaco-button').allTextContents()).map((b) => b.trim()).sort(), [`Add ${ENV_NAME}`, "Don't Add"], 'its buttons');
+        await shot(page, '14c-env-question');
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached', timeout: STEP_MS });
+        assertEqual(cli('ls').items.some((/** @type {any} */ i) => i.metadata.path === ENV_NAME), false, '.env in the window after Don\'t Add');
+        await explorerMenu(page, ENV_NAME, 'contextls: Add File');
+        ({ dialog } = await dialogFocus(page));
+        await dialog.locator('.monaco-button', { hasText: `Add ${ENV_NAME}` }).click();
+        const env = (await serverWindow((it) => it.some((i) => i.metadata.path === ENV_NAME), 'after Add .env')).find((i) => i.metadata.path === ENV_NAME);
+        // What it seems to hold: one notification naming every kind, offering this extension's Forget.
+        const warning = await toastWith(page, `${ENV_NAME} seems to contain`);
+        await sleep(1000);
+        const secretToasts = await page.locator('.notifications-toasts .notification-toast', { hasText: 'seems to contain' }).allInnerTexts();
+        assertEqual(secretToasts.length, 1, 'notifications about the secrets of .env');
+        if (/contextls forget/.test(secretToasts[0] ?? '') || !/ and /.test(secretToasts[0] ?? '')) throw new Error(`the secret warning: ${secretToasts[0]}`);
+        await shot(page, '14c-env-secret-warning');
+        await warning.locator('.monaco-button', { hasText: 'Forget for Good…' }).click();
+        ({ dialog } = await dialogFocus(page));
+        await dialog.locator('.monaco-button', { hasText: /^Forget for Good$/ }).click();
+        await serverWindow((it) => !it.some((i) => i.id === env.id), 'after Forget for Good');
+        assertEqual(searchArchive('AKIAIOSFODNN7EXAMPLE').length, 0, 'the archive after Forget for Good');
+        await page.locator('.statusbar-item', { hasText: 'forgot 1 item for good' }).first().waitFor({ timeout: STEP_MS });
       },
     },
     {
@@ -333,11 +409,13 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         await page.locator('.tab.active', { hasText: 'Context.md' }).waitFor({ timeout: STEP_MS });
         await page.reload({ waitUntil: 'domcontentloaded' });
         await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
-        await sleep(3000);
+        // The tab is back by itself, once, and shows the window (not an Untitled copy, not dirty).
+        await page.locator('.tab', { hasText: 'Context.md' }).first().waitFor({ timeout: STEP_MS });
+        await sleep(1500);
         const tabs = await page.locator('.tab').allTextContents();
         if (tabs.some((t) => t.includes('Untitled'))) throw new Error(`Untitled tabs after the reload: ${JSON.stringify(tabs)}`);
         assertEqual(await page.locator('.tab.dirty').count(), 0, 'dirty tabs after the reload');
-        await runCommand(page, 'contextls: Show Context');
+        await page.locator('.tab', { hasText: 'Context.md' }).first().click();
         await page.locator('.tab.active', { hasText: 'Context.md' }).waitFor({ timeout: STEP_MS });
         // (the editor keeps where it was scrolled to: go to the top)
         const top = async () => {
@@ -381,7 +459,8 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
       },
     },
   ];
+  list.push(...settingsScenarios({ shot, codeServer }));
   return Object.fromEntries(list.map((s) => [s.name, s]));
 }
 
-module.exports = { personScenarios };
+module.exports = { personScenarios, explorerMenu, editorText };

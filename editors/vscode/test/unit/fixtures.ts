@@ -15,6 +15,9 @@ export function status(overrides: Partial<Status> = {}): Status {
     evictedTotal: 0,
     encoding: 'o200k_base',
     evictionPolicy: 'fifo',
+    model: '',
+    countExact: true,
+    countLabel: 'exact',
     lastEvicted: [],
     nextEviction: null,
     archiveBytes: 0,
@@ -26,6 +29,8 @@ export function status(overrides: Partial<Status> = {}): Status {
     task: 'general',
     complexity: 0,
     warnings: [],
+    outlinedCount: 0,
+    mapCount: 0,
     ...overrides,
   };
 }
@@ -41,6 +46,7 @@ export function item(overrides: Partial<ContextItem> = {}): ContextItem {
     metadata: { uri: 'file:///w/a.py', path: 'a.py', startLine: 3, endLine: 4 },
     pinned: false,
     stale: false,
+    view: 'whole',
     ...overrides,
   };
 }

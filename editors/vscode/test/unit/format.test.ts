@@ -53,7 +53,7 @@ describe('statusAccessibilityLabel', () => {
         percent: 35,
         itemCount: 3,
         staleCount: 1,
-        nextEviction: { id: 'ctx-2', kind: 'code', label: 'textwrap.py:373-384', tokens: 10, pinned: false },
+        nextEviction: { id: 'ctx-2', kind: 'code', label: 'textwrap.py:373-384', tokens: 10, pinned: false, view: 'whole' },
       }),
     );
     assert.equal(label, 'contextls: 1,400 of 4,000 tokens (35 %), 3 of 50 items, 1 stale. Next to be evicted: textwrap.py:373-384');
@@ -80,6 +80,11 @@ describe('statusTooltip', () => {
     const warned = status({ warnings: ['settings.txt seems to contain an AWS secret access key'] });
     assert.match(statusTooltip(warned), /Warnings:[\s\S]*settings\\\.txt seems to contain an AWS secret access key/);
     assert.doesNotMatch(statusTooltip(status()), /Warnings/);
+  });
+  it('says whose tokens the budget counts when it is another model\'s, or an estimate', () => {
+    const claude = status({ model: 'claude-opus-4.6', countExact: false, countLabel: 'estimate, within 2 % on code' });
+    assert.match(statusTooltip(claude), /Tokens of claude\\-opus\\-4\\\.6: estimate, within 2 % on code/);
+    assert.doesNotMatch(statusTooltip(status()), /Tokens of/);
   });
 });
 
@@ -111,8 +116,8 @@ describe('statusTooltip', () => {
   it('names the budget, the next eviction and the last evicted items', () => {
     const text = statusTooltip(
       status({
-        nextEviction: { id: 'ctx-2', kind: 'code', label: 'src/a_b.py:1-9', tokens: 1234, pinned: false },
-        lastEvicted: [{ id: 'ctx-1', kind: 'file', label: 'README.md', tokens: 40, pinned: false }],
+        nextEviction: { id: 'ctx-2', kind: 'code', label: 'src/a_b.py:1-9', tokens: 1234, pinned: false, view: 'whole' },
+        lastEvicted: [{ id: 'ctx-1', kind: 'file', label: 'README.md', tokens: 40, pinned: false, view: 'whole' }],
       }),
       'proj',
     );

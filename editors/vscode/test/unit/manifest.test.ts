@@ -1,7 +1,8 @@
-// What package.json promises VS Code: lazy activation, the menus' titles, the row menu's order,
-// the welcome views, Restricted Mode, and the chat contributions the code registers.
+// What package.json promises VS Code: activation once startup is done (the server only where it is
+// needed), the menus' titles, the row menu's order, the welcome views, Restricted Mode, the chat
+// contributions the code registers, and a package whose README finds its screenshots online.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { WINDOW_KEYS } from '../../src/settings';
@@ -15,7 +16,7 @@ interface MenuEntry {
 const manifest = JSON.parse(readFileSync(join(extensionDir, 'package.json'), 'utf8')) as {
   activationEvents: string[];
   icon?: string;
-  repository?: unknown;
+  repository?: { type?: string; url?: string; directory?: string };
   keywords?: string[];
   capabilities: { untrustedWorkspaces: { supported: boolean; description?: string } };
   contributes: {
@@ -38,11 +39,12 @@ const titleOf = (command: string): string => {
 };
 
 describe('activation', () => {
-  it('is lazy: commands, views, a contextls: document, a .contextls marker; never at every startup', () => {
-    assert.ok(!manifest.activationEvents.includes('onStartupFinished'));
+  it('comes after startup (never before it, with *), and for a restored contextls: document', () => {
+    assert.ok(manifest.activationEvents.includes('onStartupFinished'));
     assert.ok(!manifest.activationEvents.includes('*'));
-    assert.ok(manifest.activationEvents.includes('workspaceContains:.contextls'));
     assert.ok(manifest.activationEvents.includes('onFileSystem:contextls'));
+    // a marker is looked for by the extension itself, at the folder's top, without a workspace search
+    assert.ok(!manifest.activationEvents.some((e) => e.startsWith('workspaceContains:')));
   });
   it('says why it stays off in Restricted Mode', () => {
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
@@ -76,9 +78,10 @@ describe('menus', () => {
     assert.equal(palette.get('contextls.search'), '!contextls.running || contextls.hasArchived');
     assert.equal(palette.get('contextls.addSelection'), 'editorIsOpen');
   });
-  it('bind Delete on a row to Remove', () => {
+  it('bind Delete on a row to removing the focused row (never a picker)', () => {
     const del = contributes.keybindings.find((k) => k.key === 'delete');
-    assert.equal(del?.command, 'contextls.remove');
+    assert.equal(del?.command, 'contextls.removeFocused');
+    assert.equal(new Map((contributes.menus.commandPalette ?? []).map((e) => [e.command, e.when])).get('contextls.removeFocused'), 'false');
     assert.match(del.when ?? '', /focusedView == contextls\.items/);
   });
 });
@@ -106,10 +109,25 @@ describe('settings', () => {
 });
 
 describe('package', () => {
-  it('has an icon and keywords, and no made-up repository', () => {
+  it('has an icon, keywords, and its repository (the extension page reads its links from it)', () => {
     assert.equal(manifest.icon, 'media/icon.png');
     assert.ok((manifest.keywords ?? []).includes('copilot'));
-    assert.equal(manifest.repository, undefined);
+    assert.match(manifest.repository?.url ?? '', /^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+    assert.equal(manifest.repository?.directory, 'editors/vscode');
+  });
+  it('shows README screenshots from the repository online, and leaves them out of the .vsix', () => {
+    const readme = readFileSync(join(extensionDir, 'README.md'), 'utf8');
+    const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
+    assert.ok(images.length >= 2);
+    const repo = /github\.com\/([\w.-]+\/[\w.-]+)\.git$/.exec(manifest.repository?.url ?? '')?.[1];
+    const base = `https://raw.githubusercontent.com/${repo ?? '?'}/HEAD/editors/vscode/`;
+    for (const image of images) {
+      assert.ok(image.startsWith(base), `${image} is not under ${base}`);
+      assert.ok(existsSync(join(extensionDir, image.slice(base.length))), `${image} is not in the repository`);
+    }
+    const ignore = readFileSync(join(extensionDir, '.vscodeignore'), 'utf8').split('\n');
+    assert.ok(!ignore.includes('!media/**'), 'the screenshots would be packed');
+    assert.ok(ignore.includes('!media/icon.png'));
   });
 });
 

@@ -1,0 +1,117 @@
+"""``contextls add FILE::NAME`` and ``contextls add --symbol NAME``: a definition by its
+name, found by the server's parser (``contextls/addSymbolByName``); ``contextls add
+--map``: the ranked map of the repository (``contextls/addMap``).
+
+``FILE::Parser.parse`` looks in one file, ``--symbol parse`` in the whole workspace;
+a name that fits several definitions is refused with the list, each written as the
+argument that names it alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from contextls.protocol import (
+    AddMapParams,
+    AddNamedSymbolParams,
+    AmbiguousSymbolData,
+    ErrorCode,
+    Requests,
+)
+from contextls_client.human import item_line, window_line
+from contextls_client.messages import ContextlsError
+from contextls_client.session import Invocation, Session
+
+SEPARATOR: Final = "::"
+LISTED: Final = 20
+"""Candidates of an ambiguous name listed one per line."""
+
+
+def is_symbol_target(text: str) -> bool:
+    return SEPARATOR in text
+
+
+def split_target(text: str, cwd: Path) -> tuple[str | None, str]:
+    """``src/app.py::Parser.parse`` -> (the file's URI, ``Parser.parse``)."""
+    path, _, name = text.partition(SEPARATOR)
+    uri = (cwd / path).absolute().as_uri() if path else None
+    return uri, name
+
+
+async def add_symbols(
+    invocation: Invocation, session: Session, wanted: list[tuple[str | None, str]]
+) -> int:
+    """Add each (file URI or None, name); 1 if any was refused."""
+    args = invocation.args
+    console = invocation.console
+    failed = 0
+    for uri, name in wanted:
+        params = AddNamedSymbolParams(
+            name=name,
+            uri=uri,
+            language=args.language,
+            pin=args.pin,
+            outline=getattr(args, "outline", False),
+            workspace=session.workspace,
+        )
+        try:
+            result = await session.client.call(Requests.ADD_NAMED_SYMBOL, params)
+        except ContextlsError as error:
+            failed = 1
+            _refused(invocation, error, name)
+            continue
+        item = result.item
+        kind = item.metadata.get("symbolKind", "symbol")
+        console.out(f"added {item_line(item)}, {kind}" + (", pinned" if item.pinned else ""))
+        session.warn(result.warnings)
+        session.evicted(result.evicted)
+        console.json(result)
+        console.out(window_line(result.status))
+    return failed
+
+
+def _refused(invocation: Invocation, error: ContextlsError, name: str) -> None:
+    console = invocation.console
+    console.json({"error": {"code": error.code, "message": error.message}, "data": error.data})
+    if error.code != ErrorCode.AMBIGUOUS_SYMBOL or error.data is None:
+        console.note(f"contextls: {error.message}")
+        return
+    found = msgspec.convert(error.data, AmbiguousSymbolData).candidates
+    console.note(f"contextls: {name} names {len(found)} definitions; add one of them:")
+    console.note(
+        *(
+            f"  contextls add {c.path}::{c.name}    ({c.kind}, lines {c.start_line}-{c.end_line})"
+            for c in found[:LISTED]
+        )
+    )
+    if len(found) > LISTED:
+        console.note(f"  … and {len(found) - LISTED} more")
+
+
+async def add_map(invocation: Invocation) -> int:
+    args = invocation.args
+    console = invocation.console
+    async with invocation.session() as session:
+        params = AddMapParams(
+            workspace=session.workspace, query=args.query, tokens=args.map_tokens, pin=args.pin
+        )
+        try:
+            result = await session.client.call(Requests.ADD_MAP, params)
+        except ContextlsError as error:
+            console.json({"error": {"code": error.code, "message": error.message}})
+            console.note(f"contextls: {error.message}")
+            return 1
+        item = result.item
+        meta = item.metadata
+        console.out(
+            f"added {item_line(item)}: {meta.get('definitions', 0)} definitions ranked in "
+            f"{meta.get('rankMs', 0)} ms, within {meta.get('mapTokens', 0):,} tokens"
+            + (", pinned" if item.pinned else "")
+        )
+        session.evicted(result.evicted)
+        console.json(result)
+        console.out(window_line(result.status))
+    return 0

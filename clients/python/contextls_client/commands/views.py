@@ -1,0 +1,36 @@
+"""``contextls expand ID…`` shows items whole again; ``contextls outline ID…`` shows
+files (and classes added by name) as their outlines (``contextls/setView``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from contextls.protocol import Requests, SetViewParams
+from contextls_client.commands._ids import targets
+from contextls_client.human import item_line, window_line
+from contextls_client.session import Invocation
+
+
+async def run_expand(invocation: Invocation) -> int:
+    return await _set_view(invocation, "whole")
+
+
+async def run_outline(invocation: Invocation) -> int:
+    return await _set_view(invocation, "outline")
+
+
+async def _set_view(invocation: Invocation, view: Literal["whole", "outline"]) -> int:
+    console = invocation.console
+    async with invocation.session() as session:
+        ids = await targets(session, invocation.args.ids)
+        result = await session.client.call(
+            Requests.SET_VIEW, SetViewParams(workspace=session.workspace, ids=ids, view=view)
+        )
+        session.evicted(result.evicted)
+    console.json(result)
+    shown = "whole" if view == "whole" else "as its outline"
+    if not result.items:
+        console.out(f"nothing changed: {'they are' if len(ids) > 1 else 'it is'} shown {shown}")
+    console.out(*(f"showing {item_line(item)} {shown}" for item in result.items))
+    console.out(window_line(result.status))
+    return 0

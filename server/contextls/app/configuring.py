@@ -1,0 +1,122 @@
+"""A window's settings: reading a change of them, making it (or rehearsing it), seeding a
+new window with a client's wish.
+
+The settings belong to the window and are stored with it, so every client sees the same.
+A change of model counts the window in the new tokens first (``precount``), which the LSP
+handler runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_settings
+from contextls.app.workspace_state import WorkspaceState
+from contextls.core import adaptive
+from contextls.core.costs import Costs
+from contextls.core.errors import ContextError, InvalidParams
+from contextls.core.items import Item
+from contextls.core.tokens import Tokenizer
+from contextls.protocol import ConfigureResult
+
+
+class Configuring(WorkspaceState):
+    def configure(
+        self, wanted: dict[str, Any], reset: Sequence[str] = (), dry_run: bool = False
+    ) -> ConfigureResult:
+        """Change this window's settings (camelCase keys), evicting at once.
+
+        Refused with nothing changed (NO_ROOM) if the pinned items alone would
+        break the new limits. The settings are saved with the window, so every
+        client and process sees the same ones.
+        """
+        wanted, reset = choose_model(self.chosen, wanted, reset)
+        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        chosen.update(wanted)
+        new = window_settings(chosen)
+        problem = adaptive.ceiling_problem(new)
+        if problem is not None and chosen != self.chosen:
+            key = "budgetCeiling" if "budgetCeiling" in wanted else "maxTokens"
+            raise InvalidParams(f"$.settings.{key}", problem)
+        chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
+        before = self.settings
+        changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
+        evicted: list[Item] = []
+        if chosen != self.chosen:
+            tokenizer = self.tokenizers(new.encoding)
+            if tokenizer.encoding != self.window.encoding:
+                # Loaded, and the window counted in the new tokens, before the write lock
+                # (the LSP handler has done it in a worker thread already: then cached).
+                precount(tokenizer, list(self.window))
+            window = self.window
+            budget = adaptive.configured(
+                before, new, window.limits.max_tokens, window.pinned_tokens
+            )
+            moved = budget != window.limits.max_tokens
+            limits = adaptive.limits_of(new, budget)
+
+            def apply(change: Change) -> None:
+                change.mutated = True
+                change.settings = chosen
+                change.new_settings = new
+                if limits != window.limits:
+                    change.record_evictions(window.reconfigure(limits))
+                if tokenizer.encoding != window.encoding:
+                    change.record_evictions(window.retokenize(tokenizer.count, tokenizer.encoding))
+                    for item in window:
+                        change.touch(item)
+                if not moved:  # settings that moved the budget are this change's step
+                    change.record_evictions(adaptive.step(window, new))
+                evicted.extend(eviction.item for eviction in change.evictions)
+
+            if dry_run:  # the real change, rolled back: what it says is what it does
+                self.rehearse(apply)
+                return ConfigureResult(
+                    settings=new,
+                    chosen=list(chosen),  # type: ignore[arg-type]
+                    changed=changed,  # type: ignore[arg-type]
+                    evicted=[wire.context_item(item) for item in evicted],
+                    status=self.status(),
+                    dry_run=True,
+                )
+            self.change(apply)  # a refusal leaves the window and its settings as they were
+            self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
+            self._status = None
+        return ConfigureResult(
+            settings=self.settings,
+            chosen=list(self.chosen),  # type: ignore[arg-type]
+            changed=changed,  # type: ignore[arg-type]
+            evicted=[wire.context_item(item) for item in evicted],
+            status=self.status(),
+            dry_run=dry_run,
+        )
+
+    def tokenizer_after(self, wanted: dict[str, Any], reset: Sequence[str]) -> Tokenizer | None:
+        """The tokenizer the window would count in after ``configure(wanted, reset)``, when
+        it is another than now; None otherwise (or when the change would be refused)."""
+        try:
+            wanted, reset = choose_model(self.chosen, wanted, reset)
+        except ContextError:
+            return None
+        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        encoding = window_settings({**chosen, **wanted}).encoding
+        return None if encoding == self.window.encoding else self.tokenizers(encoding)
+
+    def seed(self, wish: dict[str, Any]) -> None:
+        """A client's settings for a window that has none of its own yet."""
+        if wish and not self.chosen:
+            self.configure(wish)
+
+
+def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
+    """Count ``items`` as the window will in ``tokenizer`` (which remembers the counts), so
+    the change that switches to it counts nothing; how many items. Thread-safe: a change of
+    model runs it in a worker thread while other requests are answered."""
+    costs = Costs(tokenizer.count, tokenizer.encoding)
+    for item in items:
+        costs.of(replace(item, tokens=0))
+    return len(items)

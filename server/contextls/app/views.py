@@ -1,0 +1,99 @@
+"""How items show their source: whole, or as their outlines (``contextls expand`` and
+``contextls outline``; ``add --outline``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from contextls.app import protocol_views as wire
+from contextls.app.changes import Change
+from contextls.app.following import Following
+from contextls.core.candidates import Candidate
+from contextls.core.errors import ContextError
+from contextls.core.items import Item
+from contextls.core.outlines import (
+    VIEW,
+    WHOLE_TOKENS,
+    can_outline,
+    is_outlined,
+    outline_text,
+    outlined_if,
+    take_outlined,
+)
+from contextls.protocol import ErrorCode, SetViewResult
+
+
+class Viewing(Following):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # With compaction: outline, the window shows an old file as its outline before it
+        # evicts anything for tokens.
+        self.window.outline_of = lambda item: outlined_if(self.settings.compaction, item)
+
+    def _save(self, change: Change) -> None:
+        """What a change showed as outlines is saved with it, then told to every client."""
+        said = take_outlined(self.window, change.touch)
+        super()._save(change)
+        for message in said:
+            self.warn(message)
+    def outlined_candidate(self, candidate: Candidate, or_whole: bool = False) -> Candidate:
+        """A file to add as its outline; one with nothing to hide is refused (or, with
+        ``or_whole``, added whole)."""
+        probe = Item("", candidate.kind, candidate.content, candidate.metadata, 0, 0)
+        shown = outline_text(candidate.content, probe)
+        if shown is None and or_whole:
+            return candidate
+        if shown is None:
+            raise ContextError(
+                f"{probe.label} has no outline here: its language is not parsed, or it "
+                "defines nothing with a body to hide",
+                ErrorCode.NO_STRUCTURE,
+            )
+        whole = self.tokenizer.count(candidate.content)
+        metadata = {**candidate.metadata, VIEW: "outline", WHOLE_TOKENS: whole}
+        return replace(candidate, content=shown, metadata=metadata)
+
+    def set_view(self, ids: list[str], view: str) -> SetViewResult:
+        """Show items whole again, or as their outlines; a whole file makes room as an
+        add does (announced)."""
+        wanted: list[tuple[str, str]] = []
+        for item_id in self.resolve(ids)[0]:
+            item = self.window.get(item_id)
+            if (view == "outline") == is_outlined(item):
+                continue
+            if not can_outline(item):
+                raise ContextError(
+                    f"{item.id} ({item.label}) is not a file or a class: it has no outline",
+                    ErrorCode.INVALID_PARAMS,
+                )
+            source = self._current_text(item)
+            shown = source if view == "whole" else outline_text(source, item)
+            if shown is None:
+                raise ContextError(
+                    f"{item.id} ({item.label}) has nothing to hide: its outline is all of it",
+                    ErrorCode.NO_STRUCTURE,
+                )
+            wanted.append((item_id, shown))
+
+        def apply(change: Change) -> tuple[list[Item], list[Item]]:
+            done = []
+            for item_id, shown in wanted:
+                item = self.window.get(item_id)
+                change.touch(item)
+                kept = {k: v for k, v in item.metadata.items() if k not in (VIEW, WHOLE_TOKENS)}
+                if view == "outline":
+                    kept.update({VIEW: "outline", WHOLE_TOKENS: item.tokens})
+                item.metadata = kept  # first: an item's heading says its view, and is counted
+                change.record_evictions(self.window.replace_content(item_id, shown))
+                if item.stale:
+                    self.window.set_stale(item_id, False)
+                done.append(item)
+            return done, [eviction.item for eviction in change.evictions]
+
+        changed, evicted = self.change(apply) if wanted else ([], [])
+        return SetViewResult(
+            items=[wire.context_item(item) for item in changed if item.id in self.window],
+            evicted=[wire.context_item(item) for item in evicted],
+            status=self.status(),
+        )

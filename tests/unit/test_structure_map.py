@@ -1,0 +1,103 @@
+"""The repository map: what the window's code uses ranks first (a known call graph),
+and the map never takes more than its share in the model's tokens, on 1,000 files."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextls.app.tokenizers import tokenizer
+from contextls.structure.repomap import fit, rank, render
+from contextls.structure.tags import FileFacts, facts
+
+APP = """from store import Store
+from cache import lru
+
+
+def main():
+    store = Store()
+    lru(store.get(1))
+"""
+STORE = """class Store:
+    def get(self, key):
+        return self.rows[key]
+
+    def put(self, key, value):
+        self.rows[key] = value
+"""
+CACHE = "def lru(value):\n    return value\n"
+UTILS = "def helper(x):\n    return x + 1\n\ndef unused_thing():\n    pass\n"
+
+
+def graph() -> dict[str, FileFacts]:
+    files = {"app.py": APP, "store.py": STORE, "cache.py": CACHE, "utils.py": UTILS}
+    for n in range(20):  # a hub the window does not use: many files call helper()
+        files[f"noise{n}.py"] = f"from utils import helper\n\ndef n{n}():\n    return helper({n})\n"
+    return {path: facts(text, "python") for path, text in files.items()}
+
+
+def names(ranked: list, count: int) -> list[str]:  # type: ignore[type-arg]
+    return [r.symbol.qualified for r in ranked[:count]]
+
+
+def test_without_a_window_the_hub_ranks_first() -> None:
+    assert names(rank(graph()), 1) == ["helper"]
+
+
+def test_the_definitions_the_window_uses_rank_first() -> None:
+    ranked = rank(graph(), focus_files=["app.py"], leave_out=[("app.py", "")])
+    assert set(names(ranked, 3)) == {"Store", "Store.get", "lru"}
+    assert names(ranked, 4)[3] != "main"  # the window's own file is not listed again
+    assert "app.py" not in {r.path for r in ranked}
+
+
+def test_a_query_ranks_what_it_names_first() -> None:
+    ranked = rank(graph(), focus_files=["app.py"], query="where is unused_thing")
+    assert names(ranked, 1) == ["unused_thing"]
+
+
+def test_no_body_is_shown() -> None:
+    files = {"a.py": facts("def one(): return 1\n\nclass K:\n    def m(self): pass\n", "python")}
+    text = render(rank(files), files)
+    assert "return 1" not in text and "pass" not in text
+    assert "│def one(): …" in text and "│    def m(self): …" in text
+
+
+def thousand_files() -> dict[str, FileFacts]:
+    """1,000 modules of a package, each calling a few others' functions."""
+    files = {}
+    for n in range(1000):
+        calls = "\n".join(
+            f"    m{(n * 7 + k) % 1000}.work_{(n * 7 + k) % 1000}(x)" for k in (1, 2, 3)
+        )
+        text = (
+            f'"""Module {n}."""\nimport m{(n * 7 + 1) % 1000}\n\n\n'
+            f"class Service{n}:\n    def work_{n}(self, x):\n        return x * {n}\n\n"
+            f"    def other_{n}(self, x):\n{calls}\n\n\n"
+            f"def work_{n}(x):\n    return Service{n}().work_{n}(x)\n"
+        )
+        files[f"pkg/m{n}.py"] = facts(text, "python")
+    return files
+
+
+@pytest.mark.parametrize("share", [128, 1024, 2048, 4096])
+def test_the_map_never_exceeds_its_share_on_a_thousand_files(share: int) -> None:
+    files = thousand_files()
+    count = tokenizer("o200k_base").count
+    ranked = rank(files, focus_files=["pkg/m1.py"])
+    text, shown = fit(ranked, files, count, share)
+    assert count(text) <= share
+    assert shown > 0 and count(render(ranked[: shown + 1], files)) > share  # and it is full
+    assert "return x *" not in text  # no bodies
+
+
+def test_no_body_of_a_one_line_definition_in_any_language() -> None:
+    sources = {
+        "a.go": ("go", "package a\n\nfunc Len() int { return len(x) }\n", "return len"),
+        "b.rs": ("rust", "fn one() -> u8 { 1 + 0 }\n", "1 + 0"),
+        "c.js": ("javascript", "function f(a) { return a * 2; }\n", "return a"),
+        "d.el": ("elisp", "(defun h (x) (+ x 1))\n", "(+ x 1)"),
+    }
+    for path, (language, text, body) in sources.items():
+        files = {path: facts(text, language)}
+        shown = render(rank(files), files)
+        assert body not in shown and "…" in shown, (path, shown)
