@@ -196,7 +196,6 @@ class SearchIndex(Connection):
             )
         ]
 
-
     def archived_ids_of_paths(self, root: str, paths: list[str]) -> list[str]:
         """Ids of archived items from these files (workspace-relative ``metadata.path``)."""
         if not paths:
