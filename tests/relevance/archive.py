@@ -90,5 +90,7 @@ def embedded_store(
         source.close()
         store.close()
         cached.with_suffix(".copy").rename(cached)
+        for built in building.parent.glob(building.name + "*"):
+            built.unlink()
     shutil.copyfile(cached, into)
     return into
