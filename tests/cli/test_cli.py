@@ -214,9 +214,12 @@ def test_search_mode_keyword_is_passed_and_reported(cli: Cli) -> None:
     fill_past_budget(cli)
     cli("add", "notes/n2.txt")
     found = cli("search", "note", "0", "--mode", "keyword", "--json").decode(SearchResult)
-    assert found.mode == "keyword"
-    assert all(hit.modes == ["keyword"] for hit in found.hits) and found.hits
-    assert "keyword]" in cli("search", "note 0", "--mode", "keyword").stdout
+    assert found.mode == "keyword" and found.hits
+    # Each hit says its evidence: the note holding the words has theirs.
+    assert all(hit.modes for hit in found.hits)
+    assert found.hits[0].item.id == "ctx-1" and "keyword" in found.hits[0].modes
+    shown = cli("search", "note 0", "--mode", "keyword").stdout
+    assert re.search(r"ctx-1 .*keyword(\+semantic)?\]", shown), shown
 
 
 def test_show_auto_brings_back_what_the_query_means_and_status_says_how(cli: Cli) -> None:

@@ -1,8 +1,6 @@
-"""Questions about anything but code: a search by meaning over a code archive must find
-nothing for them. They calibrate the absolute similarity floor of meaning-only hits.
-
-    .venv/bin/python -m tests.relevance.offtopic    # the cosines, per set
-"""
+"""Questions about anything but code: a search over a code archive must find nothing for
+them, in any mode. Half of them (by a hash of the text) fit the relevance gate; the
+other half is held out (``dataset.split_of``)."""
 
 from __future__ import annotations
 
@@ -83,35 +81,168 @@ OFF_TOPIC: tuple[str, ...] = (
     "lorem ipsum dolor sit amet",
     "blorp",
     "asdf",
+    # more everyday questions
+    "how long to boil an egg for a runny yolk",
+    "gluten free bread flour substitute",
+    "what spices go into a curry",
+    "is it safe to eat raw cookie dough",
+    "how to make guacamole",
+    "thunderstorm warning for this afternoon",
+    "UV index at the beach today",
+    "average rainfall in Seattle in November",
+    "will there be frost tonight",
+    "who holds the record for the 100 metres sprint",
+    "how does the tie break work in tennis",
+    "Champions League quarter final draw",
+    "how to improve my golf swing",
+    "what muscles do squats work",
+    "train times from Berlin to Prague",
+    "how to renew a passport",
+    "best hiking trails near Denver",
+    "how to get rid of aphids on roses",
+    "why does my cat knead blankets",
+    "how often should I change my car's oil",
+    "how to negotiate a higher salary",
+    "who painted the Mona Lisa",
+    "how do vaccines work",
+    "what is a black hole",
+    "distance from the earth to the moon",
+    "tips for a job interview",
+    "how to meditate for beginners",
+    "translate good morning into Italian",
+    "birthday gift ideas for a ten year old",
+    "how much should I tip in a restaurant in the US",
+    # nonsense and keyboard noise
+    "glorp snarfle wibble",
+    "jkjkjk",
+    "frobnicate the quux",
+    "banana banana banana",
+    "purple monkey dishwasher",
+    "zxcvbnm",
+    "aaaaaaaa",
+    "test test 123",
+    "??",
+    "the quick brown fox jumps over the lazy dog",
+    # programming, but nothing this archive holds
+    "center a div horizontally and vertically with CSS flexbox",
+    "kubernetes pod stuck in CrashLoopBackOff",
+    "docker compose volume permissions denied",
+    "react useEffect runs twice in strict mode",
+    "SQL left join versus inner join",
+    "postgres vacuum full locks the table",
+    "mongodb compound index order",
+    "kafka consumer group rebalancing",
+    "nginx reverse proxy websocket upgrade headers",
+    "terraform state lock on an S3 backend",
+    "rust borrow checker cannot borrow as mutable more than once",
+    "swiftui list with swipe to delete",
+    "android gradle build is slow",
+    "unity rigidbody falls through the floor",
+    "CUDA out of memory while training a neural network",
+    "tensorflow keras early stopping callback",
+    "excel vlookup returns N/A",
+    "google sheets conditional formatting with a formula",
+    "latex table spanning two columns",
+    "arduino servo motor jitter",
+    "wordpress plugin to add a contact form",
+    "photoshop remove the background of an image",
+    "configure a VPN on a home router",
+    "bluetooth headphones keep disconnecting from my laptop",
+    "ios push notification certificate expired",
+    "webpack module federation shared dependencies",
+    "elasticsearch shard allocation failed",
+    "redis cluster failover",
+    "GraphQL schema stitching",
+    "solidity smart contract reentrancy attack",
+    "how to write a shader in GLSL",
+    "spring boot autowired bean is null",
+    "haskell monad transformer stack",
+    "vim macro to repeat the last command",
+    "matlab plot with two y axes",
+    # a second batch, written after the first held-out look (see tests/bench/README.md)
+    "postgres connection pool exhausted",
+    "mysql deadlock found when trying to get lock",
+    "oracle database tablespace is full",
+    "cassandra read timeout during query at consistency",
+    "dynamodb partition key design",
+    "kubernetes ingress returns 502 bad gateway",
+    "helm chart values override per environment",
+    "ansible playbook become root",
+    "jenkins pipeline stage hangs forever",
+    "github actions cache node modules",
+    "aws lambda cold start in java",
+    "azure blob storage lifecycle policy",
+    "gcp billing alert for a project",
+    "prometheus alert on high memory usage",
+    "grafana dashboard variable from a query",
+    "angular change detection on push",
+    "vue computed property not updating",
+    "svelte store subscription",
+    "next.js server side rendering with cookies",
+    "tailwind dark mode toggle",
+    "css grid auto fill versus auto fit",
+    "flutter hot reload not working",
+    "kotlin coroutine scope cancelled",
+    "xcode provisioning profile does not include signing certificate",
+    "react native metro bundler port in use",
+    "pytorch dataloader num workers freezes",
+    "scikit learn random forest feature importance",
+    "pandas dataframe groupby rolling mean",
+    "hugging face tokenizer padding side",
+    "stable diffusion negative prompt",
+    "unreal engine blueprint cast failed",
+    "godot kinematic body slides on slopes",
+    "blender render is black",
+    "raspberry pi gpio pin numbering",
+    "esp32 deep sleep wake up timer",
+    "verilog blocking versus non blocking assignment",
+    "fortran array starts at one",
+    "cobol picture clause",
+    "assembly x86 calling convention",
+    "emacs org mode agenda",
+    "intellij indexing takes forever",
+    "visual studio intellisense stopped working",
+    "windows registry key for startup programs",
+    "macos gatekeeper blocks an app",
+    "linux kernel panic after update",
+    "systemd service restart on failure",
+    "zsh prompt with git branch",
+    "ssh tunnel to a remote database",
+    "lets encrypt certificate renewal failed",
+    "dns propagation takes how long",
+    # everyday, once more
+    "how to unclog a kitchen sink",
+    "best way to store fresh herbs",
+    "what to plant in early spring",
+    "how to fold a fitted sheet",
+    "why do onions make you cry",
+    "how many hours of sleep does a teenager need",
+    "is coffee bad for your heart",
+    "how to say thank you in japanese",
+    "famous paintings by van gogh",
+    "how to write a cover letter",
+    "how to jump start a car battery",
+    "the rules of chess castling",
+    "how to train a puppy to sit",
+    "how far can a hummingbird fly",
+    "what is the tallest building in the world",
+    "volcano eruption in iceland",
+    "wind chill factor explained",
+    "pollen count today",
+    "world series of poker main event",
+    "how to wax a snowboard",
+    "nba playoffs bracket",
+    "tour de france mountain stages",
+    "olympic swimming records",
+    "how to brew kombucha at home",
+    "vegan substitute for buttermilk",
+    "slow cooker pulled pork",
+    "french onion soup recipe",
+    "the capital of canada",
+    "who wrote one hundred years of solitude",
+    "how do tides work",
 )
 
-
-if __name__ == "__main__":
-    import tempfile
-    from pathlib import Path
-
-    from contextls.search.retrieval import SEMANTIC_FLOOR
-
-    from .score import ROOT, SETS, Bench
-
-    for name in SETS:
-        with tempfile.TemporaryDirectory() as directory:
-            bench = Bench(Path(directory), name)
-            tops = sorted(
-                ((bench.engine.search(ROOT, query, 1) or [("", 0.0)])[0][1], query)
-                for query in OFF_TOPIC
-            )
-            print(f"== {name}: off-topic top cosines (floor {SEMANTIC_FLOOR})")
-            for cosine, query in tops[-8:]:
-                print(f"  {cosine:.3f}  {query}")
-            wanted = []
-            for query, key in bench.queries:
-                nearest = bench.engine.search(ROOT, query, 50)
-                keys = [(bench.key_of[i], s) for i, s in nearest]
-                score = next((s for k, s in keys if k == key), None)
-                wanted.append((score if score is not None else -1.0, query))
-            wanted.sort()
-            print("  wanted items, lowest cosines:")
-            for cosine, query in wanted[:8]:
-                print(f"  {cosine:.3f}  {query}")
-            bench.close()
+LATER: tuple[str, ...] = OFF_TOPIC[145:]
+"""The questions written after the first look at the held-out half: what they score
+there was seen by nobody before the gate's constants were fitted again."""

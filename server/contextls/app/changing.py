@@ -143,4 +143,3 @@ def _not_archived_message(missing: list[str], window: Window) -> str:
         f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in the archive; "
         "search lists what is"
     )
-

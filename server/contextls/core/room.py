@@ -58,8 +58,7 @@ def budget_for(window: Limited, tokens: int, leaving: Sequence[Item], grow_to: i
             pinned_tokens -= item.tokens
     if pinned_count + 1 > limits.max_items:
         raise NoRoom(
-            f"all {limits.max_items} places are taken by pinned items; unpin one or raise "
-            "maxItems"
+            f"all {limits.max_items} places are taken by pinned items; unpin one or raise maxItems"
         )
     needed = pinned_tokens + tokens + window.costs.frame
     budget = max(limits.max_tokens, min(needed, grow_to))

@@ -290,7 +290,7 @@ class SearchHit(Wire):
     archived_at: int
     reason: str
     modes: list[SearchMode] = []
-    """Which searches found it (``keyword``, ``semantic``)."""
+    """Its evidence: its words (``keyword``), its meaning (``semantic``), or both."""
     highlights: list[Span] = []
     """Where the query's words are in ``snippet`` (stop words never are)."""
 

@@ -8,7 +8,20 @@ meaning is unavailable and says why, and every search falls back to words.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """What search by meaning says about one query over one workspace's archive."""
+
+    hits: list[tuple[str, float]] = field(default_factory=list)
+    """Archived items nearest to the query, as (id, cosine), best first."""
+    rows: int = 0
+    """Vectors the query was scored against (an item has one per chunk)."""
+    asked: dict[str, float] = field(default_factory=dict)
+    """The cosines of the items asked about by id that have vectors."""
 
 
 class MeaningProvider(Protocol):
@@ -45,6 +58,17 @@ class MeaningProvider(Protocol):
         """Archived items of ``root`` nearest to ``query``, as (id, cosine), best first."""
         ...
 
+    def nearest(
+        self,
+        root: str,
+        query: str,
+        limit: int,
+        kinds: Sequence[str] | None,
+        asked: Sequence[str] = (),
+    ) -> Nearest:
+        """``search``, with how many vectors it scored and the cosines of ``asked``."""
+        ...
+
     def index_some(self, idle: Callable[[], bool]) -> bool | None:
         """Idle work: None while it runs, False when nothing waits."""
         ...
@@ -76,6 +100,16 @@ class Unavailable:
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None
     ) -> list[tuple[str, float]]:
         return []
+
+    def nearest(
+        self,
+        root: str,
+        query: str,
+        limit: int,
+        kinds: Sequence[str] | None,
+        asked: Sequence[str] = (),
+    ) -> Nearest:
+        return Nearest()
 
     def index_some(self, idle: Callable[[], bool]) -> bool | None:
         return False

@@ -1,45 +1,26 @@
 """Keyword, semantic or hybrid retrieval of archived items, for search and render.
 
-Keyword is the store's FTS5 bm25 search; semantic comes from the registered
-provider (``meaning``); hybrid fuses both (``fusion``). When semantic search is
-asked for but cannot run, the answer is keyword hits with a warning saying why.
+Keyword ranks the store's FTS5 hits by bm25; semantic ranks the registered provider's
+nearest items (``meaning``) by cosine; hybrid fuses both (``fusion``). Every mode then
+keeps only what the one relevance gate (``relevance``) finds evidence for, and each hit
+says which: its words, its meaning, or both. When semantic search is asked for but
+cannot run, the answer is keyword hits with a warning saying why.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contextls.core.items import Item
-from contextls.core.snippets import STOP_WORDS, Snippet, opening, snippet, telling_words
-from contextls.search import fusion
-from contextls.search.meaning import MeaningProvider
-from contextls.storage.store import Store
+from contextls.core.snippets import Snippet, opening, snippet, telling_words
+from contextls.search import fusion, relevance
+from contextls.search.meaning import MeaningProvider, Nearest
+from contextls.storage.store import ArchiveHit, Store
 
-SEMANTIC_FLOOR = 0.44
-"""Cosine below which a hit found only by meaning is noise, not an answer, so a search
-whose nearest item is not close says that nothing matches. Calibrated on questions
-about anything but code (``tests/relevance/offtopic.py``: recipes, weather, sport,
-nonsense words; 70 of them): against both relevance archives their nearest items
-score at most 0.43 ("golf handicap calculation" -> ``difflib.get_close_matches``;
-then 0.39, "is it going to be sunny on Saturday" -> ``calendar.weekday``). Real
-paraphrases score as low (0.19-0.43 for some wanted items), so meaning-only search
-loses some of them (recall@3 0.80 -> 0.72 and 0.84 -> 0.71 on the two sets); hybrid,
-where such items are also found by their words, keeps all of its recall and MRR."""
-RELATIVE_FLOOR = 0.6
-"""...and a hit found only by meaning must reach this share of the best cosine. On a
-small archive everything clears 0.15 (13 files of one project: 0.16-0.52 for a query
-of two identifiers), and a list of every item is no answer. On the relevance sets
-(300+ functions) 0.4-0.7 changed no recall@3 or MRR and cut 0-9 % of the hits."""
-AUTO_RETRIEVE_THRESHOLD = 0.15
-"""Cosine floor for bringing an archived item back (MiniLM gives code-vs-question
-pairs low absolute cosines: ~0.19 for a right answer here, ~0.1 for noise)."""
-AUTO_RETRIEVE_RELATIVE = 0.8
-"""...and it must score at least this share of the best hit's cosine."""
 CANDIDATES = 30
-"""Hits per mode before fusion. Keyword hits cost a snippet each; 30 is past the
-point where the relevance set's fused ranking changes (measured: 20, 30, 50 tie)."""
+"""Hits per mode before the gate and fusion. Keyword hits cost a snippet each; 30 is
+past the point where the relevance set's fused ranking changes (20, 30, 50 tie)."""
 
 
 @dataclass(frozen=True)
@@ -70,91 +51,113 @@ def retrieve(
     mode: str | None,
     archived: int | None = None,
 ) -> Retrieval:
-    wanted = mode or ("hybrid" if meaning.available else "keyword")
+    # Asked once: while another writer holds the file, each asking tries to open it.
+    available = meaning.available
+    wanted = mode or ("hybrid" if available else "keyword")
     warning = None
-    if wanted != "keyword" and not meaning.available:
+    if wanted != "keyword" and not available:
         warning = f"semantic search unavailable ({meaning.reason}); keyword results"
         wanted = "keyword"
+    if not query.strip():
+        return Retrieval([], wanted, warning)
+    # The workspace keeps the archive's count; counting it costs ~5 ms at 100,000.
+    documents = store.archived_count(root) if archived is None else archived
+    words = relevance.words_of(
+        query, documents, lambda terms: store.term_counts(root, terms), store.prefix_known
+    )
     keyword_hits = (
-        store.search(root, query, max(limit, CANDIDATES) if wanted == "hybrid" else limit, kinds)
-        if wanted != "semantic"
+        store.search(root, words.for_keyword_search(documents), max(limit, CANDIDATES), kinds)
+        if wanted != "semantic" and words.terms
         else []
     )
-    if wanted == "keyword" or not query.strip():
-        return Retrieval(
-            [
-                Retrieved(h.item, h.score, h.snippet, h.archived_at, h.reason, ("keyword",), None)
-                for h in keyword_hits
-            ],
-            "keyword",
-            warning,
-        )
-    # The workspace keeps the archive's count; counting it costs ~5 ms at 100,000.
-    waiting = meaning.catch_up(root, store.archived_count(root) if archived is None else archived)
-    if waiting:
-        warning = (
-            f"{waiting} archived item{'s' if waiting != 1 else ''} not embedded yet; "
-            "semantic results may miss them"
-        )
-    nearest = meaning.search(root, query, max(limit, CANDIDATES), list(kinds) if kinds else None)
-    cosine = dict(nearest)
-    by_id = {hit.item.id: hit for hit in keyword_hits}
-    floor = max(SEMANTIC_FLOOR, (nearest[0][1] if nearest else 0.0) * RELATIVE_FLOOR)
-    if wanted == "semantic":
-        ranked = [fusion.Fused(i, s, ("semantic",)) for i, s in nearest if s >= floor][:limit]
-    else:
-        keyword_scores = [(hit.item.id, hit.score) for hit in keyword_hits]
-        terms = query_terms(query)
-        coverage = {hit.item.id: term_coverage(terms, hit.item) for hit in keyword_hits}
-        # Fused over every candidate (the floor would lift keyword-only hits, which
-        # rank as the lowest cosine seen); then the noise found only by meaning goes.
-        everything = len(nearest) + len(keyword_scores)
-        ranked = fusion.fuse(keyword_scores, nearest, everything, fusion.KEYWORD_WEIGHT, coverage)
-        ranked = [f for f in ranked if f.modes != ("semantic",) or cosine[f.id] >= floor]
-        ranked = ranked[:limit]
-    missing = [f.id for f in ranked if f.id not in by_id]
-    items = store.archived(root, missing) if missing else {}
-    places = store.archive_places(root, missing)
-    words = telling_words(query)
-    hits = []
-    for fused in ranked:
-        keyword_hit = by_id.get(fused.id)
-        if keyword_hit is not None:
-            item, text = keyword_hit.item, keyword_hit.snippet
-            archived_at, reason = keyword_hit.archived_at, keyword_hit.reason
-        elif fused.id in items:
-            item = items[fused.id]
-            text = snippet(item.content, words) or opening(item.content)
-            archived_at, reason = places.get(fused.id, (0, ""))
-        else:
-            continue  # restored between the two searches
-        hits.append(
-            Retrieved(
-                item, fused.score, text, archived_at, reason, fused.modes, cosine.get(item.id)
+    gate = relevance.Gate(words)
+    nearest = Nearest()
+    if available:  # the gate weighs meaning in every mode
+        waiting = meaning.catch_up(root, documents)
+        if waiting:
+            warning = (
+                f"{waiting} archived item{'s' if waiting != 1 else ''} not embedded yet; "
+                "semantic results may miss them"
             )
+        asked = [hit.item.id for hit in keyword_hits]
+        wide = max(limit, CANDIDATES) if wanted != "keyword" else 1
+        nearest = meaning.nearest(root, query, wide, list(kinds) if kinds else None, asked)
+        if nearest.rows:
+            gate = relevance.Gate(words, nearest.hits[0][1] if nearest.hits else None, nearest.rows)
+    cosines = {**nearest.asked, **dict(nearest.hits)}
+    by_id = {hit.item.id: hit for hit in keyword_hits}
+    ranked = _ranked(wanted, keyword_hits, nearest, cosines, words, store, root)
+    hits = []
+    for item_id, score in ranked:
+        keyword_hit = by_id.get(item_id)
+        item = keyword_hit.item if keyword_hit else ranked.items[item_id]
+        evidence = gate.evidence(item, cosines.get(item_id))
+        if not evidence:
+            continue
+        if keyword_hit is not None:
+            text, archived_at, reason = (
+                keyword_hit.snippet,
+                keyword_hit.archived_at,
+                keyword_hit.reason,
+            )
+        else:
+            text = snippet(item.content, telling_words(query)) or opening(item.content)
+            archived_at, reason = ranked.places.get(item_id, (0, ""))
+        hits.append(
+            Retrieved(item, score, text, archived_at, reason, evidence, cosines.get(item_id))
         )
+        if len(hits) == limit:
+            break
     return Retrieval(hits, wanted, warning)
 
 
-_TERM = re.compile(r"[^\W_]+")
+class _Ranking(list[tuple[str, float]]):
+    """Candidates best first, with the archived items and places of those found by meaning."""
+
+    def __init__(
+        self,
+        ranked: list[tuple[str, float]],
+        items: dict[str, Item],
+        places: dict[str, tuple[int, str]],
+    ) -> None:
+        super().__init__(ranked)
+        self.items = items
+        self.places = places
 
 
-def query_terms(query: str) -> set[str]:
-    """The query's words that can tell items apart: lower case, identifiers split at _."""
-    return {term for term in _TERM.findall(query.lower()) if term not in STOP_WORDS}
-
-
-def term_coverage(terms: set[str], item: Item) -> float:
-    """The share of ``terms`` found in the item's text or label (1.0 for no terms)."""
-    if not terms:
-        return 1.0
-    text = f"{item.label}\n{item.content[:65536]}".lower()
-    return sum(term in text for term in terms) / len(terms)
+def _ranked(
+    wanted: str,
+    keyword_hits: list[ArchiveHit],
+    nearest: Nearest,
+    cosines: dict[str, float],
+    words: relevance.Words,
+    store: Store,
+    root: str,
+) -> _Ranking:
+    by_id = {hit.item.id: hit for hit in keyword_hits}
+    if wanted == "keyword":
+        return _Ranking([(hit.item.id, hit.score) for hit in keyword_hits], {}, {})
+    missing = [item_id for item_id, _ in nearest.hits if item_id not in by_id]
+    items = store.archived(root, missing) if missing else {}
+    places = store.archive_places(root, missing) if missing else {}
+    known = {**items, **{item_id: hit.item for item_id, hit in by_id.items()}}
+    if wanted == "semantic":
+        ranked = [(item_id, score) for item_id, score in nearest.hits if item_id in known]
+        return _Ranking(ranked, items, places)
+    shares = {item_id: words.share(item) for item_id, item in known.items()}
+    keyword = [(hit.item.id, hit.score) for hit in keyword_hits]
+    semantic = [(item_id, score) for item_id, score in nearest.hits if item_id in known]
+    fused = fusion.fuse(keyword, semantic, cosines, shares)
+    return _Ranking([(f.id, f.score) for f in fused], items, places)
 
 
 HISTORY_LIMIT = 10
 HISTORY_RELATIVE = 0.5
+"""Render's plain ``query`` takes the hits scoring at least this share of the best."""
 AUTO_RETRIEVE_LIMIT = 50
+AUTO_RETRIEVE_RELATIVE = 0.8
+"""``autoRetrieve`` takes the hits found by their words, and those found by meaning
+alone whose cosine is at least this share of the best hit's."""
 
 
 def relevant_history(
@@ -168,16 +171,16 @@ def relevant_history(
 ) -> Retrieval:
     """Archived items for render's "Relevant history", best first, and why it may miss some.
 
-    Plain ``query``: the 10 best hybrid (or keyword) hits, as search would give.
-    ``autoRetrieve``: up to 50 hits whose cosine passes the threshold, so the
-    renderer fills whatever budget the window leaves with the relevant ones only.
+    Only what the relevance gate lets through, as for search, and of that only what is
+    close to the best hit, since the window's budget is precious. Plain ``query``: of the
+    10 best hits (hybrid, or keyword), those scoring near the best one. ``autoRetrieve``:
+    of up to 50, those found by their words or close to the best by meaning, so the
+    renderer fills whatever budget the window leaves with relevant ones only.
     """
     if not auto_retrieve:
         found = retrieve(store, meaning, root, query, HISTORY_LIMIT, kinds, None, archived)
         if found.mode == "keyword":
-            return found  # words alone: every hit as ranked
-        # The window's budget is precious: only hits close to the best one come along
-        # (a keyword hit scores ~1 more than the neighbours found by meaning alone).
+            return found  # words alone: every hit the gate let through, as ranked
         best = max((hit.score for hit in found.hits), default=0.0)
         close = [hit for hit in found.hits if hit.score >= best * HISTORY_RELATIVE]
         return Retrieval(close, found.mode, found.warning)
@@ -185,6 +188,9 @@ def relevant_history(
     if found.mode == "keyword":
         return Retrieval(found.hits[:HISTORY_LIMIT], found.mode, found.warning)
     best = max((hit.similarity or 0.0 for hit in found.hits), default=0.0)
-    floor = max(AUTO_RETRIEVE_THRESHOLD, best * AUTO_RETRIEVE_RELATIVE)
-    relevant = [hit for hit in found.hits if (hit.similarity or 0.0) >= floor]
+    relevant = [
+        hit
+        for hit in found.hits
+        if "keyword" in hit.modes or (hit.similarity or 0.0) >= best * AUTO_RETRIEVE_RELATIVE
+    ]
     return Retrieval(relevant, found.mode, found.warning)

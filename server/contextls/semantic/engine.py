@@ -22,7 +22,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from contextls.semantic import availability, indexer, tables, vector_index, vectors, window_queue
+from contextls.search.meaning import Nearest
+from contextls.semantic import (
+    availability,
+    backlog,
+    indexer,
+    nearby,
+    tables,
+    vector_index,
+    vectors,
+    window_queue,
+)
 from contextls.semantic.indexer import now_ms
 from contextls.semantic.model import MODEL_ID, Embedder, ModelError
 from contextls.storage.transaction import write_transaction
@@ -175,10 +185,11 @@ class Engine:
         assert self._embedder is not None
         self._inode = _inode(self.location)
         write = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
-        # The server checkpoints when idle; this connection must not do it on its commits.
-        write.execute("PRAGMA wal_autocheckpoint = 0")
+        # The server checkpoints when idle, not this connection's commits; and on the
+        # event loop, making the tables must not wait for another writer (sqlite3's 5 s).
+        write.executescript("PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 0")
         try:
-            tables.install(write, self._embedder.model_id)  # on the event loop: no waiting
+            tables.install(write, self._embedder.model_id)
         except sqlite3.OperationalError as error:
             write.close()
             if "locked" in str(error) or "busy" in str(error):
@@ -230,16 +241,7 @@ class Engine:
         found = self.availability()
         if not found["available"]:
             return found
-        db = self._read or self._peek_connection()
-        try:
-            indexed = vectors.indexed_count(db, root)
-            if indexed > archived:  # items left the archive; the worker sweeps them soon
-                indexed = vectors.indexed_exactly(db, root)
-            window_pending = window_queue.window_pending_count(db, root)
-        except sqlite3.OperationalError:  # the vector tables are not made yet
-            indexed = window_pending = 0
-        pending = max(archived - indexed, 0)
-        return {**found, "indexed": indexed, "pending": pending, "windowPending": window_pending}
+        return {**found, **backlog.counts(self._read or self._peek_connection(), root, archived)}
 
     # --------------------------------------------------------------- indexing
 
@@ -376,25 +378,23 @@ class Engine:
     def search(
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Archived items of ``root`` nearest to ``query`` as (id, cosine), best first."""
+        return self.nearest(root, query, limit, kinds).hits
+
+    def nearest(
+        self,
+        root: str,
+        query: str,
+        limit: int,
+        kinds: Sequence[str] | None = None,
+        asked: Sequence[str] = (),
+    ) -> Nearest:
         embedder = self._ready()
         if embedder is None or self._read is None or self._scanner is None:
-            return []
-        index = self._indexes.get(root)
-        if index is None:
-            index = self._indexes[root] = vector_index.VectorIndex(root, embedder.model_id)
-        index.refresh(self._read)
-        nearest = index.search(self._scanner, embedder.embed([query])[0], limit * 2)
-        if not nearest:
-            return []
-        marks = ", ".join("?" * len(nearest))
-        sql = f"SELECT id FROM archive WHERE root = ? AND id IN ({marks})"
-        params: list[str] = [root, *(item_id for item_id, _ in nearest)]
-        if kinds:
-            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
-            params.extend(kinds)
-        archived = {row[0] for row in self._read.execute(sql, params)}
-        return [(item_id, score) for item_id, score in nearest if item_id in archived][:limit]
+            return Nearest()
+        index = self._indexes.setdefault(root, vector_index.VectorIndex(root, embedder.model_id))
+        return nearby.nearest(
+            self._read, self._scanner, index, embedder, query, limit, kinds, asked
+        )
 
     def index_bytes(self) -> int:
         return sum(index.nbytes for index in self._indexes.values())

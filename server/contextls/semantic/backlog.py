@@ -1,0 +1,22 @@
+"""How much of a workspace waits for vectors: the counts ``status`` shows."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from contextls.semantic import vectors, window_queue
+
+
+def counts(db: sqlite3.Connection, root: str, archived: int) -> dict[str, Any]:
+    """``indexed``, ``pending`` (archived items without vectors) and ``windowPending`` of
+    ``root``, whose archive holds ``archived`` items."""
+    try:
+        indexed = vectors.indexed_count(db, root)
+        if indexed > archived:  # items left the archive; the worker sweeps them soon
+            indexed = vectors.indexed_exactly(db, root)
+        window_pending = window_queue.window_pending_count(db, root)
+    except sqlite3.OperationalError:  # the vector tables are not made yet
+        indexed = window_pending = 0
+    pending = max(archived - indexed, 0)
+    return {"indexed": indexed, "pending": pending, "windowPending": window_pending}

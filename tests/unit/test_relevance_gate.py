@@ -1,0 +1,101 @@
+"""The relevance gate's parts, with made-up counts and cosines (no model, no store)."""
+
+import itertools
+
+import pytest
+
+from contextls.core.items import Item
+from contextls.search import relevance
+from contextls.search.relevance import Gate, meaning_floor, telling_terms, words_of
+
+_ids = itertools.count(1)
+
+
+def _item(content: str, label_path: str = "") -> Item:
+    metadata = {"path": label_path} if label_path else {}
+    return Item(f"ctx-{next(_ids)}", "code", content, metadata, 0, 5)
+
+
+def _words(
+    query: str, counts: dict[str, int], documents: int = 1000, prefixes: str = ""
+) -> relevance.Words:
+    return words_of(
+        query,
+        documents,
+        lambda terms: {term: counts.get(term, 0) for term in terms},
+        lambda stem: any(stem == known for known in prefixes.split()),
+    )
+
+
+def test_telling_terms_fold_case_and_diacritics_split_identifiers_and_drop_stop_words() -> None:
+    assert telling_terms("Where do we retry the _backoff_put? Café") == (
+        "retry",
+        "backoff",
+        "put",
+        "cafe",
+    )
+    assert telling_terms("how to do it") == ()
+
+
+def test_a_rare_word_weighs_more_than_a_common_one() -> None:
+    words = _words("retry upload", {"retry": 3, "upload": 600})
+    assert words.weights["retry"] > 3 * words.weights["upload"]
+    assert words.unknown == 0.0
+    assert words.share(_item("def f():\n    retry()\n")) > 0.75
+    assert words.share(_item("upload(x)")) < 0.25
+
+
+def test_words_are_matched_whole_not_inside_other_words() -> None:
+    words = _words("ok", {"ok": 40})
+    assert words.share(_item("tokens = broken")) == 0.0
+    assert words.share(_item("if ok:\n    return_ok = 1")) == 1.0
+
+
+def test_the_label_counts_as_the_items_words() -> None:
+    words = _words("backoff", {"backoff": 1})
+    assert words.share(_item("pass", label_path="src/backoff.py")) == 1.0
+
+
+def test_words_no_item_holds_are_unknown_unless_a_longer_form_is_known() -> None:
+    words = _words("spices curry", {"curry": 2})
+    assert words.unknown == 0.5
+    plural = _words("spices curry", {"curry": 2}, prefixes="spic")
+    assert plural.unknown == 0.0
+    assert _words("how to do it", {}).unknown == 1.0
+
+
+def test_the_meaning_floor_grows_with_the_vectors_searched_and_the_unknown_words() -> None:
+    assert meaning_floor(1, 0.0) == meaning_floor(relevance.FEWEST_ROWS, 0.0)
+    assert meaning_floor(100, 0.0) < meaning_floor(5_000, 0.0) < meaning_floor(100_000, 0.0)
+    assert meaning_floor(5_000, 1.0) == pytest.approx(
+        meaning_floor(5_000, 0.0) + relevance.MEANING_UNKNOWN
+    )
+
+
+def test_a_query_below_the_meaning_floor_finds_nothing_by_meaning() -> None:
+    words = _words("banana bread", {})
+    item = _item("def bake(): pass")
+    low = Gate(words, best=0.30, rows=5_000)
+    assert not low.answers_by_meaning
+    assert low.evidence(item, 0.30) == ()
+    high = Gate(_words("bake", {"bake": 1}), best=0.60, rows=5_000)
+    assert high.answers_by_meaning
+    assert "semantic" in high.evidence(item, 0.55)
+    assert "semantic" not in high.evidence(item, 0.60 - relevance.MEANING_SPREAD - 0.01)
+
+
+def test_words_evidence_needs_the_words_and_a_meaning_that_does_not_contradict_them() -> None:
+    words = _words("ok", {"ok": 40})
+    item = _item("if ok: pass")
+    assert Gate(words).evidence(item, None) == ("keyword",)  # no search by meaning here
+    with_meaning = Gate(words, best=0.2, rows=5_000)
+    assert with_meaning.evidence(item, relevance.WORDS_AGREE) == ("keyword",)
+    assert with_meaning.evidence(item, relevance.WORDS_AGREE - 0.01) == ()
+    assert Gate(words).evidence(_item("nothing here"), None) == ()
+
+
+def test_a_snake_case_name_is_held_whole_not_as_its_words_anywhere() -> None:
+    words = _words("get_close_matches", {"get": 900, "close": 300, "matches": 40})
+    assert words.share(_item("def get_close_matches(word, possibilities): ...")) == 1.0
+    assert words.share(_item("get the matches, then close the file")) == 0.0
+    assert words.for_keyword_search(1000) == "get_close_matches"
