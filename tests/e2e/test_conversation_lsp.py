@@ -391,7 +391,7 @@ async def test_condensing_success(
             autoCondenseContextPercent=60,
         )
     )
-    await session.wait_for(lambda: len(llm.requests) == 1, timeout=5)
+    await session.wait_for(lambda: len(llm.requests) == 1)
     assert await tokens(session, "still answering") > 0
     assert not pending.done(), "countTokens waited for the condensing call"
     result = await pending

@@ -156,7 +156,7 @@ def test_the_root_directory_is_not_accepted_as_a_folder(tmp_path: Path) -> None:
         ]
         error = server.request("contextls/addFile", {"uri": "file:///etc/hostname"})["error"]
         while not warnings:
-            message = server.read(timeout=5)
+            message = server.read()
             if message.get("method") == "window/showMessage":
                 warnings.append(message["params"]["message"])
         assert any("too wide" in warning for warning in warnings)
