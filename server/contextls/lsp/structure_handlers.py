@@ -28,6 +28,9 @@ def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
 
 
 @handles(p.Requests.ADD_MAP)
-def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
+async def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
+    """Parsed in worker processes and ranked in a thread: others are answered meanwhile."""
     workspace = ls.session.route(params.workspace)
-    return workspace.add_map(params.query, params.tokens, params.metadata, params.pin)
+    return await workspace.add_map(
+        ls.service.workers, params.query, params.tokens, params.metadata, params.pin
+    )
