@@ -97,6 +97,9 @@ class CodeIndex:
         """How many parses were made (a figure for the benchmarks and the map's cost)."""
         self.left_out: dict[str, tuple[Signature | None, str]] = {}
         """Files the map leaves out, with why, until their signature changes."""
+        self.version = 0
+        """Moves whenever what the index knows of a file changes (a map ranked at the same
+        version and window revision is still the same map)."""
         self.uses: list[Uses] = []
         """Which definitions each file uses, kept for the next ranking (``repomap``)."""
 
@@ -112,6 +115,7 @@ class CodeIndex:
             return known.facts
         found = facts(text, lang)
         self.parsed += 1
+        self.version += 1
         self._known[rel] = _Known(_signature(self.sources.root / rel), text_hash, found)
         return found
 
@@ -177,6 +181,7 @@ class CodeIndex:
         present = set(rels)
         for rel in [rel for rel in self._known if rel not in present]:
             del self._known[rel]
+            self.version += 1
         return {rel: self._known[rel].facts for rel in rels if rel in self._known}
 
     async def _read(self, workers: Workers, batch: list[str], max_bytes: int) -> list[Read]:
@@ -210,6 +215,7 @@ class CodeIndex:
         return count
 
     def _keep(self, read: Read) -> None:
+        self.version += 1
         self.parsed += read.facts is not None
         if read.facts is None:
             self._known.pop(read.rel, None)

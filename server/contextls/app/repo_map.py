@@ -86,6 +86,8 @@ class Mapping(SymbolAdding, Viewing):
     """The ranking of the live map under way, if any."""
     _ranking: asyncio.Lock | None = None
     """One ranking of this workspace at a time: they share (and update) its uses."""
+    _ranked_at: tuple[int, int] = (-1, -1)
+    """(the window's revision, the code index's version) of the last ranking."""
 
     async def add_map(
         self,
@@ -173,6 +175,11 @@ class Mapping(SymbolAdding, Viewing):
     ) -> tuple[str, int, int]:
         started = time.perf_counter()
         files = await self.code.gather(workers, self.settings.max_file_bytes, progress)
+        if shape.content and (self.revision, self.code.version) == self._ranked_at:
+            # The live map, and neither the window nor any file changed: the same map.
+            self._map_seen = (self.revision, time.monotonic())
+            return shape.content, int(shape.metadata.get("definitions", 0)), 0
+        self._ranked_at = (self.revision, self.code.version)
         focus_files, focus_names, leave_out = self._focus()
         ask = MapAsk(
             query,
