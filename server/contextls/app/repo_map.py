@@ -88,6 +88,8 @@ class Mapping(SymbolAdding, Viewing):
     """One ranking of this workspace at a time: they share (and update) its uses."""
     _ranked_at: tuple[int, int] = (-1, -1)
     """(the window's revision, the code index's version) of the last ranking."""
+    _asked: asyncio.Task[Any] | None = None
+    """The add of a map under way: a newer one supersedes it."""
 
     async def add_map(
         self,
@@ -98,7 +100,12 @@ class Mapping(SymbolAdding, Viewing):
         pin: bool = False,
         progress: Progress | None = None,
     ) -> AddResult:
-        """Add the map (or rank the window's map again, with these wishes)."""
+        """Add the map (or rank the window's map again, with these wishes). A newer
+        add of a map of this window supersedes this one while it is made: it ends in
+        ``asyncio.CancelledError`` (the client is told its request was cancelled)."""
+        before, self._asked = self._asked, asyncio.current_task()
+        if before is not None and not before.done():
+            before.cancel("a newer map of this window superseded it")
         share = tokens or self.settings.map_tokens
         wishes = {**(metadata or {}), "title": TITLE, VIEW: "map", "mapTokens": share}
         if query:
@@ -192,7 +199,14 @@ class Mapping(SymbolAdding, Viewing):
             self.code.uses,
         )
         self._map_seen = (self.revision, time.monotonic())
-        content, shown, _ = await asyncio.to_thread(map_text, files, ask)
+        ranking = asyncio.ensure_future(asyncio.to_thread(map_text, files, ask))
+        try:
+            content, shown, _ = await asyncio.shield(ranking)
+        except asyncio.CancelledError:
+            # The thread runs on, updating this workspace's uses: the next ranking waits
+            # for it (this one holds the lock until then).
+            await asyncio.wait([ranking])
+            raise
         return content, shown, round((time.perf_counter() - started) * 1000)
 
     def remove_quietly(self, item: Item) -> None:
