@@ -83,16 +83,19 @@ def _register_lifecycle(server: ContextServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ContextServer, params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        _guarded(lambda: ls.hub.edited(ls, uri))
         _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ContextServer, params: lsp.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
+        _guarded(lambda: ls.hub.opened(ls, uri))
         _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ContextServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        _guarded(lambda: ls.hub.closed(ls, uri))
         _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.SHUTDOWN)
