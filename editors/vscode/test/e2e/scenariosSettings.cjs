@@ -89,7 +89,7 @@ function settingsScenarios({ shot }) {
         const toast = await toastWith(page, 'Setting maxTokens to 3 would evict');
         const said = (await toast.innerText()).replace(/\s+/g, ' ');
         const question = `Setting maxTokens to 3 would evict ${items.length} of the window's ${typed.itemCount} items (${tokens.toLocaleString('en-US')} tokens), more than half of it.`;
-        if (!said.includes(question) || !said.includes('the setting is back at maxTokens 32,000')) throw new Error(`the question: ${said}`);
+        if (!said.includes(question) || !said.includes('Nothing was evicted: the window keeps maxTokens 32,000.')) throw new Error(`the question: ${said}`);
         await until(() => userMaxTokens(), (v) => v === 32000, 'VS Code\'s setting, put back');
         const kept = cli('status');
         assertEqual([kept.maxTokens, kept.itemCount, kept.evictedTotal], [32000, typed.itemCount, typed.evictedTotal], 'the window after the question');
@@ -110,6 +110,49 @@ function settingsScenarios({ shot }) {
         await page.keyboard.press('Enter');
         await runCommand(page, 'View: Close Editor');
         await until(() => cli('status').maxTokens, (m) => m === 8000, 'the window after Reset Setting');
+      },
+    },
+    {
+      name: '15f-settings-ui-pause-mid-number',
+      async run(page) {
+        // (no folder setting above the user's: the Settings UI's User tab is what counts)
+        writeFolderSettings({});
+        // Three notes the window can lose, nothing pinned: `1` would evict them all.
+        cli('clear');
+        for (const n of ['eins', 'zwei', 'drei']) cli('add-text', `eine Notiz ${n}`);
+        const before = cli('status');
+        await runCommand(page, 'Notifications: Clear All Notifications');
+        let { input: typedIn } = await maxTokensInSettingsUi(page);
+        const input = typedIn;
+        await input.fill('1');
+        await until(() => userMaxTokens(), (v) => v === 1, 'VS Code\'s setting after typing 1');
+        // A pause longer than the Settings UI's wait: nothing is sent, nothing asked, nothing put back.
+        await sleep(4500);
+        const paused = cli('status');
+        assertEqual([paused.maxTokens, paused.itemCount, paused.evictedTotal], [before.maxTokens, before.itemCount, before.evictedTotal], 'the window during the pause');
+        assertEqual(await page.locator('.notifications-toasts .notification-toast').count(), 0, 'toasts during the pause');
+        assertEqual(userMaxTokens(), 1, 'VS Code\'s setting during the pause');
+        await shot(page, '15f-pause-at-1');
+        // Typing on: 15000, which the window takes once the person leaves.
+        await input.click();
+        await page.keyboard.press('End');
+        await page.keyboard.type('5000', { delay: 150 });
+        await until(() => userMaxTokens(), (v) => v === 15000, 'VS Code\'s setting after 15000');
+        await runCommand(page, 'View: Close Editor');
+        await until(() => cli('status').maxTokens, (m) => m === 15000, 'the window after 15000');
+        const after = cli('status');
+        assertEqual([after.itemCount, after.evictedTotal], [before.itemCount, before.evictedTotal], 'items and evictions after 1 -> 15000');
+        await sleep(1000);
+        await runCommand(page, 'Notifications: Show Notifications');
+        await sleep(500);
+        assertEqual(await page.locator('.notifications-center .notification-list-item', { hasText: 'maxTokens to 1 ' }).count(), 0, 'questions about 1 in the notification center');
+        await shot(page, '15f-after-15000');
+        await runCommand(page, 'Notifications: Hide Notifications');
+        // The default again, for what comes next.
+        ({ input: typedIn } = await maxTokensInSettingsUi(page));
+        await typedIn.fill('8000');
+        await runCommand(page, 'View: Close Editor');
+        await until(() => cli('status').maxTokens, (m) => m === 8000, 'the window after 8000');
       },
     },
     {
