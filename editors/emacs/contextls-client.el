@@ -569,7 +569,7 @@ by `contextls--went-away', in words of this package."
 (defun contextls--initialized (conn)
   "The server of CONN answered `initialize': tell it, and serve its roots."
   (when (contextls--again conn)
-    (message "contextls: connected again to the server; %s served as before"
+    (message "contextls: the server is back, serving %s"
              (contextls--plural (hash-table-count (contextls--windows conn)) "project")))
   (setf (contextls--state conn) 'ready
         (contextls--failures conn) 0)

@@ -291,7 +291,7 @@ def _insert_at_top(session: Session, uri: str, version: int, text: str) -> None:
 
 
 async def _lines_of_first_item(session: Session, lines: tuple[int, int]) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + TIMEOUT  # against a hang only
     while True:
         item = (await session.call("contextls/list"))["items"][0]
         if (item["metadata"]["startLine"], item["metadata"]["endLine"]) == lines:

@@ -115,7 +115,7 @@
           ;; What happened, in this package's words; none of jsonrpc's.
           (should (member "contextls: the server stopped (killed by signal 9); connecting again in the background"
                           said))
-          (should (member "contextls: connected again to the server; 1 project served as before"
+          (should (member "contextls: the server is back, serving 1 project"
                           said))
           (should-not (seq-find (lambda (line) (string-match-p "jsonrpc" line)) said))
           (should (string-match-p "·1/50" (contextls--mode-line-string root)))

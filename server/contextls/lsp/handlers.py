@@ -24,12 +24,11 @@ from contextls.app import bulk, transfer
 from contextls.app.configuring import precount
 from contextls.app.model_counts import count_for_models
 from contextls.app.prepare import prepare_conversation
-from contextls.app.tokenizers import available
 from contextls.app.transfer import Importing, checking_import
-from contextls.core import models
 from contextls.core.errors import ContextError
 from contextls.lsp import structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
+from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
 from contextls.protocol.build import build_id
@@ -323,25 +322,6 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         build=BUILD,
         models=model_choices(),
     )
-
-
-def model_choices() -> list[p.ModelChoice]:
-    """Every model a window can be set to, by the name it shows, with its tokenizer."""
-    names = dict.fromkeys([*models.known_models(), *models.CLAUDE_EXAMPLES])
-    choices = []
-    for name in names:
-        encoding = models.encoding_of(name)
-        spec = models.TOKENIZERS[encoding]
-        choices.append(
-            p.ModelChoice(
-                name=name,
-                encoding=cast(p.Encoding, encoding),
-                exact=spec.exact,
-                label=spec.label,
-                unavailable=available(encoding) or "",
-            )
-        )
-    return choices
 
 
 @handles(p.Requests.FORGET)
