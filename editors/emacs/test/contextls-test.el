@@ -1199,6 +1199,63 @@ Then add a region of the modified buffer: it is the buffer's text."
         (call-process contextls-test--server nil nil nil "daemon" "stop")
         (delete-directory runtime t)))))
 
+(ert-deftest contextls-test-two-editors-with-other-unsaved-text-are-told ()
+  (contextls-test--with-workspace (list (cons "p.py" contextls-test--parser-py))
+    (let* ((runtime (make-temp-file "cls-" t))
+           (process-environment (append (list (concat "CONTEXTLS_RUNTIME_DIR=" runtime)
+                                              (concat "CONTEXTLS_STATE_DIR=" runtime))
+                                        process-environment))
+           (contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path))
+           (root (directory-file-name root))
+           (other nil)
+           (said nil))
+      (unwind-protect
+          (with-current-buffer (find-file-noselect (expand-file-name "p.py"))
+            (goto-char (point-min))
+            (search-forward "words = ")
+            (contextls-add-defun)
+            (cl-letf (((symbol-function 'message)
+                       (lambda (format &rest args)
+                         (when format (push (apply #'format format args) said)))))
+              ;; Another editor opens the file and types two lines above, unsaved: the
+              ;; window follows its text, and Emacs says so.
+              (setq other (let ((default-directory (expand-file-name "../../../" contextls-test--dir)))
+                            (make-process
+                             :name "other-editor" :buffer (generate-new-buffer " *other*")
+                             :command (list (expand-file-name "python" (file-name-directory
+                                                                         contextls-test--server))
+                                            "-m" "tests.support.other_editor"
+                                            root "p.py" "# one\n# two"
+                                            contextls-test--server "connect" "--stdio")
+                             :connection-type 'pipe :noquery t)))
+              (contextls-test--wait
+               (lambda () (equal (contextls-test--meta (car (contextls-test--items)) :startLine) 9))
+               20)
+              (contextls-test--wait
+               (lambda () (seq-find (lambda (line)
+                                      (string-match-p "\\`contextls: p.py has other unsaved text in other-editor, which changed it last" line))
+                                    said)))
+              ;; Emacs types one line above in its own text: its text is followed again,
+              ;; and the other editor is told.
+              (goto-char (point-min))
+              (insert "# mine\n")
+              (contextls--send-changes (current-buffer))
+              (contextls-test--wait
+               (lambda () (equal (contextls-test--meta (car (contextls-test--items)) :startLine) 8)))
+              (contextls-test--wait
+               (lambda () (with-current-buffer (process-buffer other)
+                            (string-match-p "p.py has other unsaved text in contextls.el, which changed it last"
+                                            (buffer-string))))))
+            (set-buffer-modified-p nil))
+        (when (process-live-p other)
+          (process-send-eof other)
+          (accept-process-output other 2))
+        (ignore-errors (contextls-shutdown root))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")
+        (delete-directory runtime t)))))
+
 (ert-deftest contextls-test-the-shared-daemon-pushes-what-the-cli-changes ()
   (contextls-test--with-workspace '(("x.py" . "x = 1\n"))
     (let* ((runtime (make-temp-file "cls-" t))

@@ -116,6 +116,7 @@ const ORDER = [
   '21-the-model-named-and-chosen',
   '17-first-run-without-contextls-on-path',
   '18-startup-status-for-a-folder-with-a-window',
+  '22-two-editors-one-unsaved-file',
 ];
 
 async function main() {

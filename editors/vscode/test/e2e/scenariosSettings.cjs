@@ -6,8 +6,11 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { STEP_MS, sleep, runCommand, statusItem, statusText, toastWith } = require('./workbench.cjs');
-const { USER_DATA, OTHER, UNUSED, writeFolderSettings, cli, cliIn, stopCliDaemon, expectedStatus, until, assertEqual } = require('./fixture.cjs');
+const { spawn } = require('node:child_process');
+const { STEP_MS, sleep, runCommand, openFile, statusItem, statusText, toastWith } = require('./workbench.cjs');
+const {
+  REPO, CONTEXTLS, DB, CONTEXTLS_ENV, USER_DATA, OTHER, UNUSED, writeFolderSettings, cli, cliIn, stopCliDaemon, expectedStatus, until, assertEqual,
+} = require('./fixture.cjs');
 
 /** @typedef {import('playwright-core').Page} Page */
 
@@ -177,6 +180,38 @@ function settingsScenarios({ shot }) {
         stopCliDaemon();
         await openFolder(page, OTHER);
         await statusText(page, shows, 'at startup with the daemon stopped');
+      },
+    },
+    {
+      name: '22-two-editors-one-unsaved-file',
+      async run(page) {
+        // VS Code (on the shared daemon here) has notiz.md open; another editor opens it too
+        // and types a line at its top, unsaved: the window follows that editor, and VS Code says so.
+        await openFile(page, 'notiz.md');
+        const other = spawn(
+          path.join(path.dirname(CONTEXTLS), 'python'),
+          ['-m', 'tests.support.other_editor', OTHER, 'notiz.md', '# von woanders', CONTEXTLS, 'connect', '--stdio', '--storage', DB],
+          { cwd: REPO, env: { ...process.env, ...CONTEXTLS_ENV }, stdio: ['pipe', 'pipe', 'inherit'] },
+        );
+        let heard = '';
+        other.stdout.on('data', (/** @type {Buffer} */ data) => {
+          heard += data.toString();
+        });
+        try {
+          const toast = await toastWith(page, 'notiz.md has other unsaved text in other-editor, which changed it last');
+          await until(() => cliIn(OTHER, 'ls').items[0].content, (t) => t.startsWith('# von woanders\n'), 'the window after the other editor typed');
+          await shot(page, '22a-told-in-vs-code');
+          await toast.locator('.codicon-notifications-clear').first().click().catch(() => undefined);
+          // VS Code types in its own text: that is followed now, and the other editor is told.
+          await page.keyboard.press('Control+Home');
+          await page.keyboard.type('# aus VS Code\n');
+          await until(() => cliIn(OTHER, 'ls').items[0].content, (t) => t.startsWith('# aus VS Code\n# Notiz'), 'the window after VS Code typed');
+          await until(() => heard, (h) => /notiz\.md has other unsaved text in .+, which changed it last/.test(h), 'what the other editor was told');
+          await shot(page, '22b-vs-code-followed-again');
+          await runCommand(page, 'File: Revert File');
+        } finally {
+          other.stdin.end();
+        }
       },
     },
   ];

@@ -84,8 +84,10 @@ function structureScenarios({ shot }) {
         const gone = await areaItem((i) => i.stale && i.metadata.staleReason === 'missing', 'after deleting the method');
         if (!gone.content.includes('return self.side ** 2')) throw new Error(`the text it had: ${JSON.stringify(gone.content)}`);
         await shot(page, '19c-definition-missing');
-        // The file as it was (VS Code saves as it goes here), for what comes next.
+        // The file as it was, on disk and in the editor, for what comes next.
         fs.writeFileSync(path.join(WS, SHAPES), SHAPES_LINES.join('\n'));
+        await runCommand(page, 'File: Revert File');
+        await page.locator('.tab.active.dirty').waitFor({ state: 'detached', timeout: STEP_MS });
         await areaItem((i) => i.metadata.startLine === 7, 'after the file is as it was');
         cli('rm', gone.id);
       },
