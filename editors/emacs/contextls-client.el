@@ -123,9 +123,13 @@ is started with."
 
 (defun contextls--describe (item)
   "ITEM as `ctx-3 (src/a.py:1-20, 3,653 tokens)'; its view when not whole."
-  (let ((view (contextls--view item)))
-    (format "%s (%s, %s%s)" (plist-get item :id) (plist-get item :label)
-            (if (member view '("outline" "map")) (concat view ", ") "")
+  (let ((view (contextls--view item))
+        (label (plist-get item :label)))
+    (format "%s (%s, %s%s)" (plist-get item :id) label
+            (if (and (member view '("outline" "map"))
+                     (not (string-prefix-p view (or label ""))))
+                (concat view ", ")
+              "")
             (contextls--plural (plist-get item :tokens) "token"))))
 
 (defun contextls--model (status)

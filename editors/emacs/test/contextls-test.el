@@ -251,6 +251,9 @@
     (contextls-add-map "parse")
     (let ((item (car (contextls-test--items))))
       (should (equal (plist-get item :view) "map"))
+      ;; Its label says it is a map: the view is not said twice.
+      (should (string-match-p "\\`ctx-1 (map of the repository, [0-9,]+ tokens)\\'"
+                              (contextls--describe item)))
       (should (string-match-p "def parse" (plist-get item :content))))
     (let ((buffer (contextls-list)))
       (with-current-buffer buffer

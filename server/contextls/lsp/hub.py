@@ -90,35 +90,37 @@ class Hub:
         self._tell(key, uri, owner)
 
     def _tell(self, key: str, uri: str, owner: Client) -> None:
-        mine = owner.document_text(uri)
-        if mine is None:
-            return
+        """Tell the editors whose text of ``uri`` differs from ``owner``'s, once each until the
+        owner changes; an editor told is not compared again (no text is copied per keystroke)."""
         told = self._told.setdefault(key, set())
         name = key.rsplit("/", 1)[-1]
-        others = []
+        mine: str | None = None
+        newly = []
         for other in self.servers:
-            if other is owner:
+            if other is owner or other in told:
                 continue
             theirs = other.document_text(uri)
-            if theirs is None or theirs == mine:
-                told.discard(other)  # the same text again: a later difference is told anew
+            if theirs is None:
                 continue
-            others.append(other)
-            if other not in told:
-                told.add(other)
-                other.warn(
-                    f"{name} has other unsaved text in {_named(owner)}, which changed it last: "
-                    "the window follows that text (its items' lines and stale marks); change "
-                    f"{name} here to make this editor's text the one it follows"
-                )
-        if others and owner not in told:
+            if mine is None:
+                mine = owner.document_text(uri)
+                if mine is None:
+                    return
+            if theirs == mine:
+                continue
+            told.add(other)
+            newly.append(other)
+            other.warn(
+                f"{name} has other unsaved text in {_named(owner)}, which changed it last: "
+                "the window follows that text (its items' lines and stale marks); change "
+                f"{name} here to make this editor's text the one it follows"
+            )
+        if newly and owner not in told:
             told.add(owner)
             owner.warn(
-                f"{name} has other unsaved text in {', '.join(_named(o) for o in others)}: the "
+                f"{name} has other unsaved text in {', '.join(_named(o) for o in newly)}: the "
                 "window follows the text here, since this editor changed it last"
             )
-        if not others:
-            told.discard(owner)
 
     def closed(self, server: Client, uri: str) -> None:
         """``server`` closed ``uri``: another editor that has it open owns it, if any."""
