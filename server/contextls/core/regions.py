@@ -31,6 +31,13 @@ def merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dict
     """One region covering all of them: the file's text over the merged lines when the
     candidate carries it, else the pieces' lines (the newest text wins where they overlap)."""
     newline_at_end = candidate.content.endswith("\n")
+    span = lines_of(candidate.metadata)
+    if candidate.metadata.get("view") == "outline" and span is not None:
+        # A class shown as its outline absorbs what lies inside it and stays an outline: the
+        # file's text over its lines would be the whole class under the outline's name.
+        inside = all(i.lines and span[0] <= i.lines[0] and i.lines[1] <= span[1] for i in absorbed)
+        if inside:
+            return candidate.content, merged_metadata(candidate, *span)
     if candidate.source is not None:
         return merge_from_source(absorbed, candidate, candidate.source)
     by_line: dict[int, str] = {}
@@ -71,5 +78,6 @@ def merged_metadata(candidate: Candidate, start: int, end: int) -> dict[str, Any
     if (start, end) != lines_of(candidate.metadata):
         metadata.pop("symbol", None)
         metadata.pop("symbolKind", None)
+        metadata.pop("view", None)  # the file's text over the merged lines: whole
     metadata["startLine"], metadata["endLine"] = start, end
     return metadata
