@@ -20,7 +20,7 @@ from pathlib import Path
 
 from contextls.search import relevance
 
-from . import heldout
+from . import dataset, heldout, offtopic
 from .dataset import Query
 from .score import MODES, Archive, Bench, scores
 
@@ -82,6 +82,12 @@ def main() -> None:
                 answers = [(q, bench.keys(q.text, mode)) for q in found.queries]
                 for n, line in enumerate(lines(answers)):
                     print(f"  {mode if n == 0 else '':9} {line}", flush=True)
+                more = [t for t in offtopic.OFF_TOPIC if dataset.split_of(t) == args.side]
+                junk = [t for t in more if bench.keys(t, mode)]
+                print(
+                    f"{'':11} the first set's {args.side} off-topic questions with a hit: "
+                    f"{len(junk) / len(more):.3f} ({len(junk)}/{len(more)}) {junk[:6]}"
+                )
             bench.close()
 
 
