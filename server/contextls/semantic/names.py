@@ -32,11 +32,7 @@ log = logging.getLogger(__name__)
 
 HEAD_PIECES: Final = 48
 """Word pieces a chunk's heading may take of its 254."""
-DEEPEST: Final = 256
-"""Brackets nested deeper than this (no real code) are not parsed: tree-sitter's
-queries take time quadratic in the depth of an error tree."""
 SIGNATURE_CHARS: Final = 160
-_BRACKETS: Final = re.compile(r"[^()\[\]{}]+")
 _WORDS: Final = re.compile(r"[^\W_]+")
 
 
@@ -63,11 +59,11 @@ def definitions(text: str, metadata: dict[str, Any]) -> list[Definition]:
 
     path = str(metadata.get("path") or "")
     language = language_of(path, metadata.get("language"))
-    if language is None or _too_deep(text):
+    if language is None:
         return []
     try:
         found = symbols(text, language)
-    except Exception:  # a grammar missing or failing: the text is embedded as it is
+    except Exception:  # no grammar, brackets past the parser's budget: embedded as it is
         log.debug("no definitions for %s", path, exc_info=True)
         return []
     lines = text.splitlines()
@@ -82,14 +78,6 @@ def definitions(text: str, metadata: dict[str, Any]) -> list[Definition]:
         )
         for s in found
     ]
-
-
-def _too_deep(text: str) -> bool:
-    depth = deepest = 0
-    for bracket in _BRACKETS.sub("", text):
-        depth = depth + 1 if bracket in "([{" else max(depth - 1, 0)
-        deepest = max(deepest, depth)
-    return deepest > DEEPEST
 
 
 def heading(found: Sequence[Definition], first: int, last: int, path: str) -> str:
