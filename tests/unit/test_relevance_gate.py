@@ -7,6 +7,7 @@ import pytest
 from contextls.core.items import Item
 from contextls.search import relevance
 from contextls.search.relevance import Gate, meaning_floor, telling_terms, words_of
+from contextls.storage.search_index import name_words
 
 _ids = itertools.count(1)
 
@@ -121,3 +122,22 @@ def test_a_name_the_item_defines_or_calls_needs_no_agreeing_meaning() -> None:
     assert gate.evidence(calls, 0.05) == ("keyword",)
     prose = _item("a quote from the manual, set in italics")
     assert gate.evidence(prose, 0.05) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "inside"),
+    [
+        ("function isWeekend(d)", "weekend", True),
+        ("XMLHttpRequest", "http", True),
+        ("getURLParts", "url", True),
+        ("base64Encode", "base", True),
+        ("weekend", "end", False),  # not a word of the name
+        ("isweekend", "weekend", False),  # no case to split at
+        ("sendEmail", "mail", False),
+    ],
+)
+def test_a_word_is_inside_a_name_as_the_keyword_index_splits_it(
+    text: str, word: str, inside: bool
+) -> None:
+    assert relevance.inside_a_name(text, word) is inside
+    assert (word in name_words(text)) is inside
