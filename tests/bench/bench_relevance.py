@@ -56,7 +56,7 @@ from tests.relevance.dataset import Query  # noqa: E402
 
 from contextls.core.items import Item  # noqa: E402
 from contextls.semantic import vector_index  # noqa: E402
-from contextls.semantic.model import MODEL_ID  # noqa: E402
+from contextls.semantic.model import VECTORS_ID  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
 
 MODES = score.MODES
@@ -110,7 +110,7 @@ def grow(path: Path, root: str, total: int) -> None:
         db.executemany(
             "INSERT INTO semantic_vectors (root, id, chunk, model, vector) VALUES (?, ?, 0, ?, ?)",
             (
-                (root, item.id, MODEL_ID, blob)
+                (root, item.id, VECTORS_ID, blob)
                 for item, blob in zip(items, vector_index.pack(drawn), strict=True)
             ),
         )

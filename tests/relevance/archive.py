@@ -15,7 +15,7 @@ from pathlib import Path
 
 from contextls.core.items import Item
 from contextls.semantic.engine import Engine
-from contextls.semantic.model import MODEL_ID
+from contextls.semantic.model import VECTORS_ID
 from contextls.storage.store import Store
 
 from .dataset import Document
@@ -49,7 +49,7 @@ def items_of(docs: Sequence[Document]) -> list[Item]:
 
 
 def digest(docs: Sequence[Document]) -> str:
-    h = hashlib.sha256(MODEL_ID.encode())
+    h = hashlib.sha256(VECTORS_ID.encode())
     for doc in docs:
         h.update(f"{doc.key}\0{doc.path}\0{doc.kind}\0{doc.content}\0".encode())
     return h.hexdigest()[:16]

@@ -64,10 +64,17 @@ def _raised(node: ast.AST) -> tuple[tuple[str, ast.expr], ...]:
 def python_module(module: str) -> tuple[list[Function], str]:
     """Every function and method of ``module`` and the module's docstring."""
     path = stdlib_file(module)
-    source = path.read_text(encoding="utf-8")
+    relative = module.replace(".", "/") + (".py" if path.name != "__init__.py" else "/__init__.py")
+    return python_functions(path.read_text(encoding="utf-8"), relative, module, module)
+
+
+def python_functions(
+    source: str, relative: str, module: str, unit: str
+) -> tuple[list[Function], str]:
+    """Every function and method of the Python ``source`` (the file ``relative``, keys
+    starting with ``module``) and the module's docstring."""
     lines = source.splitlines(keepends=True)
     tree = ast.parse(source)
-    relative = module.replace(".", "/") + (".py" if path.name != "__init__.py" else "/__init__.py")
     found: list[Function] = []
 
     def visit(node: ast.AST, prefix: str) -> None:
@@ -91,7 +98,7 @@ def python_module(module: str) -> tuple[list[Function], str]:
                         language="python",
                         code=code[:MAX_CHARS],
                         doc=_first_paragraph(doc),
-                        unit=module,
+                        unit=unit,
                         raises=_raised(child),
                     )
                 )

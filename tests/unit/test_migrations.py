@@ -255,3 +255,34 @@ def test_the_keyword_index_holds_exactly_the_archive_whatever_leaves_it(tmp_path
     assert store.archive_state("r").bytes == 4 * len("wordN text")
     store.close()
     _fts_consistent(path)
+
+
+def test_a_step_4_archive_is_indexed_again_with_the_words_of_its_names(tmp_path: Path) -> None:
+    """Rows a step-4 file had indexed are found by the words of their names after the
+    upgrade, and forgetting one takes those words out of the index too."""
+    path = tmp_path / "step4.db"
+    db = _made_by_steps(path, 4)
+    db.close()
+    db = sqlite3.connect(path, isolation_level=None)  # a row as step 4 archived and indexed it
+    db.execute(
+        "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens, "
+        "encoding, pinned, archived_at, reason) VALUES ('r', 'ctx-1', 'code', 'dates.js', "
+        "'function previousWednesday(d) {}', '{}', 0, 5, 'o200k_base', 0, 1, 'x')"
+    )
+    db.execute(
+        "INSERT INTO archive_fts (rowid, label, content) SELECT rowid, label, content FROM archive"
+    )
+    db.execute("UPDATE archive_fts_mark SET indexed_up_to = (SELECT max(rowid) FROM archive)")
+    db.close()
+    store = Store(path)
+    assert [hit.item.id for hit in store.search("r", "wednesday", 10)] == ["ctx-1"]
+    assert [hit.item.id for hit in store.search("r", "previousWednesday", 10)] == ["ctx-1"]
+    assert store.term_counts("r", ["wednesday"]) == {"wednesday": 1}
+    with store.write():
+        assert store.delete_archived("r", ["ctx-1"]) == 1
+    assert store.term_counts("r", ["wednesday", "previouswednesday"]) == {
+        "wednesday": 0,
+        "previouswednesday": 0,
+    }
+    store.close()
+    _fts_consistent(path)

@@ -7,6 +7,7 @@ import pytest
 from contextls.core.items import Item
 from contextls.search import relevance
 from contextls.search.relevance import Gate, meaning_floor, telling_terms, words_of
+from contextls.storage.search_index import name_words
 
 _ids = itertools.count(1)
 
@@ -64,11 +65,14 @@ def test_words_no_item_holds_are_unknown_unless_a_longer_form_is_known() -> None
     assert _words("how to do it", {}).unknown == 1.0
 
 
-def test_the_meaning_floor_grows_with_the_vectors_searched_and_the_unknown_words() -> None:
+def test_the_meaning_floor_grows_with_the_vectors_searched_and_mostly_unknown_words() -> None:
     assert meaning_floor(1, 0.0) == meaning_floor(relevance.FEWEST_ROWS, 0.0)
     assert meaning_floor(100, 0.0) < meaning_floor(5_000, 0.0) < meaning_floor(100_000, 0.0)
+    # A paraphrase's word or two that code never uses ("web address") costs nothing...
+    assert meaning_floor(5_000, relevance.UNKNOWN_FREE) == meaning_floor(5_000, 0.0)
+    # ...a question whose words are mostly unknown to the archive (recipes) pays.
     assert meaning_floor(5_000, 1.0) == pytest.approx(
-        meaning_floor(5_000, 0.0) + relevance.MEANING_UNKNOWN
+        meaning_floor(5_000, 0.0) + relevance.MEANING_UNKNOWN * (1 - relevance.UNKNOWN_FREE)
     )
 
 
@@ -99,3 +103,41 @@ def test_a_snake_case_name_is_held_whole_not_as_its_words_anywhere() -> None:
     assert words.share(_item("def get_close_matches(word, possibilities): ...")) == 1.0
     assert words.share(_item("get the matches, then close the file")) == 0.0
     assert words.for_keyword_search(1000) == "get_close_matches"
+
+
+def test_a_word_inside_a_camel_case_name_is_held() -> None:
+    words = _words("weekend", {"weekend": 1})
+    assert words.share(_item("export function isWeekend(date) { return false; }")) == 1.0
+    assert words.share(_item("export function isWeekday(date) { return false; }")) == 0.0
+
+
+def test_a_name_the_item_defines_or_calls_needs_no_agreeing_meaning() -> None:
+    # One word against a whole module: its cosine says nothing (0.09 for urllib/parse.py
+    # against "quote"), the definition says it all.
+    words = _words("quote", {"quote": 2})
+    gate = Gate(words, best=0.1, rows=5_000)
+    defines = _item("def quote(string, safe='/'):\n    return string\n")
+    assert gate.evidence(defines, 0.05) == ("keyword",)
+    calls = _item("path = quote(path)\n")
+    assert gate.evidence(calls, 0.05) == ("keyword",)
+    prose = _item("a quote from the manual, set in italics")
+    assert gate.evidence(prose, 0.05) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "inside"),
+    [
+        ("function isWeekend(d)", "weekend", True),
+        ("XMLHttpRequest", "http", True),
+        ("getURLParts", "url", True),
+        ("base64Encode", "base", True),
+        ("weekend", "end", False),  # not a word of the name
+        ("isweekend", "weekend", False),  # no case to split at
+        ("sendEmail", "mail", False),
+    ],
+)
+def test_a_word_is_inside_a_name_as_the_keyword_index_splits_it(
+    text: str, word: str, inside: bool
+) -> None:
+    assert relevance.inside_a_name(text, word) is inside
+    assert (word in name_words(text)) is inside

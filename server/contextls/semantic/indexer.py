@@ -13,10 +13,9 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from contextls.semantic import vector_index, vectors, window_queue
-from contextls.semantic.chunks import chunk_ids
+from contextls.semantic import names, vector_index, vectors, window_queue
 from contextls.semantic.model import Embedder
 from contextls.storage.transaction import write_transaction
 
@@ -35,9 +34,12 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
+def embed_item(
+    embedder: Embedder, content: str, metadata: dict[str, Any] | None = None
+) -> npt.NDArray[np.float32]:
     """One unit vector per ~256-piece chunk of ``content`` (the first ``MAX_CHUNKS``), each
-    chunk embedded on its own.
+    chunk embedded on its own, headed by its names when it is code (``names``; the
+    item's ``metadata`` says its path and language).
 
     Blank text is not embedded: the model would give it a vector that every short
     query is somewhat close to (an empty ``__init__.py`` scored 0.31 against
@@ -48,7 +50,8 @@ def embed_item(embedder: Embedder, content: str) -> npt.NDArray[np.float32]:
 
     if not content.strip():
         return np.zeros((1, embedder.dimensions), dtype=np.float32)
-    chunks = chunk_ids(embedder.pieces(content[: vectors.PREFIX_CHARS]))[:MAX_CHUNKS]
+    text = content[: vectors.PREFIX_CHARS]
+    chunks = names.chunk_pieces(embedder, text, metadata or {})[:MAX_CHUNKS]
     # One chunk per run: a batch of 8 chunks of 256 pieces took the process to 780 MiB
     # (the runtime's buffers for the batch, never given back whole) and was slower on
     # one core (67 s against 50 s for 125 modules of the standard library).
@@ -87,7 +90,7 @@ def index_some(
         if not made:  # not embedded while it was in the window: embed it now
             if done and not go_on():
                 break
-            made = vector_index.pack(embed_item(embedder, item.content))
+            made = vector_index.pack(embed_item(embedder, item.content, item.metadata))
         done.append((item, made))
     left = [item.rowid for item in claimed[len(done) :]]
 
@@ -143,7 +146,8 @@ def index_window(
         if stopped or (done and not go_on()):
             stopped.append((item.root, item.id, made_from))
             continue
-        done.append((item, made_from, vector_index.pack(embed_item(embedder, item.content))))
+        packed = vector_index.pack(embed_item(embedder, item.content, item.metadata))
+        done.append((item, made_from, packed))
 
     def save() -> None:
         for item, made_from, packed in done:

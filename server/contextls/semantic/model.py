@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 DIMENSIONS: Final = 384
 MAX_PIECES: Final = 256  # word pieces per chunk, [CLS] and [SEP] included
 MODEL_ID: Final = "all-MiniLM-L6-v2-onnx-int8@8199be6f"
+RECIPE: Final = "names-1"
+"""How chunks are headed before they are embedded (``names``)."""
+VECTORS_ID: Final = f"{MODEL_ID}/{RECIPE}"
+"""What made a stored vector: the model, and how chunks are headed (``names``). Vectors
+another model or another recipe made are made again."""
 MODEL_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PATH: Final = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 
@@ -62,7 +67,7 @@ def checked_model(model_path: Path | None = None, expected_sha256: str = MODEL_S
 class Embedder:
     """Loads once (sha256 checked), then embeds batches of texts on one thread."""
 
-    model_id = MODEL_ID
+    model_id = VECTORS_ID
     dimensions = DIMENSIONS
 
     def __init__(self, model_path: Path | None = None, expected_sha256: str = MODEL_SHA256) -> None:

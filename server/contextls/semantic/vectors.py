@@ -36,9 +36,10 @@ vectors were made from.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from contextls.semantic.model import DIMENSIONS
 from contextls.storage.transaction import write_transaction
@@ -63,6 +64,16 @@ class Pending:
     root: str
     id: str
     content: str
+    metadata_text: str = "{}"
+    """The item's metadata as stored (JSON): its path and language name its code."""
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        try:
+            found = json.loads(self.metadata_text or "{}")
+        except ValueError:
+            return {}
+        return found if isinstance(found, dict) else {}
 
 
 def log_gone(db: sqlite3.Connection, select_root_id: str, params: tuple[object, ...] = ()) -> int:
@@ -243,7 +254,7 @@ def claim(
     params: tuple[object, ...] = (limit,) if root is None else (root, limit)
     # Rows queued for items that left the archive since: dropped as they are met.
     rows = db.execute(
-        "SELECT q.rowid, a.root, a.id, a.content FROM semantic_queue AS q "
+        "SELECT q.rowid, a.root, a.id, a.content, a.metadata FROM semantic_queue AS q "
         f"LEFT JOIN archive AS a ON a.rowid = q.rowid{where} ORDER BY q.rowid LIMIT ?",
         params,
     ).fetchall()

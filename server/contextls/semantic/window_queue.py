@@ -64,7 +64,7 @@ def take_window(db: sqlite3.Connection, now_ms: int, limit: int) -> list[Pending
     never take one item.
     """
     rows = db.execute(
-        "SELECT q.root, q.id, i.content FROM semantic_window_queue AS q "
+        "SELECT q.root, q.id, i.content, i.metadata FROM semantic_window_queue AS q "
         "LEFT JOIN items AS i ON i.root = q.root AND i.id = q.id "
         "WHERE q.seen_at <= ? LIMIT ?",
         (now_ms - WINDOW_SETTLE_MS, limit),
@@ -73,7 +73,9 @@ def take_window(db: sqlite3.Connection, now_ms: int, limit: int) -> list[Pending
         "DELETE FROM semantic_window_queue WHERE root = ? AND id = ?", [row[:2] for row in rows]
     )
     return [
-        Pending(0, root, item_id, content) for root, item_id, content in rows if content is not None
+        Pending(0, root, item_id, content, metadata)
+        for root, item_id, content, metadata in rows
+        if content is not None
     ]
 
 

@@ -206,6 +206,34 @@ ITEMS_COUNTED_AS_RENDERED: Final = """
 UPDATE items SET encoding = '';
 """
 
+IDENTIFIERS_AS_WORDS: Final = """
+-- The keyword index also holds the words of the names in an item's text, so
+-- "wednesday" finds previousWednesday and "weekend" isWeekend (the tokenizer keeps
+-- such a name as one word). Those words are worked out when a row is indexed and kept
+-- in archive_words, where the index's delete finds them again: a forgotten item's
+-- words leave the index like its text. Every row is indexed again (the mark goes
+-- back to 0), in batches when the server is idle, or at the first search.
+DROP TRIGGER archive_fts_forget;
+DROP TABLE archive_fts;
+CREATE TABLE archive_words (rowid INTEGER PRIMARY KEY, words TEXT NOT NULL);
+CREATE VIEW archive_fts_source AS
+    SELECT a.rowid AS rowid, a.label AS label, a.content AS content,
+           coalesce(w.words, '') AS words
+    FROM archive AS a LEFT JOIN archive_words AS w ON w.rowid = a.rowid;
+CREATE VIRTUAL TABLE archive_fts USING fts5 (
+    label, content, words, content='archive_fts_source', content_rowid='rowid',
+    tokenize='unicode61'
+);
+UPDATE archive_fts_mark SET indexed_up_to = 0;
+CREATE TRIGGER archive_fts_forget AFTER DELETE ON archive BEGIN
+    INSERT INTO archive_fts (archive_fts, rowid, label, content, words)
+    SELECT 'delete', old.rowid, old.label, old.content,
+           coalesce((SELECT words FROM archive_words WHERE rowid = old.rowid), '')
+    WHERE old.rowid <= (SELECT indexed_up_to FROM archive_fts_mark);
+    DELETE FROM archive_words WHERE rowid = old.rowid;
+END;
+"""
+
 CORE: Final = Migrations(
     prefix="",
     steps=(
@@ -213,5 +241,6 @@ CORE: Final = Migrations(
         Migration("2_archive_rowids_never_repeat", ARCHIVE_ROWIDS_NEVER_REPEAT),
         Migration("3_bookkeeping_on_pages_an_add_writes", BOOKKEEPING_ON_PAGES_AN_ADD_WRITES),
         Migration("4_items_counted_as_rendered", ITEMS_COUNTED_AS_RENDERED),
+        Migration("5_identifiers_as_words", IDENTIFIERS_AS_WORDS),
     ),
 )

@@ -19,6 +19,27 @@ _HIT_COLUMNS: Final = (
     "a.pinned, a.archived_at, a.reason"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+_JOINED = re.compile(r"[^\W_]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[^\W_]*")
+"""A word the tokenizer keeps whole that joins words: ``previousWednesday``,
+``XMLParser``, ``base64Encode``, ``utf8`` (``snake_case`` and ``kebab-case`` names are
+split by the tokenizer itself)."""
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+WORDS_CHARS: Final = 256 * 1024
+"""The text whose names are split into words: a name first seen past it is found whole."""
+
+
+def name_words(text: str) -> list[str]:
+    """The words of the joined names in ``text`` (camelCase, PascalCase, with digits), in
+    lower case, each once, in the order first met: ``isWeekend(d)`` -> is, weekend.
+    Words of one character are left out (the ``v`` of ``v2``)."""
+    found: dict[str, None] = {}
+    for joined in dict.fromkeys(_JOINED.findall(text[:WORDS_CHARS])):
+        if not joined.isascii():  # the case of other scripts' letters is not split here
+            continue
+        for part in _PART.findall(joined):
+            if len(part) > 1:
+                found.setdefault(part.lower())
+    return list(found)
 
 
 MANY_ITEMS: Final = 2000
@@ -50,9 +71,22 @@ class SearchIndex(Connection):
             count, newest = last.fetchone()
             if not count:
                 return 0
-            self._db.execute(
-                "INSERT INTO archive_fts (rowid, label, content) "
+            rows = self._db.execute(
                 "SELECT rowid, label, content FROM archive WHERE rowid > ? AND rowid <= ?",
+                (mark, newest),
+            ).fetchall()
+            words = [
+                (rowid, " ".join(name_words(f"{label}\n{content}")))
+                for rowid, label, content in rows
+            ]
+            self._db.executemany(
+                "INSERT OR REPLACE INTO archive_words (rowid, words) VALUES (?, ?)",
+                [(rowid, text) for rowid, text in words if text],
+            )
+            self._db.execute(
+                "INSERT INTO archive_fts (rowid, label, content, words) "
+                "SELECT rowid, label, content, words FROM archive_fts_source "
+                "WHERE rowid > ? AND rowid <= ?",
                 (mark, newest),
             )
             self._db.execute("UPDATE archive_fts_mark SET indexed_up_to = ?", (newest,))
@@ -186,7 +220,8 @@ class SearchIndex(Connection):
             return []
         if self.read_only is None:
             self.index_backlog()
-        match = " AND ".join(_quoted(word) for word in words)
+        # The text's own words only: forgetting by a word takes no item for a name's part.
+        match = "{label content} : (" + " AND ".join(_quoted(word) for word in words) + ")"
         return [
             row[0]
             for row in self._db.execute(

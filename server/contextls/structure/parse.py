@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from contextls.structure.languages import grammar
@@ -10,17 +11,20 @@ from contextls.structure.queries import DEFINITIONS
 if TYPE_CHECKING:
     import tree_sitter
 
-_parsers: dict[str, tree_sitter.Parser] = {}
+_local = threading.local()
+"""A parser per thread and language: tree-sitter lets go of the GIL while it parses, and
+one parser must not parse two texts at once (search by meaning parses on its worker)."""
 _queries: dict[str, tree_sitter.Query] = {}
 
 
 def parse(source: bytes, language: str) -> tree_sitter.Tree:
     """The syntax tree of ``source`` (UTF-8); Unsupported when there is no grammar."""
-    parser = _parsers.get(language)
+    parsers: dict[str, tree_sitter.Parser] = _local.__dict__.setdefault("parsers", {})
+    parser = parsers.get(language)
     if parser is None:
         import tree_sitter
 
-        parser = _parsers[language] = tree_sitter.Parser(grammar(language))
+        parser = parsers[language] = tree_sitter.Parser(grammar(language))
     return parser.parse(source)
 
 
