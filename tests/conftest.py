@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from contextls.protocol.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
+from contextls.common.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
 
 
 @pytest.fixture(scope="session", autouse=True)

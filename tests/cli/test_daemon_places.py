@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from contextls import __version__
-from contextls.protocol import places
+from contextls.common import places
 
 from .conftest import Cli
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from contextls.common.places import NotPrivate, private_dir
 from contextls.protocol import ServerInfo, Status
-from contextls.protocol.places import NotPrivate, private_dir
 
 from ..cli.conftest import find_executable
 from .conftest import Session, open_session, stop

@@ -13,6 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "server" / "contextls"
 LAYERS = {
+    "common": 0,
     "protocol": 0,
     "structure": 1,
     "core": 2,

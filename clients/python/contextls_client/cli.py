@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
+from contextls.common.places import log_path
 from contextls.protocol import ErrorCode
-from contextls.protocol.places import log_path
 from contextls_client.arguments import PROGRAM, build_parser, command_in
 from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
@@ -134,7 +134,7 @@ def _mcp(workspace: str | None, storage: str | None) -> int:
 
 
 def _connect(storage: str | None) -> int:
-    from contextls.protocol.places import can_check_peers
+    from contextls.common.places import can_check_peers
     from contextls_client.bridge import bridge
 
     if not can_check_peers():

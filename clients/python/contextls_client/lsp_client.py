@@ -74,7 +74,7 @@ NotificationHandler = Callable[[ReceivedNotification], None]
 class ContextlsClient:
     """An LSP client for one ``contextls serve`` process, or one session on the daemon.
 
-    ``socket`` is the daemon's Unix socket (see ``contextls.protocol.places``); without
+    ``socket`` is the daemon's Unix socket (see ``contextls.common.places``); without
     it, ``command`` is the argv of the server to spawn (default
     :data:`DEFAULT_SERVER_COMMAND`).
     ``request_timeout`` bounds every request, in seconds. Notifications the
@@ -144,7 +144,7 @@ class ContextlsClient:
         ]
 
     async def _connect(self, path: Path) -> None:
-        from contextls.protocol.places import peer_uid
+        from contextls.common.places import peer_uid
 
         try:
             self._reader, self._writer = await asyncio.open_unix_connection(str(path))

@@ -18,7 +18,7 @@ import os
 from typing import Final
 
 from contextls import __version__
-from contextls.protocol.places import resolve_storage
+from contextls.common.places import resolve_storage
 from contextls_client.mcp.handshake import Wire, early_answer, encode, note
 from contextls_client.session import Place
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from contextls.common.places import resolve_storage
 from contextls.protocol import (
     STORAGE_ENV,
     ConfigureParams,
@@ -18,7 +19,6 @@ from contextls.protocol import (
     ServerInfoParams,
     WindowSettingsChange,
 )
-from contextls.protocol.places import resolve_storage
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
 from contextls_client.daemon import (
@@ -198,7 +198,7 @@ async def current_daemon(place: Place, console: Console) -> DaemonClient:
     client resolved is never used.
     """
     from contextls import __version__
-    from contextls.protocol.build import build_id
+    from contextls.common.build import build_id
 
     path = daemon_socket(place.storage)
     client = DaemonClient(path, connected=connect_or_start(place.storage))

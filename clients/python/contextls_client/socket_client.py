@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from contextls.common.places import peer_uid
 from contextls.protocol import DidEvictParams, Notification, Request, Status, Wire
 from contextls.protocol.framing import FramingError, MessageReader, frame
-from contextls.protocol.places import peer_uid
 from contextls_client.messages import (
     ContextlsError,
     ReceivedNotification,

@@ -55,7 +55,7 @@ def _logging(level: str, log_file: str | None) -> None:
     if log_file:  # a log names files and workspaces: the user's alone
         from pathlib import Path
 
-        from contextls.protocol.places import keep_private, private_file
+        from contextls.common.places import keep_private, private_file
 
         private_file(Path(log_file))
         keep_private(Path(log_file), 0o600)

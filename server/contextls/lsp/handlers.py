@@ -25,12 +25,12 @@ from contextls.app.configuring import precount
 from contextls.app.model_counts import count_for_models
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
+from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.lsp import structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
-from contextls.protocol.build import build_id
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import socket
 import time
 from pathlib import Path
 
+from contextls.common.places import log_path, resolve_storage, socket_path
 from contextls.protocol import Requests, ServerInfo, ServerInfoParams
-from contextls.protocol.places import log_path, resolve_storage, socket_path
 from contextls_client.daemon import connect, connect_or_start, stop_daemon
 from contextls_client.human import count
 from contextls_client.session import Invocation, UsageError

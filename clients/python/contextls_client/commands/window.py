@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+from contextls.common.places import resolve_storage
 from contextls.protocol import (
     ClearParams,
     ListParams,
@@ -14,7 +15,6 @@ from contextls.protocol import (
     Requests,
     StatusParams,
 )
-from contextls.protocol.places import resolve_storage
 from contextls_client.commands._ids import targets
 from contextls_client.human import (
     count,

@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final, TypeVar
 
+from contextls.common.places import log_path
 from contextls.protocol import (
     Notification,
     Request,
@@ -30,7 +31,6 @@ from contextls.protocol import (
     Status,
     Wire,
 )
-from contextls.protocol.places import log_path
 from contextls_client.console import Console
 from contextls_client.daemon import DaemonError, connect, daemon_socket
 from contextls_client.lsp_client import ContextlsClient
