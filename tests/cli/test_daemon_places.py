@@ -136,14 +136,14 @@ def test_a_daemon_running_code_installed_before_is_restarted_once(
     cli.env["PYTHONPATH"] = str(installed_copy)
     cli("status")
     before = json.loads(cli("daemon", "--json").stdout)
-    assert before["executable"] == sys.executable
+    assert before["server"]["executable"] == sys.executable
     module = installed_copy / "contextls" / "core" / "errors.py"
     module.write_text(module.read_text() + "\n# installed again\n")
     again = cli("status")
     assert "installed again; restarting it" in again.stderr
     after = json.loads(cli("daemon", "--json").stdout)
     assert after["pid"] != before["pid"]
-    assert after["build"] != before["build"]
+    assert after["server"]["build"] != before["server"]["build"]
     settled = cli("status")
     assert "restarting" not in settled.stderr
 

@@ -17,7 +17,7 @@ from typing import Final
 
 from contextls.common.places import log_path
 from contextls.protocol import ErrorCode
-from contextls_client.arguments import PROGRAM, build_parser, command_in
+from contextls_client.arguments import PROGRAM, UsageExit, build_parser, command_in
 from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
 from contextls_client.config_store import ConfigError, ConfigStore
@@ -60,7 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
         code = int(exit_request.code or 0)
         if code == EXIT_USAGE and "--json" in arguments:
-            problem = "the command line is not valid (the usage above says what it takes)"
+            problem = (
+                exit_request.message
+                if isinstance(exit_request, UsageExit)
+                else "the command line is not valid (the usage above says what it takes)"
+            )
             Console(json_mode=True).json(
                 ErrorDocument(error=ErrorReport(code=USAGE_CODE, message=problem))
             )
@@ -80,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.json(ErrorDocument(error=ErrorReport(code=USAGE_CODE, message=str(error))))
         return EXIT_USAGE
     except ContextlsError as error:
-        return _refused(console, error.code, error.message)
+        return _refused(console, error.code, error.message, error.data)
     except (ServerGoneError, ConfigError, UnreadableInput, DaemonError) as error:
         return _refused(console, LOCAL_FAILURE_CODE, str(error))
     except KeyboardInterrupt:
@@ -152,9 +156,9 @@ def _connect(storage: str | None) -> int:
         return EXIT_REFUSED
 
 
-def _refused(console: Console, code: int, message: str) -> int:
+def _refused(console: Console, code: int, message: str, data: object = None) -> int:
     console.note(f"{PROGRAM}: {message}")
-    console.json(ErrorDocument(error=ErrorReport(code=code, message=message)))
+    console.json(ErrorDocument(error=ErrorReport(code=code, message=message, data=data)))
     return EXIT_REFUSED
 
 

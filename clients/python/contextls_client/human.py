@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Final
 from urllib.parse import unquote, urlparse
 
-from contextls.protocol import ContextItem, ItemSummary, SemanticStatus, Status
+from contextls.protocol import ContextItem, ItemSummary, SemanticStatus, Status, TargetRefusal
 
 BAR_WIDTH: Final = 30
 UNICODE_BAR: Final = ("█", "░")
@@ -42,6 +43,25 @@ def uri_to_path(uri: str) -> str:
     """``file:///a%20b`` → ``/a b``; anything else is returned unchanged."""
     parsed = urlparse(uri)
     return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def shown_path(target: str) -> str:
+    """A refusal's target as a person named it: a file URI as a path (relative to the
+    current directory when below it); a glob or a relative path as it is."""
+    if not target.startswith("file:"):
+        return target
+    path = uri_to_path(target)
+    here = os.getcwd()
+    return path[len(here) + 1 :] if path.startswith(here + os.sep) else path
+
+
+def refusal_text(refusal: TargetRefusal) -> str:
+    """The refusal's message, naming its file when the message does not."""
+    shown = shown_path(refusal.target)
+    file = shown.partition("::")[0]  # FILE::NAME: the file is what the message names
+    if not shown or file in refusal.message or refusal.target in refusal.message:
+        return refusal.message
+    return f"{shown}: {refusal.message}"
 
 
 def flags(item: ContextItem | ItemSummary, view: bool = True) -> str:

@@ -20,18 +20,20 @@ from contextls.protocol import (
     ContextItem,
     ErrorCode,
     FileTarget,
-    NoRoomData,
     PinnedGrowth,
     Requests,
+    SkippedFile,
+    TargetRefusal,
 )
 from contextls_client.commands.add_symbol import (
     add_map,
-    add_symbols,
+    add_symbol,
     is_symbol_target,
     split_target,
 )
-from contextls_client.human import count, item_line, plural, tokens, window_line
+from contextls_client.human import count, item_line, plural, refusal_text, tokens, window_line
 from contextls_client.messages import ContextlsError
+from contextls_client.reports import BulkRefusal, ErrorDocument, ErrorReport
 from contextls_client.session import Invocation, Session
 from contextls_client.targets import AddTarget, TargetError, parse_target
 
@@ -42,46 +44,139 @@ SKIPS_NAMED: Final = 5
 
 
 async def run_add(invocation: Invocation) -> int:
+    """Everything named is added in one session and answered as one ``AddFilesResult``
+    (``--json``): files, regions, definitions by name and the map alike; or, when
+    nothing could be added, one error document."""
     args = invocation.args
     cwd = Path.cwd()
     if args.map:
         if args.targets or args.symbol:
             raise TargetError("--map adds the map alone; add files or symbols with another add")
-        return await add_map(invocation)
-    if args.query or args.map_tokens:
+    elif args.query or args.map_tokens:
         raise TargetError("--query and --map-tokens go with --map")
-    if not args.targets and not args.symbol:
+    elif not args.targets and not args.symbol:
         raise TargetError(
             "name what to add: a file, FILE::NAME, a folder, a glob, --symbol or --map"
         )
-    named = [split_target(text, cwd) for text in args.targets if is_symbol_target(text)]
-    named += [(None, name) for name in args.symbol or ()]
+    named = [(text, *split_target(text, cwd)) for text in args.targets if is_symbol_target(text)]
+    named += [(f"--symbol {name}", None, name) for name in args.symbol or ()]
     paths = [text for text in args.targets if not is_symbol_target(text)]
-    if named:
-        async with invocation.session() as session:
-            refused = await add_symbols(invocation, session, named)
-        if not paths:
-            return refused
     targets = [file_target(parse_target(text), cwd) for text in paths]
-    params = AddFilesParams(
-        targets=targets,
-        language=args.language,
-        pin=args.pin,
-        force=args.force,
-        dry_run=args.dry_run,
-        outline=args.outline,
-    )
+    outcome = AddOutcome()
     async with invocation.session() as session:
-        params.workspace = session.workspace
-        try:
-            result = await session.client.call(Requests.ADD_FILES, params)
-        except ContextlsError as error:
-            return _refused(invocation, error)
-        if args.dry_run:
-            _print_plan(invocation, result, needs_force=False)
-            return 0
-        _print_added(invocation, session, result)
-    return 1 if result.refused or not result.items else 0
+        if args.map:
+            outcome.take("--map", await add_map(invocation, session))
+        for shown, uri, name in named:
+            outcome.take(shown, await add_symbol(invocation, session, uri, name))
+        if targets:
+            params = AddFilesParams(
+                workspace=session.workspace,
+                targets=targets,
+                language=args.language,
+                pin=args.pin,
+                force=args.force,
+                dry_run=args.dry_run,
+                outline=args.outline,
+            )
+            try:
+                result = await session.client.call(Requests.ADD_FILES, params)
+            except ContextlsError as error:
+                if not outcome.added:
+                    return _refused(invocation, error)
+                _say_refused(invocation, error)
+                outcome.refuse(
+                    [TargetRefusal(target=t, code=error.code, message=error.message) for t in paths]
+                )
+            else:
+                if args.dry_run:
+                    _print_plan(invocation, result, needs_force=False)
+                    return 0
+                _print_added(invocation, session, result)
+                outcome.merge(result)
+    return outcome.finish(invocation)
+
+
+class AddOutcome:
+    """What one ``contextls add`` did, over every request it took: one document."""
+
+    def __init__(self) -> None:
+        self.result: AddFilesResult | None = None
+        self.refused: list[TargetRefusal] = []
+        self.errors: list[ContextlsError] = []
+
+    @property
+    def added(self) -> bool:
+        return self.result is not None and bool(self.result.items)
+
+    def take(self, target: str, answer: AddFilesResult | ContextlsError) -> None:
+        if isinstance(answer, ContextlsError):
+            self.errors.append(answer)
+            self.refuse([TargetRefusal(target=target, code=answer.code, message=answer.message)])
+        else:
+            self.merge(answer)
+
+    def refuse(self, refusals: list[TargetRefusal]) -> None:
+        self.refused.extend(refusals)
+
+    def merge(self, later: AddFilesResult) -> None:
+        earlier, self.result = self.result, later
+        if earlier is None:
+            return
+        items = {item.id: item for item in [*earlier.items, *later.items]}
+        self.result = msgspec.structs.replace(
+            later,
+            items=list(items.values()),
+            evicted=[*earlier.evicted, *later.evicted],
+            tokens=sum(item.tokens for item in items.values()),
+            merged={**earlier.merged, **later.merged},
+            pinned_growth=[*earlier.pinned_growth, *later.pinned_growth],
+            skipped=[*earlier.skipped, *later.skipped],
+            refused=[*earlier.refused, *later.refused],
+            warnings=[*earlier.warnings, *later.warnings],
+        )
+
+    def finish(self, invocation: Invocation) -> int:
+        """Print the one document; 0 when everything named is in the window, else 1."""
+        console = invocation.console
+        result = self.result
+        refused = [*self.refused, *(result.refused if result is not None else [])]
+        if result is None or not result.items:
+            skipped = result.skipped if result is not None else []
+            console.json(_error_document(refused, skipped, self.errors))
+            if not refused:
+                console.note("contextls: nothing was added")
+            return 1
+        result.refused = refused
+        console.json(result)
+        console.out(window_line(result.status))
+        return 1 if refused else 0
+
+
+def _error_document(
+    refused: list[TargetRefusal], skipped: list[SkippedFile], errors: list[ContextlsError]
+) -> ErrorDocument:
+    """Nothing was added: the refusal, or the first with every one in ``data``."""
+    if len(refused) == 1 and len(errors) == 1 and errors[0].data is not None:
+        only = errors[0]
+        return ErrorDocument(
+            error=ErrorReport(code=only.code, message=only.message, data=only.data)
+        )
+    texts = [refusal_text(refusal) for refusal in refused]
+    message = (
+        texts[0]
+        if len(texts) == 1
+        else f"nothing was added: {len(texts)} were refused ({'; '.join(texts)})"
+        if texts
+        else "nothing was added"
+    )
+    code = refused[0].code if refused else int(ErrorCode.INVALID_PARAMS)
+    return ErrorDocument(
+        error=ErrorReport(
+            code=code,
+            message=message,
+            data=BulkRefusal(refused=refused, skipped=skipped),
+        )
+    )
 
 
 def file_target(target: AddTarget, cwd: Path) -> FileTarget:
@@ -104,6 +199,17 @@ def _refused(invocation: Invocation, error: ContextlsError) -> int:
         if invocation.args.dry_run:
             _print_plan(invocation, plan, needs_force=True)
             return 0
+    console.json(
+        ErrorDocument(error=ErrorReport(code=error.code, message=error.message, data=error.data))
+    )
+    _say_refused(invocation, error)
+    return 1
+
+
+def _say_refused(invocation: Invocation, error: ContextlsError) -> None:
+    console = invocation.console
+    if error.code == ErrorCode.NEEDS_FORCE and error.data is not None:
+        plan = msgspec.convert(error.data, AddFilesResult)
         held = plan.status.item_count
         console.note(
             f"contextls: adding {plural(len(plan.items), 'file')} ({tokens(plan.tokens)}) would "
@@ -111,18 +217,10 @@ def _refused(invocation: Invocation, error: ContextlsError) -> int:
             f"({tokens(sum(item.tokens for item in plan.evicted))}), more than half of it; "
             "nothing was added. `--dry-run` lists them, `--force` adds anyway"
         )
-        console.json({"error": {"code": error.code, "message": error.message}, "plan": plan})
-        return 1
-    if error.code == ErrorCode.NO_ROOM and error.data is not None:
-        figures = msgspec.convert(error.data, NoRoomData)
-        console.json({"error": {"code": error.code, "message": error.message}, "room": figures})
-    else:
-        console.json({"error": {"code": error.code, "message": error.message}})
-    if invocation.args.dry_run:
+    elif invocation.args.dry_run:
         console.note(f"contextls: the add would be refused: {error.message}")
     else:
         console.note(f"contextls: {error.message}")
-    return 1
 
 
 def _print_plan(invocation: Invocation, plan: AddFilesResult, needs_force: bool) -> None:
@@ -155,8 +253,6 @@ def _print_added(invocation: Invocation, session: Session, result: AddFilesResul
     session.warn(result.warnings)
     session.evicted(result.evicted)
     _report_left_out(invocation, result)
-    console.json(result)
-    console.out(window_line(result.status))
 
 
 def _added_line(item: ContextItem, result: AddFilesResult) -> str:
@@ -184,7 +280,7 @@ def _grown_words(grown: PinnedGrowth) -> str:
 
 def _report_left_out(invocation: Invocation, result: AddFilesResult) -> None:
     console = invocation.console
-    console.note(*(f"contextls: {refusal.message}" for refusal in result.refused))
+    console.note(*(f"contextls: {refusal_text(refusal)}" for refusal in result.refused))
     if result.skipped:
         reasons: dict[str, int] = {}
         for skip in result.skipped:
@@ -194,5 +290,3 @@ def _report_left_out(invocation: Invocation, result: AddFilesResult) -> None:
         secret = [skip for skip in result.skipped if skip.reason.startswith("may hold secrets")]
         named = result.skipped if len(result.skipped) <= SKIPS_NAMED else secret
         console.note(*(f"  {skip.path} ({skip.reason})" for skip in named))
-    if not result.items and not result.refused and not result.dry_run:
-        console.note("contextls: nothing was added")

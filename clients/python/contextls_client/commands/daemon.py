@@ -15,6 +15,7 @@ from contextls.common.places import log_path, resolve_storage, socket_path
 from contextls.protocol import Requests, ServerInfo, ServerInfoParams
 from contextls_client.daemon import connect, connect_or_start, stop_daemon
 from contextls_client.human import count
+from contextls_client.reports import DaemonReport
 from contextls_client.session import Invocation, UsageError
 from contextls_client.socket_client import DaemonClient
 
@@ -28,15 +29,27 @@ async def run_daemon(invocation: Invocation) -> int:
         raise UsageError("an in-memory database has no daemon: each command has its own server")
     path = socket_path(storage)
     console = invocation.console
+    database, log = resolve_storage(storage), str(log_path(storage))
+
+    def report(info: ServerInfo | None, stopped: bool = False) -> DaemonReport:
+        return DaemonReport(
+            running=info is not None and not stopped,
+            storage=info.storage if info is not None else database,
+            socket=str(path),
+            log=log,
+            pid=info.pid if info is not None else None,
+            stopped=stopped,
+            server=info,
+        )
+
     if action == "start":
         info = await server_info(path, connect_or_start(storage))
-        console.json(info)
+        console.json(report(info))
         console.out(f"the daemon runs (pid {info.pid}), serving {info.storage}")
         return 0
     connected = connect(path)
     if connected is None:
-        database, log = resolve_storage(storage), str(log_path(storage))
-        console.json({"running": False, "socket": str(path), "storage": database, "log": log})
+        console.json(report(None))
         console.out(
             f"no daemon is running for {database}",
             f"it would listen on {path}",
@@ -46,10 +59,10 @@ async def run_daemon(invocation: Invocation) -> int:
     info = await server_info(path, connected)
     if action == "stop":
         stop_daemon(path, info.pid, STOP_TIMEOUT)
-        console.json({"running": False, "stopped": info.pid})
+        console.json(report(info, stopped=True))
         console.out(f"stopped the daemon (pid {info.pid})")
         return 0
-    console.json(info)
+    console.json(report(info))
     console.out(*_status_lines(info))
     return 0
 

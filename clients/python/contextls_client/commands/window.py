@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+from typing import Final
 
 from contextls.common.places import resolve_storage
 from contextls.protocol import (
@@ -25,9 +27,11 @@ from contextls_client.human import (
     table,
     window_line,
 )
+from contextls_client.reports import PinReport
 from contextls_client.session import Invocation, UsageError
 
 LABEL_COLUMN = 2
+_ID_WORDS: Final = re.compile(r"\bctx-[0-9]+\b")
 
 
 async def run_ls(invocation: Invocation) -> int:
@@ -88,11 +92,14 @@ async def run_show(invocation: Invocation) -> int:
         console.raw(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
     if not rendered.item_ids and not rendered.history_ids:
         console.note("the window is empty; `contextls add PATH` puts a file in it")
-    if rendered.omitted_ids:
+    # The server's warnings explain the items they name (pinned items over the budget, a
+    # format that frames items more heavily); one notice says why each other one is out.
+    explained = {word for warning in rendered.warnings for word in _ID_WORDS.findall(warning)}
+    unexplained = [item_id for item_id in rendered.omitted_ids if item_id not in explained]
+    if unexplained:
         console.note(
-            f"left out {plural(len(rendered.omitted_ids), 'item')} to stay within "
-            f"{count(args.max_tokens) if args.max_tokens else 'the budget'} tokens: "
-            + ", ".join(rendered.omitted_ids)
+            f"left out {plural(len(unexplained), 'item')} to stay within "
+            f"{count(rendered.budget or args.max_tokens or 0)} tokens: " + ", ".join(unexplained)
         )
     if rendered.history_ids:
         console.note(
@@ -174,7 +181,15 @@ async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
             )
             results.append(result)
             console.out(*merged_lines(result.merged), f"{verb} {item_line(result.item)}")
-    console.json(results[0] if len(results) == 1 else results)
+            session.evicted(result.evicted)
+    console.json(
+        PinReport(
+            items=list({result.item.id: result.item for result in results}.values()),
+            merged={asked: now for result in results for asked, now in result.merged.items()},
+            evicted=[item for result in results for item in result.evicted],
+            status=results[-1].status,
+        )
+    )
     console.out(window_line(results[-1].status))
     return 0
 
