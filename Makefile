@@ -30,12 +30,14 @@ typecheck: setup
 schema: setup
 	$(BIN)/python -m contextls.protocol.schema
 
-# Everything CI runs: the Python checks and suite, then each editor's stage.
-test: test-python test-vscode test-emacs
+# Everything CI runs: the Python checks and suite, then each editor's stage, every stage
+# even when one fails; it ends with one line per stage and the total.
+test: setup
+	bash scripts/test-all.sh
 
-test-python: setup lint typecheck mcp-test-clients
-	$(BIN)/python -m contextls.protocol.schema --check
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+# ruff, mypy, the schema check and pytest (each run even when one fails).
+test-python: setup mcp-test-clients
+	bash scripts/test-python.sh
 
 # The MCP tests' outside clients (the TypeScript SDK, the reference filesystem server), from npm.
 mcp-test-clients:

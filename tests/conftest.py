@@ -18,8 +18,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from contextls.common.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
+
+# The suite is repeatable: property tests draw the same examples on every run and machine,
+# so a failure is the code's, never the dice's (and no shrink runs for minutes in CI).
+# HYPOTHESIS_PROFILE=explore draws new ones, to look for what the fixed ones miss.
+settings.register_profile(
+    "suite",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -15,6 +15,7 @@ import time
 import traceback
 
 import bench_archive_search
+import bench_bounds
 import bench_cold_start
 import bench_latency
 import bench_render
@@ -36,6 +37,7 @@ BENCHES: dict[str, Bench] = {
     "coldstart": bench_cold_start.run,
     "semantic": bench_semantic.run,
     "structure": bench_structure.run,
+    "bounds": bench_bounds.run,
 }
 
 

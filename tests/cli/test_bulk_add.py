@@ -134,7 +134,6 @@ def test_a_big_import_leaves_room_for_other_clients(cli: Cli) -> None:
     document.write_text(json.dumps({"format": "contextls-export", "version": 1, "archive": items}))
     # Kept whole: pruning down to the default 10,000 at the next idle turn would race the count.
     cli("config", "set", "archiveMaxItems", "0")  # the daemon runs
-    started = time.monotonic()
     importing = subprocess.Popen(
         [cli.executable, "import", str(document)],
         cwd=cli.workspace,
@@ -143,13 +142,14 @@ def test_a_big_import_leaves_room_for_other_clients(cli: Cli) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+    seen_archived = []
     waits = []
     while importing.poll() is None:
         asked = time.monotonic()
-        cli("status", "--json")
-        waits.append(time.monotonic() - asked)
-    took = time.monotonic() - started
+        seen_archived.append(cli("status", "--json").decode(Status).archived_count)
+        waits.append(round(time.monotonic() - asked, 2))
+    print(f"status waits during the import (s): {waits}")  # timing goals: tests/bench
     assert importing.wait() == 0, importing.stderr.read() if importing.stderr else ""
-    assert len(waits) >= 2, (took, waits)  # the import lasted long enough to be measured
-    assert max(waits) < 1.0, waits
+    # Another client was answered between two of the import's batches: it saw part of it.
+    assert any(0 < archived < 40_000 for archived in seen_archived), seen_archived
     assert cli("status", "--json").decode(Status).archived_count == 40_000

@@ -10,12 +10,13 @@ import pytest
 
 from contextls.protocol import AddTextParams, ErrorCode, Requests, Settings, Status, StatusParams
 from contextls_client import ContextlsClient, ContextlsError, ServerGoneError
+from tests.support.rpc import TIMEOUT
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
 
 
 def fake_client() -> ContextlsClient:
-    return ContextlsClient(FAKE_SERVER, request_timeout=10)
+    return ContextlsClient(FAKE_SERVER, request_timeout=TIMEOUT)
 
 
 async def test_initialize_sends_options_and_returns_capabilities(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import time
 
-from .conftest import Cli
+from tests.support.rpc import TIMEOUT as FOLLOW_WITHIN
 
-FOLLOW_WITHIN = 5.0
+from .conftest import Cli
 
 
 def numbered(count: int) -> list[str]:

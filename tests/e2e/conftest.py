@@ -20,10 +20,9 @@ import pytest
 
 from contextls.lsp.converter import converter_factory
 from contextls.protocol import Notification
-from tests.support.rpc import RpcClient, RpcError
+from tests.support.rpc import TIMEOUT, RpcClient, RpcError
 
 SERVER = [sys.executable, "-m", "contextls", "serve"]
-TIMEOUT = 20.0
 
 
 SHOW_MESSAGE = "window/showMessage"

@@ -391,7 +391,7 @@ async def test_condensing_success(
             autoCondenseContextPercent=60,
         )
     )
-    await session.wait_for(lambda: len(llm.requests) == 1, timeout=5)
+    await session.wait_for(lambda: len(llm.requests) == 1)
     assert await tokens(session, "still answering") > 0
     assert not pending.done(), "countTokens waited for the condensing call"
     result = await pending
@@ -471,16 +471,15 @@ async def test_condensing_timeout_is_bounded(
     condensing: Callable[..., Awaitable[Session]], llm: FakeLLM
 ) -> None:
     session = await condensing(timeout=0.5)
-    llm.reply("too late", delay=3)
+    llm.reply("too late", delay=60)  # the test's teardown wakes it
     messages = chat(8)
     await tokens(session, "warm up the tokenizer")
 
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     result = await prepare(session, messages, **OVER_BUDGET)
-    elapsed = loop.time() - started
 
-    assert elapsed < 1.5, f"prepareConversation took {elapsed:.2f}s with a 0.5s timeout"
+    # The answer came while the endpoint was still sitting on its reply: the timeout, not
+    # the endpoint, ended the wait.
+    assert len(llm.requests) == 1 and llm.answered == 0
     assert result["error"] is not None
     assert "0.5" in result["error"]
     assert "timeout" in result["error"] or "did not answer" in result["error"]

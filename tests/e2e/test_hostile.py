@@ -14,7 +14,7 @@ import pytest
 
 from contextls.protocol import ErrorCode
 from contextls.protocol.framing import frame
-from tests.support.rpc import is_response, read_all_messages
+from tests.support.rpc import TIMEOUT, is_response, read_all_messages
 
 from .conftest import SERVER, window_state
 from .rawio import RawStdio
@@ -171,10 +171,10 @@ def test_large_message_round_trip(raw: RawStdio) -> None:
 def test_exit_without_shutdown_and_eof(workspace: Path, storage: Path) -> None:
     server = RawStdio.open(workspace, storage)
     server.send({"jsonrpc": "2.0", "method": "exit"})
-    assert server.wait(timeout=10) == 1
+    assert server.wait(timeout=TIMEOUT) == 1
     server = RawStdio.open(workspace, storage)
     server.close_stdin()
-    assert server.wait(timeout=10) == 0
+    assert server.wait(timeout=TIMEOUT) == 0
 
 
 def test_server_module_runs_as_documented() -> None:

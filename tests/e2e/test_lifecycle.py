@@ -9,7 +9,7 @@ from typing import Any
 
 from contextls.protocol import ErrorCode
 
-from .conftest import Session, Starter
+from .conftest import TIMEOUT, Session, Starter
 
 UNIQUE = "zebraquartz7781"
 """A word nothing else in a database holds, so its bytes can be looked for in the file."""
@@ -20,7 +20,7 @@ async def fill(session: Session, count: int, word: str = "note") -> None:
         await session.call("contextls/addText", kind="text", content=f"{word} {n} " * 20)
 
 
-async def wait_for_status(session: Session, check: Any, within: float = 10.0) -> dict[str, Any]:
+async def wait_for_status(session: Session, check: Any, within: float = TIMEOUT) -> dict[str, Any]:
     deadline = time.monotonic() + within
     while True:
         status = await session.call("contextls/status")

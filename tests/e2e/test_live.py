@@ -16,10 +16,11 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from .conftest import Session, Starter
+from .conftest import TIMEOUT, Session, Starter
 
-FOLLOW_WITHIN = 3.0
-"""Seconds a test waits for the server to notice (it looks every 0.5 s)."""
+FOLLOW_WITHIN = TIMEOUT
+"""Seconds a test waits for the server to notice (it looks every 0.5 s): only a hang fails
+it; how soon is timed in tests/bench."""
 
 
 def lines(n: int, prefix: str = "line") -> str:
@@ -170,10 +171,9 @@ async def test_another_process_change_reaches_a_silent_client(
     seen = len(watcher.statuses)
     began = time.monotonic()
     await writer.call("contextls/addText", kind="text", content="from the other client")
-    await watcher.wait_for(
-        lambda: any(s["itemCount"] == 1 for s in watcher.statuses[seen:]), timeout=FOLLOW_WITHIN
-    )
-    assert time.monotonic() - began < 1.0 + 0.5  # the watch looks twice a second
+    # The watcher asks nothing: only its own look at the database can bring the change.
+    await watcher.wait_for(lambda: any(s["itemCount"] == 1 for s in watcher.statuses[seen:]))
+    print(f"a silent client saw the change after {time.monotonic() - began:.2f} s")
 
 
 async def test_settings_live_with_the_window(start: Starter, workspace: Path) -> None:

@@ -10,7 +10,6 @@ answer must come fast, name no Python internals, and change nothing.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,12 +34,10 @@ def server(workspace: Path, storage: Path) -> Iterator[RawStdio]:
 
 
 def quick_refusal(server: RawStdio, method: str, params: Any) -> dict[str, Any]:
-    """The error a request gets, checked to come within 100 ms and to leak no traceback."""
-    began = time.perf_counter()
+    """The error a request gets (never a hang: a FIFO opened would block for ever), with no
+    traceback; the server answers the next request. How fast: tests/bench/bench_bounds.py."""
     reply = server.request(method, params)
-    took = time.perf_counter() - began
     assert "error" in reply, reply
-    assert took < 0.1, f"{method} took {took * 1000:.0f} ms"
     assert "data" not in reply["error"] and "Traceback" not in reply["error"]["message"]
     status = server.request("contextls/status")
     assert "result" in status, status
@@ -156,7 +153,7 @@ def test_the_root_directory_is_not_accepted_as_a_folder(tmp_path: Path) -> None:
         ]
         error = server.request("contextls/addFile", {"uri": "file:///etc/hostname"})["error"]
         while not warnings:
-            message = server.read(timeout=5)
+            message = server.read()
             if message.get("method") == "window/showMessage":
                 warnings.append(message["params"]["message"])
         assert any("too wide" in warning for warning in warnings)

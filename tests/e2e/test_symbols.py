@@ -120,6 +120,31 @@ async def test_a_symbol_an_editor_found_follows_its_definition_too(
     assert not moved["stale"]
 
 
+async def test_an_editor_symbol_holds_the_definition_the_server_follows(
+    session: Session, workspace: Path
+) -> None:
+    """An editor's range that covers only a definition's first line: the item follows the
+    name, so it holds the whole definition, and a look at the unchanged file changes
+    nothing (with the editor's span it went stale at once, file untouched)."""
+    (workspace / "app.py").write_text(APP)
+    added = await session.call(
+        "contextls/addSymbol",
+        uri=session.uri("app.py"),
+        name="parse",
+        symbolKind=6,
+        range={"start": {"line": 6, "character": 0}, "end": {"line": 7, "character": 0}},
+    )
+    item = added["item"]
+    assert item["metadata"]["qualifiedName"] == "Parser.parse"
+    assert (item["metadata"]["startLine"], item["metadata"]["endLine"]) == (7, 8)
+    assert item["content"] == "".join(APP.splitlines(keepends=True)[6:8])
+    revision = (await session.call("contextls/status"))["revision"]
+    refreshed = await session.call("contextls/refresh")  # looks at every file first
+    assert refreshed["refreshed"] == []
+    after = await session.call("contextls/status")
+    assert after["revision"] == revision and after["staleCount"] == 0
+
+
 async def test_a_symbol_of_a_file_already_whole_refreshes_the_file(
     session: Session, workspace: Path
 ) -> None:

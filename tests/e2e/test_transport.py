@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
-from tests.support.rpc import is_response, notification, request
+from tests.support.rpc import TIMEOUT, is_response, notification, request
 
 from .conftest import Session
 from .rawio import RawServers, RawStdio
@@ -316,6 +316,6 @@ def test_requests_routed_through_pygls_after_shutdown_are_refused(servers: RawSe
     reply = server.request(
         "contextls/prepareConversation",
         {"messages": [{"role": "user", "content": "hi"}], "contextWindow": 1000},
-        timeout=1.5,
+        timeout=TIMEOUT,
     )
     assert reply["error"]["code"] == INVALID_REQUEST, reply

@@ -12,10 +12,12 @@ only under ``adaptive``.
 from __future__ import annotations
 
 import contextlib
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -37,6 +39,11 @@ TEXTS = st.sampled_from(
         ("custom", "x" * 700),
     ]
 )
+
+TEXTS_BY_KIND = {
+    "error": "Traceback (most recent call last):\nValueError: failed\n" + "frame\n" * 200,
+    "code": "def implementation(api):\n    return database.query(api)\n" * 30,
+}
 
 
 class AdaptiveWindow(RuleBasedStateMachine):
@@ -123,8 +130,22 @@ class AdaptiveWindow(RuleBasedStateMachine):
         event("budget above the base" if status.budget > BASE else "budget at or below the base")
         if not self.reset and hasattr(self, "step_from"):
             moved = abs(status.budget - self.step_from)
-            # A lower ceiling cuts the budget at once; every other step is a small one.
-            assert moved <= BASE // 4 or status.budget == high, (self.step_from, status.budget)
+            # A lower ceiling cuts the budget at once, and the newest item is always in: the
+            # budget grows at once to hold it beside the pinned items, then takes its step.
+            # Every other step is a small one.
+            newest = window.recent(1)
+            room_for_newest = (
+                window.pinned_tokens
+                + (newest[-1].tokens if newest and not newest[-1].pinned else 0)
+                + window.costs.frame
+            )
+            grown_from = max(self.step_from, room_for_newest)
+            small_step = moved <= BASE // 4 or abs(status.budget - grown_from) <= BASE // 4
+            assert small_step or status.budget == high, (
+                self.step_from,
+                status.budget,
+                room_for_newest,
+            )
 
     @invariant()
     def budget_evictions_only_when_adaptive(self) -> None:
@@ -143,3 +164,27 @@ TestAdaptiveWindow.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+def test_the_budget_grows_at_once_for_the_newest_item_beside_pinned_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by the machine: eleven notes, three pinned items (~1,500 tokens), the adaptive
+    policy, then one more note of ~400 tokens: the budget grows from 1,500 to hold it."""
+    monkeypatch.setattr(sys.modules[__name__], "event", lambda *args: None)  # outside a run
+    machine = AdaptiveWindow()
+    machine.open()
+    try:
+        error, code = TEXTS_BY_KIND["error"], TEXTS_BY_KIND["code"]
+        for _ in range(11):
+            machine.add(("error", error), pin=False)
+        machine.add(("error", error), pin=True)
+        machine.add(("error", error), pin=True)
+        machine.add(("code", code), pin=True)
+        machine.configure("adaptive", "general", 0)
+        machine.within_the_budget()
+        machine.add(("error", error), pin=False)
+        machine.within_the_budget()
+        assert machine.workspace.status().budget > machine.step_from + BASE // 4  # grown
+    finally:
+        machine.teardown()

@@ -62,6 +62,7 @@ class FakeLLM:
         self._behaviour = _Behaviour()
         self._requests: list[RecordedRequest] = []
         self._writing = 0
+        self._answered = 0
         self.reply("A summary of the conversation.")
 
     # -- lifecycle ---------------------------------------------------------
@@ -158,6 +159,13 @@ class FakeLLM:
             return self._writing
 
     @property
+    def answered(self) -> int:
+        """Requests whose delay is over and whose answer has begun (a timeout test proves
+        the client gave up before the endpoint answered)."""
+        with self._lock:
+            return self._answered
+
+    @property
     def requests(self) -> list[RecordedRequest]:
         """Requests received so far (a copy)."""
         with self._lock:
@@ -172,6 +180,10 @@ class FakeLLM:
 
     def _sleep(self, seconds: float) -> None:
         self._stopping.wait(seconds)
+
+    def _began_answer(self) -> None:
+        with self._lock:
+            self._answered += 1
 
     def _writing_changed(self, by: int) -> None:
         with self._lock:
@@ -207,6 +219,7 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             behaviour = fake._record(RecordedRequest("POST", self.path, headers, body))
             if behaviour.delay:
                 fake._sleep(behaviour.delay)
+            fake._began_answer()
             payload = behaviour.body
             if behaviour.echo:
                 quoted = "\n".join(f"{k}: {v}" for k, v in self.headers.items())

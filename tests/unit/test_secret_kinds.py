@@ -7,7 +7,6 @@ itself holds none whole.
 from __future__ import annotations
 
 import sysconfig
-import time
 from pathlib import Path
 
 import pytest
@@ -104,9 +103,10 @@ def test_placeholders_and_code_that_reads_a_secret_do_not_warn(text: str) -> Non
     assert secret_warnings(text, "app.py") == []
 
 
-def test_the_standard_library_raises_nothing_and_is_scanned_fast() -> None:
+def test_the_standard_library_raises_nothing() -> None:
     """The false-positive budget: Python's own standard library (31 MB, tests included)
-    raised no warning before these formats were added, and raises none now."""
+    raised no warning before these formats were added, and raises none now (its speed is
+    timed in tests/bench/bench_bounds.py)."""
     root = Path(sysconfig.get_paths()["stdlib"])
     texts = []
     for path in root.rglob("*.py"):
@@ -117,9 +117,6 @@ def test_the_standard_library_raises_nothing_and_is_scanned_fast() -> None:
         except (OSError, UnicodeDecodeError):
             continue
     size = sum(len(text.encode()) for _, text in texts)
-    started = time.perf_counter()
     flagged = [str(path.relative_to(root)) for path, text in texts if secret_warnings(text, "x")]
-    elapsed = time.perf_counter() - started
     assert flagged == []
     assert size > 10_000_000
-    assert size / elapsed > 4_000_000, f"{size / elapsed / 1e6:.1f} MB/s"  # ~13 MB/s here

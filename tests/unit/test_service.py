@@ -330,36 +330,39 @@ def test_restoring_more_than_fits_keeps_one_archive_row_per_id(root: Path, db: s
     assert ids(service_session) == ["ctx-2"]
 
 
-def test_the_first_add_of_a_fresh_server_holds_the_write_lock_only_briefly(
+def test_the_first_add_of_a_fresh_server_loads_its_tokenizer_before_the_write_lock(
     root: Path, db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Servers of their own share the database: one that loaded its tokenizer inside the
     write transaction held the lock ~0.3 s, and 20 started at once timed each other out
     ("database is locked"). The one-time work comes before the lock."""
-    import time
-
     from contextls.app import tokenizers as bpe
 
     monkeypatch.setattr(bpe, "_LOADED", {})  # as in a fresh process
-    held: list[float] = []
-    real_begin, real_commit = Store.begin, Store.commit
-    taken: list[float] = []
+    events: list[str] = []
+    real_begin, real_commit, real_build = Store.begin, Store.commit, bpe._build
 
     def begin(store: Store, wait: bool = True) -> bool:
         opened = real_begin(store, wait)
         if opened:
-            taken.append(time.perf_counter())
+            events.append("lock")
         return opened
 
     def commit(store: Store) -> None:
         real_commit(store)
-        if taken:
-            held.append(time.perf_counter() - taken.pop())
+        events.append("unlock")
+
+    def build(name: str) -> object:
+        events.append("load tokenizer")
+        return real_build(name)
 
     monkeypatch.setattr(Store, "begin", begin)
     monkeypatch.setattr(Store, "commit", commit)
+    monkeypatch.setattr(bpe, "_build", build)
     session = start(root, db, Editor())
     workspace = session.route()
     workspace.add_text("text", "the first note of a fresh server " * 20)
     workspace.unit_of_work.commit()
-    assert held and max(held) < 0.05, held
+    assert "load tokenizer" in events and "lock" in events, events
+    held = events[events.index("lock") :]
+    assert "load tokenizer" not in held, events  # never loaded while holding the lock

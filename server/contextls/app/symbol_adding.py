@@ -86,7 +86,10 @@ class SymbolAdding(Adding):
         pin: bool = False,
     ) -> AddResult:
         """A symbol an editor found: when the server parses its file too and a definition
-        of that name starts on its first line, the item follows it by its qualified name."""
+        of that name starts on its first line, the item follows it by its qualified name,
+        and so holds the definition as the server finds it again (decorators to its last
+        line): with the editor's own span, the first look at the file would call the item
+        changed though nothing changed."""
         meta = dict(metadata or {})
         try:
             path, rel = self.sources.locate(uri)
@@ -98,6 +101,11 @@ class SymbolAdding(Adding):
         same = [s for s in found if s.name == last and start[0] + 1 in (s.start_line, s.name_line)]
         if len(same) == 1:
             meta[QUALIFIED_NAME] = same[0].display
+            first, final = same[0].lines
+            lines = source.split("\n")
+            start = (first - 1, 0)
+            end = (final, 0) if final < len(lines) else (final - 1, len(lines[final - 1]))
+            text = None  # read from what the server follows: the editor's buffer or the file
         return self.add_region(uri, start, end, text, language, meta, pin, name, kind)
 
     def add_candidate(self, candidate: Candidate) -> AddResult:
