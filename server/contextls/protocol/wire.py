@@ -30,10 +30,16 @@ __all__ = [
     "SearchMode",
     "Task",
     "Wire",
+    "AGENT_CLIENTS",
 ]
 
 STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
 """Environment variable naming the database when the settings do not (the CLI, tests)."""
+
+AGENT_CLIENTS: Final[tuple[str, ...]] = ("contextls-mcp",)
+"""``clientInfo.name`` of the clients that act for an agent rather than a person (the MCP
+server): the server refuses them a file whose name says it holds secrets (SECRET_FILE),
+which a person may still add by naming it."""
 
 
 class Wire(Struct, rename="camel", kw_only=True):
