@@ -9,7 +9,6 @@ the server's core, only :mod:`contextls.protocol`.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -26,7 +25,6 @@ from contextls_client.daemon import DaemonError, wanted
 from contextls_client.messages import ContextlsError, ServerGoneError
 from contextls_client.reports import ErrorDocument, ErrorReport
 from contextls_client.session import Invocation, Place, UnreadableInput, UsageError
-from contextls_client.socket_client import run_blocking
 from contextls_client.targets import TargetError
 
 EXIT_OK: Final = 0
@@ -100,17 +98,15 @@ def _run_retrying_once(invocation: Invocation, console: Console) -> int:
     """Run the command; if the daemon went away under it, start it again and retry once."""
     handler = command_handler(invocation.args.command)
     if not wanted(invocation.place.storage):
-        import asyncio  # a server of its own, spawned and spoken to with asyncio
-
-        return asyncio.run(handler(invocation))
+        return handler(invocation)  # a server of its own: nothing to start again
     try:
-        return run_blocking(handler(invocation))
+        return handler(invocation)
     except ServerGoneError as gone:
         if invocation.args.command == "daemon":
             raise
         console.note(f"{PROGRAM}: the daemon went away ({gone.reason}); starting it again")
         try:
-            return run_blocking(handler(invocation))
+            return handler(invocation)
         except ServerGoneError as again:
             log = log_path(invocation.place.storage)
             raise ServerGoneError(
@@ -163,9 +159,11 @@ def _refused(console: Console, code: int, message: str, data: object = None) -> 
 
 
 def _serve(arguments: list[str]) -> int:
-    """Hand over to the server; imported only now so other commands stay light."""
-    server_cli = importlib.import_module("contextls.daemon.cli")
-    return int(server_cli.main(arguments))
+    """Become the server (``python -m contextls serve``): a client imports only the wire
+    contract, so the server's own entry point runs it, in this process's place (stdin,
+    stdout and the pid an editor holds stay the same)."""
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-P", "-m", "contextls", "serve", *arguments])
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 
@@ -29,11 +29,8 @@ from contextls_client.daemon import (
     wanted,
 )
 from contextls_client.human import eviction_lines
-from contextls_client.messages import ContextlsError, shown_messages
+from contextls_client.messages import CLIENT_NAME, ContextlsError, shown_messages
 from contextls_client.socket_client import DaemonClient
-
-if TYPE_CHECKING:
-    from contextls_client.lsp_client import ContextlsClient
 
 IN_MEMORY: Final = ":memory:"
 ALLOW_ANY_FOLDER_ENV: Final = "CONTEXTLS_ALLOW_ANY_FOLDER"
@@ -107,7 +104,7 @@ def project_root(start: Path) -> Path:
 class Session(msgspec.Struct):
     """A started, initialised client bound to one workspace."""
 
-    client: DaemonClient | ContextlsClient
+    client: DaemonClient
     place: Place
     console: Console
     reported: set[str] = msgspec.field(default_factory=set)
@@ -159,26 +156,21 @@ class Session(msgspec.Struct):
                 self.console.note(f"contextls: warning: {warning}")
 
 
-@contextlib.asynccontextmanager
-async def open_session(
+@contextlib.contextmanager
+def open_session(
     place: Place,
     console: Console,
     config: ConfigStore,
-    client: DaemonClient | ContextlsClient | None = None,
-) -> AsyncIterator[Session]:
+    client: DaemonClient | None = None,
+) -> Iterator[Session]:
     """Reach the daemon (or spawn a server), initialise for ``place``, and end the session."""
     if client is None:
-        if wanted(place.storage):
-            client = await current_daemon(place, console)
-        else:
-            from contextls_client.lsp_client import ContextlsClient
-
-            client = ContextlsClient()
+        client = current_daemon(place, console) if wanted(place.storage) else DaemonClient()
     session = Session(client, place, console)
     try:
-        async with session.client:
-            await session.client.initialize(place.root, place.initialization_options())
-            await _move_settings_into_the_window(session, config)
+        with session.client:
+            session.client.initialize(place.root, place.initialization_options())
+            _move_settings_into_the_window(session, config)
             yield session
     except BaseException:
         # The refusal says what matters; the server's own words for the editors
@@ -188,7 +180,9 @@ async def open_session(
     session.flush_evictions()
 
 
-async def current_daemon(place: Place, console: Console) -> DaemonClient:
+def current_daemon(
+    place: Place, console: Console, client_name: str = CLIENT_NAME
+) -> DaemonClient:
     """A session on the daemon of this database, which runs this contextls's code.
 
     A daemon started before contextls was installed again (upgraded, or the same
@@ -201,12 +195,14 @@ async def current_daemon(place: Place, console: Console) -> DaemonClient:
     from contextls.common.build import build_id
 
     path = daemon_socket(place.storage)
-    client = DaemonClient(path, connected=connect_or_start(place.storage))
-    await client.start()
-    info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
+    client = DaemonClient(
+        path, connected=connect_or_start(place.storage), client_name=client_name
+    )
+    client.start()
+    info = client.server_info = client.call(Requests.SERVER_INFO, ServerInfoParams())
     database = resolve_storage(place.storage)
     if info.storage != database:
-        await client.close()
+        client.close()
         raise DaemonError(
             f"the daemon on {path} serves {info.storage}, not {database}; "
             f"stop it (kill {info.pid}) and try again"
@@ -214,19 +210,20 @@ async def current_daemon(place: Place, console: Console) -> DaemonClient:
     build = build_id()
     if info.build == build:
         return client
-    await client.close()
+    client.close()
     if info.version != __version__:
         why = f"runs contextls {info.version}, this is {__version__}"
     else:
         why = "runs the code contextls had before it was installed again"
     console.note(f"contextls: the daemon (pid {info.pid}) {why}; restarting it")
     stop_daemon(path, info.pid)
-    fresh = DaemonClient(path, connected=connect_or_start(place.storage))
-    await fresh.start()
+    fresh = DaemonClient(path, connected=connect_or_start(place.storage), client_name=client_name)
+    fresh.start()
+    fresh.server_info = fresh.call(Requests.SERVER_INFO, ServerInfoParams())
     return fresh
 
 
-async def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
+def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
     """Settings a development build of the CLI kept in its own file move into the window, once.
 
     Such a build's ``config set`` wrote them to a file and the CLI sent them at
@@ -240,7 +237,7 @@ async def _move_settings_into_the_window(session: Session, config: ConfigStore) 
     if not chosen:
         return
     try:
-        result = await session.client.call(
+        result = session.client.call(
             Requests.CONFIGURE,
             ConfigureParams(
                 workspace=session.workspace, settings=msgspec.convert(chosen, WindowSettingsChange)
@@ -268,7 +265,7 @@ class Invocation(msgspec.Struct):
     console: Console
     config: ConfigStore
 
-    def session(self) -> contextlib.AbstractAsyncContextManager[Session]:
+    def session(self) -> contextlib.AbstractContextManager[Session]:
         """Spawn and initialise a server for this invocation."""
         return open_session(self.place, self.console, self.config)
 

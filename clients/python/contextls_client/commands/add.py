@@ -43,7 +43,7 @@ SKIPS_NAMED: Final = 5
 """Up to this many skipped files are named; more are only counted."""
 
 
-async def run_add(invocation: Invocation) -> int:
+def run_add(invocation: Invocation) -> int:
     """Everything named is added in one session and answered as one ``AddFilesResult``
     (``--json``): files, regions, definitions by name and the map alike; or, when
     nothing could be added, one error document."""
@@ -63,11 +63,11 @@ async def run_add(invocation: Invocation) -> int:
     paths = [text for text in args.targets if not is_symbol_target(text)]
     targets = [file_target(parse_target(text), cwd) for text in paths]
     outcome = AddOutcome()
-    async with invocation.session() as session:
+    with invocation.session() as session:
         if args.map:
-            outcome.take("--map", await add_map(invocation, session))
+            outcome.take("--map", add_map(invocation, session))
         for shown, uri, name in named:
-            outcome.take(shown, await add_symbol(invocation, session, uri, name))
+            outcome.take(shown, add_symbol(invocation, session, uri, name))
         if targets:
             params = AddFilesParams(
                 workspace=session.workspace,
@@ -79,7 +79,7 @@ async def run_add(invocation: Invocation) -> int:
                 outline=args.outline,
             )
             try:
-                result = await session.client.call(Requests.ADD_FILES, params)
+                result = session.client.call(Requests.ADD_FILES, params)
             except ContextlsError as error:
                 if not outcome.added:
                     return _refused(invocation, error)

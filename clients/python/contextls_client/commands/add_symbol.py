@@ -55,7 +55,7 @@ def as_added(result: AddResult) -> AddFilesResult:
     )
 
 
-async def add_symbol(
+def add_symbol(
     invocation: Invocation, session: Session, uri: str | None, name: str
 ) -> AddFilesResult | ContextlsError:
     """Add the definition ``name`` (in the file ``uri``, else anywhere), saying what it did."""
@@ -70,7 +70,7 @@ async def add_symbol(
         workspace=session.workspace,
     )
     try:
-        result = await session.client.call(Requests.ADD_NAMED_SYMBOL, params)
+        result = session.client.call(Requests.ADD_NAMED_SYMBOL, params)
     except ContextlsError as error:
         _refused(invocation, error, name)
         return error
@@ -107,14 +107,14 @@ def _refused(invocation: Invocation, error: ContextlsError, name: str) -> None:
         console.note(f"  … and {len(found) - LISTED} more")
 
 
-async def add_map(invocation: Invocation, session: Session) -> AddFilesResult | ContextlsError:
+def add_map(invocation: Invocation, session: Session) -> AddFilesResult | ContextlsError:
     args = invocation.args
     console = invocation.console
     params = AddMapParams(
         workspace=session.workspace, query=args.query, tokens=args.map_tokens, pin=args.pin
     )
     try:
-        result = await session.client.call(Requests.ADD_MAP, params)
+        result = session.client.call(Requests.ADD_MAP, params)
     except ContextlsError as error:
         console.note(f"contextls: {error.message}")
         return error

@@ -23,16 +23,16 @@ WAIT_POLL_SECONDS: Final = 0.5
 BOLD: Final = ("\x1b[1m", "\x1b[0m")
 
 
-async def run_search(invocation: Invocation) -> int:
+def run_search(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     query = " ".join(args.query).strip()
     if not query:
         raise UsageError("give words to search for: contextls search WORDS")
-    async with invocation.session() as session:
+    with invocation.session() as session:
         if args.wait:
-            await _wait_for_embeddings(invocation, session)
-        result = await session.client.call(
+            _wait_for_embeddings(invocation, session)
+        result = session.client.call(
             Requests.SEARCH,
             SearchParams(
                 workspace=session.workspace,
@@ -114,13 +114,13 @@ def _snippet(hit: SearchHit, styled: bool) -> str:
     return text + ("…" if cut else "")
 
 
-async def _wait_for_embeddings(invocation: Invocation, session: Session) -> None:
+def _wait_for_embeddings(invocation: Invocation, session: Session) -> None:
     """Until every item of the workspace has its vectors (or search by meaning is off),
     saying on stderr how many are left."""
     console = invocation.console
     shown = False
     while True:
-        status = await session.client.call(
+        status = session.client.call(
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
         semantic = status.semantic
@@ -145,12 +145,12 @@ def _left_to_embed(semantic: SemanticStatus | None) -> int:
     return semantic.pending + semantic.window_pending
 
 
-async def run_restore(invocation: Invocation) -> int:
+def run_restore(invocation: Invocation) -> int:
     args = invocation.args
     ids = item_ids(args.ids)
     console = invocation.console
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.RESTORE, RestoreParams(workspace=session.workspace, ids=ids, pin=args.pin)
         )
         console.out(*(f"{asked} was merged into {now}" for asked, now in result.merged.items()))

@@ -22,7 +22,7 @@ from contextls_client.socket_client import DaemonClient
 STOP_TIMEOUT = 10.0
 
 
-async def run_daemon(invocation: Invocation) -> int:
+def run_daemon(invocation: Invocation) -> int:
     action = invocation.args.daemon_action or "status"
     storage = invocation.place.storage
     if storage == ":memory:":
@@ -43,7 +43,7 @@ async def run_daemon(invocation: Invocation) -> int:
         )
 
     if action == "start":
-        info = await server_info(path, connect_or_start(storage))
+        info = server_info(path, connect_or_start(storage))
         console.json(report(info))
         console.out(f"the daemon runs (pid {info.pid}), serving {info.storage}")
         return 0
@@ -56,7 +56,7 @@ async def run_daemon(invocation: Invocation) -> int:
             f"and log to {log}",
         )
         return 1 if action == "status" else 0
-    info = await server_info(path, connected)
+    info = server_info(path, connected)
     if action == "stop":
         stop_daemon(path, info.pid, STOP_TIMEOUT)
         console.json(report(info, stopped=True))
@@ -67,13 +67,13 @@ async def run_daemon(invocation: Invocation) -> int:
     return 0
 
 
-async def server_info(path: Path, connected: socket.socket | None = None) -> ServerInfo:
+def server_info(path: Path, connected: socket.socket | None = None) -> ServerInfo:
     client = DaemonClient(path, request_timeout=10.0, connected=connected)
-    await client.start()
+    client.start()
     try:
-        return await client.call(Requests.SERVER_INFO, ServerInfoParams())
+        return client.call(Requests.SERVER_INFO, ServerInfoParams())
     finally:
-        await client.close()
+        client.close()
 
 
 def _status_lines(info: ServerInfo) -> list[str]:

@@ -28,14 +28,14 @@ from contextls_client.targets import AddTarget
 STDIN = "-"
 
 
-async def run_add_text(invocation: Invocation) -> int:
+def run_add_text(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     content = _text_argument_or_stdin(args.text, console.note)
     if not content.strip():
         raise UsageError("nothing to add: the text is empty")
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.ADD_TEXT,
             AddTextParams(
                 workspace=session.workspace,
@@ -53,7 +53,7 @@ async def run_add_text(invocation: Invocation) -> int:
     return 0
 
 
-async def run_tokens(invocation: Invocation) -> int:
+def run_tokens(invocation: Invocation) -> int:
     """Count stdin (``-``) and the workspace's files, folders and globs, in one request.
 
     The server reads the files as ``add`` would: a file outside the workspace, a named
@@ -65,8 +65,8 @@ async def run_tokens(invocation: Invocation) -> int:
     cwd = Path.cwd()
     text = _read_stdin(console.note) if STDIN in args.sources else ""
     targets = [file_target(AddTarget(source), cwd) for source in args.sources if source != STDIN]
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.COUNT_TOKENS,
             CountTokensParams(
                 workspace=session.workspace,

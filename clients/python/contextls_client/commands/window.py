@@ -34,15 +34,15 @@ LABEL_COLUMN = 2
 _ID_WORDS: Final = re.compile(r"\bctx-[0-9]+\b")
 
 
-async def run_ls(invocation: Invocation) -> int:
+def run_ls(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
-    async with invocation.session() as session:
-        listing = await session.client.call(
+    with invocation.session() as session:
+        listing = session.client.call(
             Requests.LIST,
             ListParams(workspace=session.workspace, kinds=args.kind, limit=args.limit),
         )
-        status = await session.client.call(
+        status = session.client.call(
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(listing)
@@ -67,13 +67,13 @@ async def run_ls(invocation: Invocation) -> int:
     return 0
 
 
-async def run_show(invocation: Invocation) -> int:
+def run_show(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     if args.auto and not args.query:
         raise UsageError("--auto needs --query: say what the archived items should be about")
-    async with invocation.session() as session:
-        rendered = await session.client.call(
+    with invocation.session() as session:
+        rendered = session.client.call(
             Requests.RENDER,
             RenderParams(
                 workspace=session.workspace,
@@ -120,10 +120,10 @@ async def run_show(invocation: Invocation) -> int:
     return 0
 
 
-async def run_status(invocation: Invocation) -> int:
+def run_status(invocation: Invocation) -> int:
     console = invocation.console
-    async with invocation.session() as session:
-        status = await session.client.call(
+    with invocation.session() as session:
+        status = session.client.call(
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(status)
@@ -132,11 +132,11 @@ async def run_status(invocation: Invocation) -> int:
     return 0
 
 
-async def run_rm(invocation: Invocation) -> int:
+def run_rm(invocation: Invocation) -> int:
     console = invocation.console
-    async with invocation.session() as session:
-        ids = await targets(session, invocation.args.ids)
-        result = await session.client.call(
+    with invocation.session() as session:
+        ids = targets(session, invocation.args.ids)
+        result = session.client.call(
             Requests.REMOVE, RemoveParams(workspace=session.workspace, ids=ids)
         )
     console.json(result)
@@ -145,12 +145,12 @@ async def run_rm(invocation: Invocation) -> int:
     return 0
 
 
-async def run_refresh(invocation: Invocation) -> int:
+def run_refresh(invocation: Invocation) -> int:
     """Read stale items (or the ones named) again from their files."""
     console = invocation.console
-    async with invocation.session() as session:
-        ids = await targets(session, invocation.args.ids) if invocation.args.ids else None
-        result = await session.client.call(
+    with invocation.session() as session:
+        ids = targets(session, invocation.args.ids) if invocation.args.ids else None
+        result = session.client.call(
             Requests.REFRESH, RefreshParams(workspace=session.workspace, ids=ids)
         )
         session.evicted(result.evicted)
@@ -162,21 +162,21 @@ async def run_refresh(invocation: Invocation) -> int:
     return 0
 
 
-async def run_pin(invocation: Invocation) -> int:
-    return await _set_pinned(invocation, pinned=True)
+def run_pin(invocation: Invocation) -> int:
+    return _set_pinned(invocation, pinned=True)
 
 
-async def run_unpin(invocation: Invocation) -> int:
-    return await _set_pinned(invocation, pinned=False)
+def run_unpin(invocation: Invocation) -> int:
+    return _set_pinned(invocation, pinned=False)
 
 
-async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
+def _set_pinned(invocation: Invocation, pinned: bool) -> int:
     console = invocation.console
     verb = "pinned" if pinned else "unpinned"
     results = []
-    async with invocation.session() as session:
-        for target in await targets(session, invocation.args.ids):
-            result = await session.client.call(
+    with invocation.session() as session:
+        for target in targets(session, invocation.args.ids):
+            result = session.client.call(
                 Requests.PIN, PinParams(workspace=session.workspace, id=target, pin=pinned)
             )
             results.append(result)
@@ -198,11 +198,11 @@ def merged_lines(merged: dict[str, str]) -> list[str]:
     return [f"{asked} was merged into {now}" for asked, now in merged.items()]
 
 
-async def run_clear(invocation: Invocation) -> int:
+def run_clear(invocation: Invocation) -> int:
     keep_pinned: bool = invocation.args.keep_pinned
     console = invocation.console
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.CLEAR, ClearParams(workspace=session.workspace, keep_pinned=keep_pinned)
         )
     console.json(result)

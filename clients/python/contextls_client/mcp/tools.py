@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from contextls.core.secrets import is_secret_path
 from contextls.protocol import (
     AddFileParams,
     AddFilesParams,
@@ -32,7 +31,7 @@ from contextls.protocol import (
     SearchParams,
     StatusParams,
 )
-from contextls_client.human import item_line, plural, semantic_line
+from contextls_client.human import item_line, plural, semantic_line, window_line
 from contextls_client.mcp.arguments import (
     AddFileArguments,
     AddRegionArguments,
@@ -61,7 +60,6 @@ from contextls_client.mcp.words import (
     evicted_lines,
     item_entry,
     named,
-    window_line,
 )
 
 GLOB_CHARACTERS: Final = frozenset("*?[")
@@ -144,12 +142,6 @@ async def add_file(link: DaemonLink, args: AddFileArguments) -> str:
     absolute = workspace_file(link, args.path)
     if absolute.is_dir():
         return await _add_many(link, args, FileTarget(uri=absolute.as_uri()))
-    if is_secret_path(absolute):
-        raise Refusal(
-            f"{cut(args.path)} looks like a file that holds secrets (keys, tokens, passwords); "
-            "it is not added through MCP. The person can add it by name with `contextls add` "
-            "if they mean to"
-        )
     result = await link.call(
         Requests.ADD_FILE,
         AddFileParams(workspace=link.workspace, uri=absolute.as_uri(), pin=args.pin),
