@@ -72,7 +72,7 @@ def test_each_handshake_version_is_answered_once_and_as_the_sdk_would(
     assert result["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
     assert result["serverInfo"]["name"] == "contextls"
     assert "differs" not in log, log
-    assert len(answers[1]["result"]["tools"]) == 13
+    assert len(answers[1]["result"]["tools"]) == 16
 
 
 def test_a_2026_version_in_initialize_gets_the_latest_handshake(project: Cli) -> None:

@@ -48,8 +48,13 @@ from contextls_client.mcp.link import DaemonLink
 from contextls_client.mcp.structure_tools import (
     AddMapArguments,
     AddSymbolArguments,
+    ModelArguments,
+    ViewArguments,
     add_map,
     add_symbol,
+    expand,
+    model,
+    outline,
     split_name,
 )
 from contextls_client.mcp.words import (
@@ -335,6 +340,33 @@ TOOLS: Final = (
         AddMapArguments,
         CHANGES,
         add_map,
+    ),
+    Tool(
+        "expand",
+        "Show items whole",
+        "Show items that are outlines (signatures without bodies, as the window shrinks "
+        "files when it needs room, or as they were added) whole again.",
+        ViewArguments,
+        CHANGES,
+        expand,
+    ),
+    Tool(
+        "outline",
+        "Show items as outlines",
+        "Show files (and classes added by name) as their outlines: signatures and the "
+        "first line of each docstring, without bodies; expand shows them whole again.",
+        ViewArguments,
+        CHANGES,
+        outline,
+    ),
+    Tool(
+        "model",
+        "The window's model",
+        "Read or set the model the window is for: its budget and every count are in that "
+        "model's tokens, for every client of this workspace.",
+        ModelArguments,
+        Hints(read_only=False, idempotent=True),
+        model,
     ),
     Tool(
         "add_text",
