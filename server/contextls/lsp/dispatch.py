@@ -3,12 +3,15 @@
 Measured here, pygls' ``handle_message`` route costs a custom request more
 than the work behind it: a future and a done-callback per request, cattrs
 unstructuring a result that is already made of builtins, ``json.dumps``. So
-the ``contextls/*`` requests with a synchronous handler are answered here:
-params as the decoded dict, the result (a msgspec Struct) encoded by msgspec
-straight into the outbox. Everything else (the LSP lifecycle, document sync,
-workspace events, ``$/cancelRequest``, the asynchronous
-``prepareConversation``, responses to our own requests) goes to pygls'
-``structure_message``/``handle_message``, typed by lsprotocol.
+every ``contextls/*`` request is answered here: params as the decoded dict, the
+result (a msgspec Struct) encoded by msgspec straight into the outbox. A handler
+that works off the event loop (a map, an outline, a count of a large text) returns
+an awaitable: it runs as a task, other requests are answered meanwhile, and its
+answer leaves when it is done (after the commit of what it changed). Such a task
+ends with a -32800 error when the client cancels it (``$/cancelRequest``) or goes
+away. Everything else (the LSP lifecycle, document sync, workspace events,
+responses to our own requests) goes to pygls' ``structure_message``/
+``handle_message``, typed by lsprotocol.
 
 Unlike pygls' loop the dispatcher also answers what it cannot read: a body
 that is not JSON gets -32700, a request that is not a JSON-RPC object -32600,
@@ -18,14 +21,16 @@ naming the field, instead of being dropped without a reply.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import cattrs
 import msgspec
-from lsprotocol.types import METHOD_TO_TYPES, ErrorCodes
+from lsprotocol.types import METHOD_TO_TYPES, ErrorCodes, LSPErrorCodes
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol
 
@@ -40,12 +45,18 @@ NOTIFICATION_METHODS = frozenset(
 log = logging.getLogger(__name__)
 
 DirectHandler = Callable[[Any], Any]
-"""Raw params in, a msgspec-encodable result out; failures raise JsonRpcException."""
+"""Raw params in, a msgspec-encodable result (or an awaitable of one) out; failures
+raise JsonRpcException."""
 
 INVALID_REQUEST = int(ErrorCodes.InvalidRequest)
 INTERNAL_ERROR = int(ErrorCodes.InternalError)
 PARSE_ERROR = int(ErrorCodes.ParseError)
 INVALID_PARAMS = int(ErrorCodes.InvalidParams)
+REQUEST_CANCELLED = int(LSPErrorCodes.RequestCancelled)
+CANCEL = "$/cancelRequest"
+_SYSTEM_EXITS = (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)
+"""BaseExceptions that mean the process or the task ends; any other (a native library's
+panic, ``pyo3_runtime.PanicException``) becomes an error answer."""
 
 
 class Dispatcher:
@@ -65,6 +76,8 @@ class Dispatcher:
         """Counts changes; an answer given while it grew waits for their commit."""
         self._decoder = msgspec.json.Decoder()
         self._initialized = False
+        self.running: dict[int | str, asyncio.Task[None]] = {}
+        """Requests answered by a task, by id: what ``$/cancelRequest`` can stop."""
 
     def __call__(self, body: bytes) -> None:
         try:
@@ -91,6 +104,8 @@ class Dispatcher:
             )
             return
         is_request = "id" in data and method is not None
+        if method == CANCEL and not is_request and self._cancel(data.get("params")):
+            return
         if is_request:
             msg_id = data["id"]
             if _valid_id(msg_id) is None:
@@ -132,12 +147,62 @@ class Dispatcher:
     def _answer(self, msg_id: Any, handle: DirectHandler, params: Any) -> None:
         try:
             result = handle(params)
+            if inspect.isawaitable(result):
+                self._start(msg_id, result)
+                return
             self.outbox.respond(msg_id, result, waits_for_commit=self.uncommitted())
         except JsonRpcException as error:
             self.outbox.error(msg_id, error.code, error.message, error.data)
-        except Exception as error:  # the handlers map every error; this is a last resort
-            log.exception("request %r failed", msg_id)
-            self.outbox.error(msg_id, INTERNAL_ERROR, f"internal error: {type(error).__name__}")
+        except _SYSTEM_EXITS:
+            raise
+        except BaseException as error:  # the handlers map every error; this is a last resort
+            self._failed(msg_id, error)
+
+    def _start(self, msg_id: int | str, work: Awaitable[Any]) -> None:
+        if msg_id in self.running:
+            close = getattr(work, "close", None)
+            if close is not None:
+                close()  # never awaited: the coroutine is dropped, not left pending
+            self.outbox.error(
+                msg_id, INVALID_REQUEST, f"invalid request: request {msg_id!r} is still running"
+            )
+            return
+        self.running[msg_id] = asyncio.ensure_future(self._finish(msg_id, work))
+
+    async def _finish(self, msg_id: int | str, work: Awaitable[Any]) -> None:
+        try:
+            result = await work
+        except JsonRpcException as error:
+            self.outbox.error(msg_id, error.code, error.message, error.data)
+        except asyncio.CancelledError:
+            self.outbox.error(msg_id, REQUEST_CANCELLED, "the request was cancelled")
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException as error:
+            self._failed(msg_id, error)
+        else:
+            self.outbox.respond(msg_id, result, waits_for_commit=self.uncommitted())
+        finally:
+            self.running.pop(msg_id, None)
+
+    def _failed(self, msg_id: Any, error: BaseException) -> None:
+        log.error("request %r failed", msg_id, exc_info=error)
+        self.outbox.error(msg_id, INTERNAL_ERROR, f"internal error: {type(error).__name__}")
+
+    def _cancel(self, params: Any) -> bool:
+        """Stop the task answering ``params.id``; False when no task of ours has it
+        (pygls' own requests, or one already answered)."""
+        msg_id = params.get("id") if isinstance(params, dict) else None
+        task = self.running.get(msg_id) if isinstance(msg_id, int | str) else None
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    def cancel_all(self) -> None:
+        """The client went away: nobody waits for what its tasks would answer."""
+        for task in list(self.running.values()):
+            task.cancel()
 
     def _through_pygls(self, data: dict[str, Any], method: Any, is_request: bool) -> None:
         try:

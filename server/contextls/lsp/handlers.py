@@ -120,7 +120,9 @@ def _request(
     def handler(raw: Any) -> msgspec.Struct:
         try:
             result = handle(server, decode_params(raw, params_type))
-        except Exception as error:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # a native library's panic is an answer too
             raise to_jsonrpc(error) from error
         if isinstance(result, p.AddResult | p.AddFilesResult):
             for warning in result.warnings:  # editors show it even if they ignore the field
@@ -133,16 +135,30 @@ def _async_request(
     request: p.Request[Any, Any],
     handle: Callable[[ContextServer, Any], Awaitable[msgspec.Struct]],
 ) -> None:
+    """A request whose work waits off the event loop: answered by a task of the
+    dispatcher's, so other requests (other clients') are answered meanwhile."""
     params_type = request.params
 
-    async def handler(ls: ContextServer, raw: Any) -> Any:
+    @server.request(request.method)
+    def handler(raw: Any) -> Awaitable[msgspec.Struct]:
         try:
             params = decode_params(raw, params_type)
-            return msgspec.to_builtins(await handle(ls, params))
         except Exception as error:
             raise to_jsonrpc(error) from error
+        return _answered(server, handle(server, params))
 
-    server.feature(request.method)(handler)
+
+async def _answered(server: ContextServer, work: Awaitable[msgspec.Struct]) -> msgspec.Struct:
+    try:
+        result = await work
+    except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # a native library's panic is an answer too
+        raise to_jsonrpc(error) from error
+    if isinstance(result, p.AddResult | p.AddFilesResult):
+        for warning in result.warnings:  # editors show it even if they ignore the field
+            server.warn(warning)
+    return result
 
 
 def _start_end(range_: p.Range) -> tuple[tuple[int, int], tuple[int, int]]:

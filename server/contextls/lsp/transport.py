@@ -47,7 +47,8 @@ class FrameProtocol(asyncio.Protocol):
         self._writes_back = writes_back
         self._transport: asyncio.WriteTransport | None = None
         self._outbox = server.outbox
-        self._frames = FrameReader(_dispatcher(server), server.outbox)
+        self._dispatch = _dispatcher(server)
+        self._frames = FrameReader(self._dispatch, server.outbox)
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved at the end of input (an IncompleteReadError if it ends inside a frame)."""
 
@@ -82,6 +83,7 @@ class FrameProtocol(asyncio.Protocol):
         self._finish()
 
     def _finish(self) -> None:
+        self._dispatch.cancel_all()  # nobody is left to answer
         if self.done.done():
             return
         if self._frames.inside_a_message:

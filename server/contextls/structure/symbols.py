@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
-from contextls.structure import elisp
+from contextls.structure import budget, elisp
 from contextls.structure.languages import SPECS, Unsupported
 from contextls.structure.model import CONTAINERS, Fold, Symbol
 from contextls.structure.parse import matches, parse
@@ -37,6 +37,7 @@ def symbols(text: str, language: str) -> list[Symbol]:
     if language not in SPECS:
         raise Unsupported(f"no grammar for {language} here")
     source = text.encode()
+    budget.check(source)
     tree = parse(source, language)
     found: dict[tuple[int, int], tuple[int, Symbol, int, int]] = {}
     wrappers = WRAPPERS[language]
