@@ -7,6 +7,7 @@ from typing import Annotated, Any, Final, Literal, get_args
 from msgspec import Meta, Struct
 
 __all__ = [
+    "AGENT_CLIENTS",
     "ENCODINGS",
     "ITEM_KINDS",
     "RANGED_KINDS",
@@ -30,7 +31,6 @@ __all__ = [
     "SearchMode",
     "Task",
     "Wire",
-    "AGENT_CLIENTS",
 ]
 
 STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
