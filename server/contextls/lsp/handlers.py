@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
-from urllib.parse import unquote
 
 import msgspec
 from lsprotocol import types as lsp
@@ -28,8 +27,8 @@ from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
 from contextls.core.errors import ContextError
-from contextls.core.secret_paths import is_secret_path
 from contextls.lsp import structure_handlers
+from contextls.lsp.agents import refuse_secrets_to_agents
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
@@ -177,7 +176,7 @@ def _symbol_kind(kind: str | int | None) -> str | int | None:
 
 @handles(p.Requests.ADD_REGION)
 def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
-    _not_secrets_for_agents(ls, params.uri)
+    refuse_secrets_to_agents(ls.session.client, params.uri)
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
     return workspace.add_region(
@@ -204,25 +203,12 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
 
 @handles(p.Requests.ADD_FILE)
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
-    _not_secrets_for_agents(ls, params.uri)
+    refuse_secrets_to_agents(ls.session.client, params.uri)
     workspace = ls.session.route(params.workspace, params.uri)
     if params.outline:
         whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
         return workspace.add_candidate(workspace.outlined_candidate(whole))
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
-
-
-def _not_secrets_for_agents(ls: ContextServer, uri: str) -> None:
-    """An agent may not add a file whose name says it holds credentials; its person may.
-    Decided here, for every agent's client, rather than in each of them."""
-    name = unquote(uri.rpartition("/")[2])
-    if ls.session.client in p.AGENT_CLIENTS and is_secret_path(name):
-        raise ContextError(
-            f"{name} looks like a file that holds secrets (keys, tokens, "
-            "passwords); it is not added for an agent. The person can add it by name with "
-            "`contextls add` if they mean to",
-            p.ErrorCode.SECRET_FILE,
-        )
 
 
 @handles(p.Requests.ADD_FILES)
