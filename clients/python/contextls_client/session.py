@@ -16,7 +16,6 @@ from contextls.protocol import (
     ConfigureParams,
     ContextItem,
     Requests,
-    ServerInfoParams,
     WindowSettingsChange,
 )
 from contextls_client.config_store import ConfigError, ConfigStore
@@ -181,7 +180,7 @@ def open_session(
 
 
 def current_daemon(
-    place: Place, console: Console, client_name: str = CLIENT_NAME
+    place: Place, console: Console, client_name: str = CLIENT_NAME, session: bool = True
 ) -> DaemonClient:
     """A session on the daemon of this database, which runs this contextls's code.
 
@@ -199,7 +198,8 @@ def current_daemon(
         path, connected=connect_or_start(place.storage), client_name=client_name
     )
     client.start()
-    info = client.server_info = client.call(Requests.SERVER_INFO, ServerInfoParams())
+    root, options = (place.root, place.initialization_options()) if session else (None, None)
+    info = client.hello(root, options)
     database = resolve_storage(place.storage)
     if info.storage != database:
         client.close()
@@ -219,7 +219,7 @@ def current_daemon(
     stop_daemon(path, info.pid)
     fresh = DaemonClient(path, connected=connect_or_start(place.storage), client_name=client_name)
     fresh.start()
-    fresh.server_info = fresh.call(Requests.SERVER_INFO, ServerInfoParams())
+    fresh.hello(root, options)
     return fresh
 
 

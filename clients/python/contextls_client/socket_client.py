@@ -10,18 +10,25 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import subprocess
 import sys
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Final, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
 from contextls.common.places import peer_uid
-from contextls.protocol import DidEvictParams, Request, ServerInfo, Status, Wire
+from contextls.protocol import (
+    DidEvictParams,
+    Request,
+    Requests,
+    ServerInfo,
+    ServerInfoParams,
+    Status,
+    Wire,
+)
 from contextls_client.messages import (
     CLIENT_NAME,
     ContextlsError,
@@ -29,6 +36,9 @@ from contextls_client.messages import (
     ServerGoneError,
 )
 from contextls_client.rpc import Answer, Connection
+
+if TYPE_CHECKING:
+    from subprocess import Popen
 
 ResultT = TypeVar("ResultT")
 P = TypeVar("P", bound=Wire)
@@ -59,10 +69,11 @@ class DaemonClient:
         self.rpc = Connection(client_name)
         self.server_info: ServerInfo | None = None
         """What the daemon said of itself, when asked (``session.current_daemon``)."""
+        self._initializing: int | None = None
         self.server_capabilities: dict[str, Any] = {}
         self._connected = connected
         self._sock: socket.socket | None = None
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: Popen[bytes] | None = None
         self._answers: deque[Answer] = deque()
 
     @property
@@ -94,6 +105,8 @@ class DaemonClient:
         self._sock = sock
 
     def _spawn(self) -> None:
+        import subprocess  # only for a server of its own: ~10 ms a warm command never pays
+
         try:
             self._process = subprocess.Popen(
                 self.command,
@@ -106,13 +119,30 @@ class DaemonClient:
                 f"cannot start the server {list(self.command)}: {error}"
             ) from error
 
+    def hello(
+        self, root: str | os.PathLike[str] | None, options: Mapping[str, Any] | None = None
+    ) -> ServerInfo:
+        """Ask what the daemon runs and, with ``root``, open the session on that folder, in
+        one write: one round trip. Opening a session changes nothing, so it may go out
+        before the answer says whether this daemon is the one to use."""
+        asked = self.rpc.request(Requests.SERVER_INFO.method, ServerInfoParams())
+        if root is not None:
+            self._initializing = self.rpc.initialize(root, options or {})
+            self.rpc.notify("initialized", {})
+        info = self._wait(asked, "serverInfo").decode(ServerInfo, "serverInfo")
+        self.server_info = info
+        return info
+
     def initialize(
         self, root: str | os.PathLike[str], options: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        answer = self._wait(self.rpc.initialize(root, options or {}), "initialize")
-        result = answer.decode(dict[str, Any], "initialize")
+        """Open the session on ``root`` (or wait for the answer ``hello`` asked for)."""
+        sent, self._initializing = self._initializing, None
+        if sent is None:
+            sent = self.rpc.initialize(root, options or {})
+            self.rpc.notify("initialized", {})
+        result = self._wait(sent, "initialize").decode(dict[str, Any], "initialize")
         self.server_capabilities = result.get("capabilities", {})
-        self.rpc.notify("initialized", {})
         return self.server_capabilities
 
     def detach(self) -> socket.socket:
@@ -128,14 +158,15 @@ class DaemonClient:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
-        process, self._process = self._process, None
+        process = self._process
         if process is not None:
-            try:
-                self.rpc.request("shutdown", None)
+            import subprocess
+
+            with contextlib.suppress(ServerGoneError, ContextlsError):
+                self._wait(self.rpc.request("shutdown", None), "shutdown")
                 self.rpc.notify("exit", None)
                 self._flush()
-            except ServerGoneError:
-                pass
+            self._process = None
             assert process.stdin is not None
             process.stdin.close()
             try:
@@ -161,11 +192,22 @@ class DaemonClient:
         self.close()
 
     def finish(self) -> None:
-        """Make sure every notification the server sent before now has been read: one
-        round trip whose answer comes after them (the CLI reports evictions from them)."""
-        if self._sock is not None or self._process is not None:
-            with contextlib.suppress(ServerGoneError, ContextlsError):
-                self._wait(self.rpc.request("shutdown", None), "shutdown")
+        """Read the notifications the server sent with its last answer (the CLI reports
+        evictions from them). The daemon writes a turn's answers and the notifications of
+        its commit in one write, after the commit: they are here already, and the session
+        needs no ``shutdown`` round trip (closing the connection ends it). A server of its
+        own is told ``shutdown`` in ``close``, whose answer comes after everything."""
+        sock = self._sock
+        if sock is None:
+            return
+        sock.setblocking(False)
+        try:
+            while data := sock.recv(READ_CHUNK):
+                self._answers.extend(self.rpc.receive(data))
+        except (BlockingIOError, InterruptedError, ServerGoneError, OSError):
+            pass
+        finally:
+            sock.settimeout(self.request_timeout)
 
     # ------------------------------------------------------------------ messages
 

@@ -55,7 +55,7 @@ MCP_CLIENT: Final = AGENT_CLIENTS[0]
 def reach(place: Place) -> DaemonClient:
     """Reach the daemon of ``place``'s database (starting or restarting it), in a thread:
     the connection the session then goes on on."""
-    return current_daemon(place, Console(json_mode=False), client_name=MCP_CLIENT)
+    return current_daemon(place, Console(json_mode=False), client_name=MCP_CLIENT, session=False)
 
 
 class DaemonLink:
