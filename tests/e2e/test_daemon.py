@@ -24,6 +24,7 @@ import pytest
 
 from contextls.common.places import NotPrivate, private_dir
 from contextls.protocol import ServerInfo, Status
+from contextls_client.reports import DaemonReport
 
 from ..cli.conftest import find_executable
 from .conftest import TIMEOUT, Session, open_session, stop
@@ -57,9 +58,11 @@ def contextls(
 
 
 def daemon_info(env: dict[str, str], cwd: Path) -> ServerInfo:
-    return msgspec.json.decode(
-        contextls(env, cwd, "daemon", "status", "--json").stdout, type=ServerInfo
+    report = msgspec.json.decode(
+        contextls(env, cwd, "daemon", "status", "--json").stdout, type=DaemonReport
     )
+    assert report.running and report.server is not None
+    return report.server
 
 
 @pytest.fixture
