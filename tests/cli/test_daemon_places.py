@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from contextls import __version__
-from contextls.common import places
+from contextls.common import places, runtime
 
 from .conftest import Cli
 
@@ -185,7 +185,7 @@ def test_without_xdg_runtime_dir_the_login_sessions_dir_is_used(
     monkeypatch.delenv(places.RUNTIME_DIR_ENV, raising=False)
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     base = Path(tempfile.mkdtemp(prefix="run-"))
-    monkeypatch.setattr(places, "LOGIN_RUNTIME_BASE", base)
+    monkeypatch.setattr(runtime, "LOGIN_RUNTIME_BASE", str(base))
     session = base / str(os.getuid())
     try:
         session.mkdir(mode=0o700)

@@ -1,7 +1,8 @@
 """How many times a warm command waits on the daemon: counted on the wire, by a relay
-put in the daemon's place on its socket. The first round trip asks what the daemon runs
-and opens the session in one write; then each request is one; closing ends the session
-(no ``shutdown``)."""
+put in the daemon's place on its socket. A command that reads (status, ls, show) sends
+everything in one write; one that changes the window waits once to open the session
+(what the daemon runs, and the session's opening, in one write) and once per request.
+Closing ends the session (no ``shutdown``)."""
 
 from __future__ import annotations
 
@@ -85,10 +86,16 @@ def client_turns(relay: Relay) -> list[int]:
 def test_a_warm_command_waits_once_to_open_and_once_per_request(cli: Cli, relay: Relay) -> None:
     cli.write("a.py", "x = 1\n")
     cli("status")
-    assert client_turns(relay) == [2]
+    assert client_turns(relay) == [1]
     relay.turns.clear()
     cli("add", "a.py")
     assert client_turns(relay) == [2]
     relay.turns.clear()
     assert "ctx-1" in cli("ls").stdout
-    assert client_turns(relay) == [3]  # the list, then the status under it
+    assert client_turns(relay) == [1]  # the list and the status under it, with the opening
+    relay.turns.clear()
+    cli("pin", "ctx-1")
+    assert client_turns(relay) == [2]
+    relay.turns.clear()
+    cli("pin", "a.py")
+    assert client_turns(relay) == [3]  # the list the path is looked up in, then the pin

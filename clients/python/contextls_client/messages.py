@@ -7,16 +7,16 @@ Light on purpose: the daemon path of every CLI command imports it, never asyncio
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
 from contextls.protocol import ErrorCode
+from contextls_client.names import CLIENT_NAME as CLIENT_NAME
+from contextls_client.names import JSONRPC_VERSION as JSONRPC_VERSION
 
 ResultT = TypeVar("ResultT")
 
-CLIENT_NAME: Final = "contextls-cli"
-JSONRPC_VERSION: Final = "2.0"
 
 
 class ContextlsError(Exception):

@@ -29,6 +29,7 @@ from contextls_client.daemon import (
 )
 from contextls_client.human import eviction_lines
 from contextls_client.messages import CLIENT_NAME, ContextlsError, shown_messages
+from contextls_client.project import project_root
 from contextls_client.socket_client import DaemonClient
 
 IN_MEMORY: Final = ":memory:"
@@ -61,7 +62,7 @@ class Place(msgspec.Struct, frozen=True):
         if workspace:
             root = Path(workspace).expanduser().resolve()
         else:
-            root = project_root(Path.cwd().resolve())
+            root = Path(project_root(str(Path.cwd().resolve())))
         if not root.is_dir():
             raise UsageError(f"workspace {root} is not a directory")
         chosen = storage if storage is not None else os.environ.get(STORAGE_ENV) or None
@@ -76,28 +77,6 @@ class Place(msgspec.Struct, frozen=True):
         if os.environ.get(ALLOW_ANY_FOLDER_ENV, "") not in ("", "0"):
             options["allowAnyFolder"] = True
         return options
-
-
-MARKER: Final = ".contextls"
-"""A file or directory that makes its folder a workspace (for a project without git, or
-a part of a repository that should have a window of its own)."""
-
-
-def project_root(start: Path) -> Path:
-    """The workspace of a command run in ``start``: the nearest folder holding a
-    ``.contextls`` marker, else the nearest holding ``.git`` (the repository's root),
-    else ``start`` itself. The search stops below your home directory and ``/``,
-    which are never workspaces (a dotfiles repository in ~ does not make ~ one)."""
-    home = Path.home().resolve()
-    git_root: Path | None = None
-    for folder in (start, *start.parents):
-        if folder in (home, Path(folder.anchor)):
-            break
-        if (folder / MARKER).exists():
-            return folder
-        if git_root is None and (folder / ".git").exists():
-            git_root = folder
-    return git_root or start
 
 
 class Session(msgspec.Struct):

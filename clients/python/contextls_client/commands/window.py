@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import shutil
-from typing import Final
 
 from contextls.common.places import resolve_storage
 from contextls.protocol import (
@@ -19,19 +17,15 @@ from contextls.protocol import (
 )
 from contextls_client.commands._ids import targets
 from contextls_client.human import (
-    count,
-    flags,
     item_line,
+    listing_lines,
     plural,
+    render_notes,
     status_report,
-    table,
     window_line,
 )
 from contextls_client.reports import PinReport
 from contextls_client.session import Invocation, UsageError
-
-LABEL_COLUMN = 2
-_ID_WORDS: Final = re.compile(r"\bctx-[0-9]+\b")
 
 
 def run_ls(invocation: Invocation) -> int:
@@ -46,24 +40,8 @@ def run_ls(invocation: Invocation) -> int:
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(listing)
-    if not listing.items:
-        console.out("the window is empty; `contextls add PATH` puts a file in it")
-        return 0
-    rows = [
-        [item.id, item.kind, item.label, count(item.tokens), flags(item)] for item in listing.items
-    ]
     width = shutil.get_terminal_size().columns if console.is_terminal else None
-    console.out(
-        *table(
-            ["ID", "KIND", "LABEL", "TOKENS", "FLAGS"],
-            rows,
-            right_aligned=[3],
-            shrink_column=LABEL_COLUMN,
-            max_width=width,
-        ),
-        "",
-        window_line(status),
-    )
+    console.out(*listing_lines(listing.items, status, width))
     return 0
 
 
@@ -90,33 +68,7 @@ def run_show(invocation: Invocation) -> int:
     elif rendered.text:
         # Only the context goes to stdout, so `contextls show | llm` gets nothing else.
         console.raw(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
-    if not rendered.item_ids and not rendered.history_ids:
-        console.note("the window is empty; `contextls add PATH` puts a file in it")
-    # The server's warnings explain the items they name (pinned items over the budget, a
-    # format that frames items more heavily); one notice says why each other one is out.
-    explained = {word for warning in rendered.warnings for word in _ID_WORDS.findall(warning)}
-    unexplained = [item_id for item_id in rendered.omitted_ids if item_id not in explained]
-    if unexplained:
-        console.note(
-            f"left out {plural(len(unexplained), 'item')} to stay within "
-            f"{count(rendered.budget or args.max_tokens or 0)} tokens: " + ", ".join(unexplained)
-        )
-    if rendered.history_ids:
-        console.note(
-            "from the archive: "
-            + ", ".join(
-                f"{item_id} ({score:.2f})"
-                for item_id, score in zip(
-                    rendered.history_ids, rendered.history_scores, strict=False
-                )
-            )
-        )
-    if rendered.history_omitted:
-        console.note(
-            f"left out of the relevant history, to stay within {count(rendered.budget)} tokens: "
-            + "; ".join(f"{left.id} ({left.reason})" for left in rendered.history_omitted)
-        )
-    console.note(*(f"contextls: {warning}" for warning in rendered.warnings))
+    console.note(*render_notes(rendered, args.max_tokens))
     return 0
 
 

@@ -1,0 +1,345 @@
+"""The commands people run most, on a daemon that runs, with the standard library only.
+
+``contextls status``, ``ls`` and ``show`` (with ``--json``, ``--workspace``, ``show``'s
+``--format``, ``--max-tokens``, ``--query`` and ``--auto``) read the window: they are
+sent in the same write as ``serverInfo`` and the session's opening, so the command
+waits on the daemon once, and their answers are kept only if that daemon serves this
+database and runs this code. What they print is written once for both paths
+(``human``), from the classes generated from the protocol (``wire_types``).
+
+Anything else (another command or option, no daemon listening, a daemon to restart, a
+platform where the state directory is not plain to see) returns None, and the full
+command line (``commandline``) runs, which says what it does and why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+
+from contextls.common import runtime
+from contextls.common.build import build_id
+from contextls_client import wire_types as w
+from contextls_client.console import Console
+from contextls_client.human import listing_lines, render_notes, status_report
+from contextls_client.names import CLIENT_NAME
+from contextls_client.project import project_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
+NO_DAEMON_ENV: Final = "CONTEXTLS_NO_DAEMON"
+FULL_ENV: Final = "CONTEXTLS_FULL_CLI"
+"""Set, every command goes through argparse (a test compares the two paths with it)."""
+ALLOW_ANY_FOLDER_ENV: Final = "CONTEXTLS_ALLOW_ANY_FOLDER"
+CONFIG_DIR_ENV: Final = "CONTEXTLS_CONFIG_DIR"
+READ_CHUNK: Final = 256 * 1024
+TIMEOUT: Final = 120.0
+FORMATS: Final = ("markdown", "xml", "json")
+
+
+class Command:
+    """A command line the quick path understood."""
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.json = False
+        self.workspace: str | None = None
+        self.format: str | None = None
+        self.max_tokens: int | None = None
+        self.query: str | None = None
+        self.auto = False
+
+
+def understood(arguments: list[str]) -> Command | None:
+    """The command, when it is one the quick path takes as it stands; else None."""
+    command = Command()
+    words = iter(arguments)
+    for word in words:
+        if word == "--json":
+            command.json = True
+        elif word in ("-w", "--workspace"):
+            command.workspace = next(words, None)
+            if command.workspace is None:
+                return None
+        elif word.startswith("--workspace="):
+            command.workspace = word.partition("=")[2]
+        elif not command.name and word in ("status", "ls", "show"):
+            command.name = word
+        elif command.name == "show" and word in ("--format", "--max-tokens", "--query"):
+            value = next(words, None)
+            if value is None or not _show_option(command, word, value):
+                return None
+        elif command.name == "show" and word == "--auto":
+            command.auto = True
+        else:
+            return None  # another command, option or argument: argparse says what it takes
+    if not command.name or (command.auto and not command.query) or command.workspace == "":
+        return None
+    return command
+
+
+def _show_option(command: Command, option: str, value: str) -> bool:
+    if option == "--format":
+        command.format = value
+        return value in FORMATS
+    if option == "--query":
+        command.query = value
+        return True
+    try:
+        command.max_tokens = int(value.replace(",", ""))
+    except ValueError:
+        return False
+    return command.max_tokens >= 1
+
+
+def run(arguments: list[str]) -> int | None:
+    """Run the command the quick way, or return None for the full command line to."""
+    command = understood(arguments)
+    if command is None or _not_for_the_quick_path():
+        return None
+    database = _database()
+    if database is None:
+        return None
+    try:
+        directory = runtime.private_dir(runtime.runtime_dir_path())
+    except runtime.NotPrivate:
+        return None  # the full path says what is wrong with it
+    root = _workspace(command.workspace)
+    if root is None:
+        return None
+    sock = _connect(os.path.join(directory, runtime.socket_name(database)))
+    if sock is None:
+        return None  # no daemon listens: the full path starts one
+    with sock:
+        answers, shown = _session(sock, command, root, database)
+    if answers is None:
+        return None  # another database, other code: the full path says so, restarts it
+    return _print(command, answers, shown, database)
+
+
+def _not_for_the_quick_path() -> bool:
+    return (
+        os.environ.get(NO_DAEMON_ENV, "") not in ("", "0")
+        or bool(os.environ.get(FULL_ENV))
+        or not runtime.can_check_peers()
+        or _old_settings_file()
+    )
+
+
+def _old_settings_file() -> bool:
+    """Settings a development build kept in a file of its own: the full path moves them."""
+    directory = os.environ.get(CONFIG_DIR_ENV)
+    if not directory:
+        xdg = os.environ.get("XDG_CONFIG_HOME", "")
+        home = os.environ.get("HOME", "")
+        if not xdg.startswith("/") and not home.startswith("/"):
+            return True  # not plain to see: let the full path look
+        directory = os.path.join(xdg if xdg.startswith("/") else f"{home}/.config", "contextls")
+    return os.path.exists(os.path.join(directory, "settings.json"))
+
+
+def _database() -> str | None:
+    """The database this command means, resolved as the full path resolves it."""
+    chosen = os.environ.get(STORAGE_ENV) or None
+    if chosen is not None:
+        if chosen == ":memory:":
+            return None
+        return os.path.realpath(os.path.expanduser(chosen))
+    state = runtime.plain_state_dir()
+    if state is None or "//" in state or "/./" in state or "/../" in state:
+        return None
+    return os.path.join(state.rstrip("/"), runtime.DATABASE_NAME)
+
+
+def _workspace(given: str | None) -> str | None:
+    if given is not None:
+        root = os.path.realpath(os.path.expanduser(given))
+    else:
+        root = project_root(os.path.realpath(os.getcwd()))
+    return root if os.path.isdir(root) else None
+
+
+def _connect(path: str) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+        if runtime.peer_uid(sock) != os.getuid():
+            raise OSError("served by another user")
+    except OSError:
+        sock.close()
+        return None
+    sock.settimeout(TIMEOUT)
+    return sock
+
+
+_URI_SAFE: Final = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/"
+)
+
+
+def _uri(path: str) -> str:
+    """``file://`` and the path's bytes quoted, as ``Path.as_uri()`` writes it."""
+    quoted = "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in os.fsencode(path))
+    return f"file://{quoted}"
+
+
+def _session(
+    sock: socket.socket, command: Command, root: str, database: str
+) -> tuple[dict[int, dict[str, Any]] | None, list[str]]:
+    """Ask the daemon what it runs, open the session and send the command, in one write;
+    the answers by id (None: not this daemon), and what it showed the person."""
+    workspace = _uri(root)
+    options: dict[str, Any] = {}
+    if os.environ.get(STORAGE_ENV):
+        options["storage"] = database
+    if os.environ.get(ALLOW_ANY_FOLDER_ENV, "") not in ("", "0"):
+        options["allowAnyFolder"] = True
+    name = os.path.basename(root) or workspace
+    messages: list[Any] = [
+        (1, "contextls/serverInfo", {}),
+        (
+            2,
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "clientInfo": {"name": CLIENT_NAME},
+                "rootUri": workspace,
+                "rootPath": root,
+                "workspaceFolders": [{"uri": workspace, "name": name}],
+                "capabilities": {"workspace": {"workspaceFolders": True}},
+                "initializationOptions": options,
+            },
+        ),
+        (None, "initialized", {}),
+        *_requests(command, workspace),
+    ]
+    data = b"".join(_frame(msg_id, method, params) for msg_id, method, params in messages)
+    waiting = {msg_id for msg_id, _, _ in messages if msg_id is not None}
+    answers: dict[int, dict[str, Any]] = {}
+    shown: list[str] = []
+    try:
+        sock.sendall(data)
+        for message in _messages(sock):
+            if message.get("method") == "window/showMessage" and "id" not in message:
+                text = message.get("params", {}).get("message")
+                if isinstance(text, str):
+                    shown.append(text)
+            elif message.get("id") in waiting and "method" not in message:
+                answers[message["id"]] = message
+                if len(answers) == len(waiting):
+                    break
+    except (OSError, ValueError) as error:
+        # The full path starts it again and runs the command, as it does when the daemon
+        # dies under it; the person hears why.
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        print(f"contextls: the daemon went away ({reason}); starting it again", file=sys.stderr)
+        return None, shown
+    info = answers.get(1, {}).get("result")
+    if len(answers) < len(waiting) or not isinstance(info, dict):
+        return None, shown
+    if info.get("storage") != database or info.get("build") != build_id():
+        return None, shown
+    return answers, shown
+
+
+def _requests(command: Command, workspace: str) -> list[tuple[int, str, dict[str, Any]]]:
+    if command.name == "status":
+        return [(3, "contextls/status", {"workspace": workspace})]
+    if command.name == "ls":
+        return [
+            (3, "contextls/list", {"workspace": workspace}),
+            (4, "contextls/status", {"workspace": workspace}),
+        ]
+    params: dict[str, Any] = {"workspace": workspace}
+    if command.format is not None:
+        params["format"] = command.format
+    if command.max_tokens is not None:
+        params["maxTokens"] = command.max_tokens
+    if command.query is not None:
+        params["query"] = command.query
+    if command.auto:
+        params["autoRetrieve"] = True
+    return [(3, "contextls/render", params)]
+
+
+def _frame(msg_id: int | None, method: str, params: dict[str, Any]) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if msg_id is not None:
+        message["id"] = msg_id
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
+
+
+def _messages(sock: socket.socket) -> Any:
+    """The messages the daemon sends, decoded, until it closes the connection."""
+    buffer = b""
+    while True:
+        head, separator, rest = buffer.partition(b"\r\n\r\n")
+        if separator:
+            length = next(
+                int(value)
+                for name, _, value in (line.partition(b":") for line in head.split(b"\r\n"))
+                if name.strip().lower() == b"content-length"
+            )
+            if len(rest) >= length:
+                yield json.loads(rest[:length])
+                buffer = rest[length:]
+                continue
+        chunk = sock.recv(READ_CHUNK)
+        if not chunk:
+            raise ValueError("the daemon closed the connection")
+        buffer += chunk
+
+
+def _print(
+    command: Command, answers: dict[int, dict[str, Any]], shown: list[str], database: str
+) -> int:
+    console = Console(json_mode=command.json)
+    refused = next((answers[i]["error"] for i in sorted(answers) if "error" in answers[i]), None)
+    if refused is not None:
+        message = refused.get("message", "")
+        console.note(f"contextls: {message}")
+        error = {"code": refused.get("code"), "message": message, "data": refused.get("data")}
+        console.raw_json({"error": error})
+        return 1
+    result = answers[3]["result"]
+    if command.name == "status":
+        console.raw_json(result)
+        console.out(*status_report(w.Status(result), database, ascii_only=console.ascii_only))
+    elif command.name == "ls":
+        console.raw_json(result)
+        width = _columns() if console.is_terminal else None
+        items = w.ListResult(result).items
+        console.out(*listing_lines(items, w.Status(answers[4]["result"]), width))
+    else:
+        rendered = w.RenderResult(result)
+        if console.json_mode:
+            console.raw_json(result)
+        elif rendered.text:
+            # Only the context goes to stdout, so `contextls show | llm` gets nothing else.
+            console.raw(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
+        console.note(*render_notes(rendered, command.max_tokens))
+    said: set[str] = set()
+    for text in shown:
+        warning = text.removeprefix("contextls: ")
+        if warning not in said:
+            said.add(warning)
+            console.note(f"contextls: warning: {warning}")
+    return 0
+
+
+def _columns() -> int:
+    """The terminal's width, as ``shutil.get_terminal_size`` gives it (``$COLUMNS`` first)."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except OSError:
+        return 80
