@@ -111,3 +111,9 @@ def test_a_2026_client_discovers_the_server(project: Cli) -> None:
     assert result["capabilities"]["resources"]["subscribe"] is True
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "contextls"
     assert "differs" not in log, log  # the early answer is the SDK's
+
+
+def test_the_tool_list_answered_while_the_sdk_loads_is_the_sdks() -> None:
+    from contextls_client.mcp import tools_json
+
+    assert tools_json.main(["--check"]) == 0, "run `python -m contextls_client.mcp.tools_json`"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -63,6 +64,8 @@ class Wire:
         os.dup2(2, 1)
         self.pending = b""
         """What was read past the lines handed out so far."""
+        self._writing = threading.Lock()
+        """The early reader and the SDK may both write: one whole message at a time."""
 
     def read_line(self) -> bytes:
         """The next line the host sent (with its newline), or what is left at end of input."""
@@ -76,10 +79,11 @@ class Wire:
         return line + b"\n"
 
     def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = os.write(self.output, view)
-            view = view[written:]
+        with self._writing:
+            view = memoryview(data)
+            while view:
+                written = os.write(self.output, view)
+                view = view[written:]
 
 
 def early_answer(opening: bytes, server_info: Mapping[str, str], instructions: str) -> Any:
