@@ -199,7 +199,7 @@ def test_pipelined_burst_is_answered_in_order_and_announced_after_its_answers(
 
 
 def test_megabyte_message_round_trips(servers: RawServers) -> None:
-    server = servers({"maxTokens": 10_000_000})
+    server = servers({"maxTokens": 10_000_000, "maxFileBytes": 10_000_000})
     line = "ligne numéro {n}: héllo wörld ✓ 🎉 and some ascii to tokenize\n"
     content = "".join(line.format(n=n) for n in range(17_000))
     assert len(content.encode()) > 1_100_000 > len(content)  # bytes, not characters

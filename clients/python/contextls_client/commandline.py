@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from contextls.common.places import log_path
+from contextls.common.places import NotPrivate, log_path
 from contextls.protocol import ErrorCode
 from contextls_client.arguments import PROGRAM, UsageExit, build_parser, command_in
 from contextls_client.commands import COMMANDS
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except ContextlsError as error:
         return _refused(console, error.code, error.message, error.data)
-    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError) as error:
+    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError, NotPrivate) as error:
         return _refused(console, LOCAL_FAILURE_CODE, str(error))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -75,8 +75,22 @@ class _Plan:
             )
 
 
-def add_files(workspace: Workspace, params: AddFilesParams) -> AddFilesResult:
-    plan = _read(workspace, params)  # outside the write lock
+def read_plan(workspace: Workspace, params: AddFilesParams) -> _Plan:
+    """Expand, read (outline) and count every file of the add: the long part, which a
+    handler runs in a worker thread while other requests are answered (it changes
+    nothing; the tokenizer remembers the counts, so the add that follows counts nothing)."""
+    plan = _read(workspace, params)
+    for _, candidate in plan.candidates:
+        workspace.precount(candidate)
+    return plan
+
+
+def add_files(
+    workspace: Workspace, params: AddFilesParams, plan: _Plan | None = None
+) -> AddFilesResult:
+    """The add of ``plan`` (read now when not given: ``read_plan``), as one change."""
+    if plan is None:
+        plan = _read(workspace, params)  # outside the write lock
     if not plan.candidates:
         return AddFilesResult(
             items=[],

@@ -227,7 +227,12 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
             "(?:"
             + "|".join(
                 _any_case(name)
-                for name in ("aws_secret_access_key", "secretaccesskey", "aws_secret")
+                for name in (
+                    "aws_secret_access_key",
+                    "secret_access_key",
+                    "secretaccesskey",
+                    "aws_secret",
+                )
             )
             + r")['\"]?\s*[:=]\s*['\"]?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"
         ),
@@ -362,7 +367,45 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
         real=basic_credentials,
         needs_folded=("authorization",),
     ),
+    _Kind(
+        "a password in a JDBC URL",
+        ("jdbc:",),
+        re.compile(r"jdbc:[^\s'\"]*?[?&;:]passw(?:or)d=(?P<value>[^\s&;'\"]{4,})"),
+        anywhere=True,
+        real=lambda match: (
+            match.group("value").lower() not in PLACEHOLDERS
+            and not any(c in match.group("value") for c in "${}<>*%")
+        ),
+    ),
+    _Kind(
+        "a PuTTY private key",
+        ("PuTTY-User-Key-File-",),
+        re.compile(r"PuTTY-User-Key-File-\d+: \S+"),
+        shape=re.compile(r"Private-Lines: \d+"),
+    ),
+    _Kind(
+        "a password in YAML",
+        ("assword:", "asswd:", "ASSWORD:"),
+        re.compile(
+            r"(?m)^[ \t-]*(?:[A-Za-z0-9]*_)?(?:[Pp]assword|PASSWORD|[Pp]asswd)[ \t]*:[ \t]+"
+            r"(?P<q>['\"]?)(?P<value>[A-Za-z]{8,})(?P=q)[ \t]*(?:#.*)?$"
+        ),
+        anywhere=True,
+        real=lambda match: _a_yaml_word(match.group("value")),
+    ),
     _ASSIGNMENT,
+)
+
+
+def _a_yaml_word(value: str) -> bool:
+    """An all-letter value after a password key at the end of its line: a password a
+    person chose, not YAML's own words, a placeholder, or a type named in code."""
+    return value.lower() not in PLACEHOLDERS | _NOT_A_PASSWORD
+
+
+_NOT_A_PASSWORD: Final = frozenset(
+    {"true", "false", "null", "none", "required", "optional", "secretstr", "string"}
+    | {"password", "passwords", "nullable", "readonly", "writeonly", "sensitive", "redacted"}
 )
 
 

@@ -174,8 +174,9 @@ class Dispatcher:
             result = await work
         except JsonRpcException as error:
             self.outbox.error(msg_id, error.code, error.message, error.data)
-        except asyncio.CancelledError:
-            self.outbox.error(msg_id, REQUEST_CANCELLED, "the request was cancelled")
+        except asyncio.CancelledError as cancelled:
+            why = cancelled.args[0] if cancelled.args else "the client cancelled it"
+            self.outbox.error(msg_id, REQUEST_CANCELLED, f"the request was cancelled: {why}")
         except (KeyboardInterrupt, SystemExit, GeneratorExit):
             raise
         except BaseException as error:

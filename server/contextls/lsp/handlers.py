@@ -9,6 +9,8 @@ becomes a JSON-RPC error. Nothing a client sends can take the server down.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 import os
 import sys
@@ -22,10 +24,13 @@ from contextls import __version__
 from contextls import protocol as p
 from contextls.app import bulk, transfer
 from contextls.app.configuring import precount
+from contextls.app.files import uri_to_path
 from contextls.app.model_counts import count_for_models
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
+from contextls.core import candidates
+from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
 from contextls.lsp import structure_handlers
 from contextls.lsp.agents import refuse_secrets_to_agents
@@ -111,18 +116,22 @@ def _guarded(action: Callable[[], None]) -> None:
 def _request(
     server: ContextServer,
     request: p.Request[Any, Any],
-    handle: Callable[[ContextServer, Any], msgspec.Struct],
+    handle: Callable[[ContextServer, Any], msgspec.Struct | Awaitable[msgspec.Struct]],
 ) -> None:
+    """A request answered in the turn that read it, or, when its handler hands back an
+    awaitable (a large text, a large file), by a task of the dispatcher's."""
     params_type = request.params
 
     @server.request(request.method)
-    def handler(raw: Any) -> msgspec.Struct:
+    def handler(raw: Any) -> msgspec.Struct | Awaitable[msgspec.Struct]:
         try:
             result = handle(server, decode_params(raw, params_type))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # a native library's panic is an answer too
             raise to_jsonrpc(error) from error
+        if inspect.isawaitable(result):  # large work: finished off the loop
+            return _answered(server, result)
         if isinstance(result, p.AddResult | p.AddFilesResult):
             for warning in result.warnings:  # editors show it even if they ignore the field
                 server.warn(warning)
@@ -201,26 +210,67 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     )
 
 
+OFF_LOOP_CHARS = 64 * 1024
+"""Texts at least this long are counted (and files this large read, parsed, outlined) in
+a worker thread, not on the loop that answers everyone (Claude's tokenizer counts ~1 MB/s,
+an outline of a 900 KB file takes ~1 s)."""
+
+
 @handles(p.Requests.ADD_FILE)
-def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
+def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult | Awaitable[p.AddResult]:
     refuse_secrets_to_agents(ls.session.client, params.uri)
     workspace = ls.session.route(params.workspace, params.uri)
-    if params.outline:
-        whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
-        return workspace.add_candidate(workspace.outlined_candidate(whole))
+    if params.outline or _large_file(params.uri):
+        return _add_file_off_loop(ls, params)
     return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
+async def _add_file_off_loop(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
+    workspace = ls.session.route(params.workspace, params.uri)
+
+    def read() -> Candidate:
+        whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
+        candidate = workspace.outlined_candidate(whole) if params.outline else whole
+        workspace.precount(candidate)
+        return candidate
+
+    candidate = await asyncio.to_thread(read)
+    return ls.session.route(params.workspace, params.uri).add_candidate(candidate)
+
+
+def _large_file(uri: str) -> bool:
+    try:
+        return os.stat(uri_to_path(uri)).st_size >= OFF_LOOP_CHARS
+    except (OSError, ContextError):
+        return False  # the add itself says what is wrong with it
+
+
 @handles(p.Requests.ADD_FILES)
-def add_files(ls: ContextServer, params: p.AddFilesParams) -> p.AddFilesResult:
+async def add_files(ls: ContextServer, params: p.AddFilesParams) -> p.AddFilesResult:
+    """Expanded, read, outlined and counted in a worker thread; added on the loop."""
     first = next((target.uri for target in params.targets if target.uri), None)
-    return bulk.add_files(ls.session.route(params.workspace, first), params)
+    workspace = ls.session.route(params.workspace, first)
+    plan = await asyncio.to_thread(bulk.read_plan, workspace, params)
+    return bulk.add_files(ls.session.route(params.workspace, first), params, plan)
 
 
 @handles(p.Requests.ADD_TEXT)
-def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
+def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult | Awaitable[p.AddResult]:
     workspace = ls.session.route(params.workspace)
+    if len(params.content) >= OFF_LOOP_CHARS:
+        return _add_text_off_loop(ls, params)
     return workspace.add_text(
+        params.kind, params.content, params.language, params.metadata, params.pin
+    )
+
+
+async def _add_text_off_loop(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
+    workspace = ls.session.route(params.workspace)
+    candidate = candidates.text(
+        params.kind, params.content, params.language, params.metadata, params.pin
+    )
+    await asyncio.to_thread(workspace.precount, candidate)
+    return ls.session.route(params.workspace).add_text(
         params.kind, params.content, params.language, params.metadata, params.pin
     )
 
@@ -276,14 +326,22 @@ def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
 
 
 @handles(p.Requests.COUNT_TOKENS)
-def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
+def count_tokens(
+    ls: ContextServer, params: p.CountTokensParams
+) -> p.CountTokensResult | Awaitable[p.CountTokensResult]:
     workspace = None
     if params.targets:
         first = next((target.uri for target in params.targets if target.uri), None)
         workspace = ls.session.route(params.workspace, first)
-    elif params.workspace and params.encoding is None:
-        workspace = ls.session.route(params.workspace)
-    return count_for_models(
+    elif params.encoding is None and (params.workspace or ls.session.folders):
+        # No workspace named: the only folder's window, counted in its model's tokens.
+        try:
+            workspace = ls.session.route(params.workspace)
+        except ContextError:
+            if params.workspace:
+                raise
+    count = functools.partial(
+        count_for_models,
         ls.service.tokenizer,
         workspace,
         params.text,
@@ -291,6 +349,9 @@ def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountToken
         params.models,
         params.encoding,
     )
+    if params.targets or len(params.text) >= OFF_LOOP_CHARS:
+        return asyncio.to_thread(count)
+    return count()
 
 
 @handles(p.Requests.PREPARE_CONVERSATION)
