@@ -73,7 +73,7 @@ def shown_path(target: str) -> str:
     return path[len(here) + 1 :] if path.startswith(here + os.sep) else path
 
 
-def refusal_text(refusal: p.TargetRefusal) -> str:
+def refusal_text(refusal: p.TargetRefusal | w.TargetRefusal) -> str:
     """The refusal's message, naming its file when the message does not."""
     shown = shown_path(refusal.target)
     file = shown.partition("::")[0]  # FILE::NAME: the file is what the message names

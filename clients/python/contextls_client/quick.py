@@ -53,6 +53,9 @@ class Command:
         self.max_tokens: int | None = None
         self.query: str | None = None
         self.auto = False
+        self.targets: list[str] = []
+        self.pin = False
+        self.force = False
 
 
 def understood(arguments: list[str]) -> Command | None:
@@ -68,8 +71,12 @@ def understood(arguments: list[str]) -> Command | None:
                 return None
         elif word.startswith("--workspace="):
             command.workspace = word.partition("=")[2]
-        elif not command.name and word in ("status", "ls", "show"):
+        elif not command.name and word in ("status", "ls", "show", "add"):
             command.name = word
+        elif command.name == "add" and word in ("--pin", "--force"):
+            setattr(command, word[2:], True)
+        elif command.name == "add" and word and not word.startswith("-") and ":" not in word:
+            command.targets.append(word)  # a file, a folder or a glob; FILE:LINES is argparse's
         elif command.name == "show" and word in ("--format", "--max-tokens", "--query"):
             value = next(words, None)
             if value is None or not _show_option(command, word, value):
@@ -79,6 +86,8 @@ def understood(arguments: list[str]) -> Command | None:
         else:
             return None  # another command, option or argument: argparse says what it takes
     if not command.name or (command.auto and not command.query) or command.workspace == "":
+        return None
+    if command.name == "add" and not command.targets:
         return None
     return command
 
@@ -115,6 +124,11 @@ def run(arguments: list[str]) -> int | None:
     sock = _connect(os.path.join(directory, runtime.socket_name(database)))
     if sock is None:
         return None  # no daemon listens: the full path starts one
+    if command.name == "add":
+        from contextls_client.quick_add import add
+
+        with sock:
+            return add(Conversation(sock), command, root, database)
     with sock:
         answers, shown = _session(sock, command, root, database)
     if answers is None:
@@ -182,25 +196,88 @@ _URI_SAFE: Final = frozenset(
 )
 
 
-def _uri(path: str) -> str:
-    """``file://`` and the path's bytes quoted, as ``Path.as_uri()`` writes it."""
+def uri(path: str) -> str:
+    """``file://`` and the path's bytes quoted, as ``Path.asuri()`` writes it."""
     quoted = "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in os.fsencode(path))
     return f"file://{quoted}"
 
 
-def _session(
-    sock: socket.socket, command: Command, root: str, database: str
-) -> tuple[dict[int, dict[str, Any]] | None, list[str]]:
-    """Ask the daemon what it runs, open the session and send the command, in one write;
-    the answers by id (None: not this daemon), and what it showed the person."""
-    workspace = _uri(root)
+class Conversation:
+    """The daemon's side of one quick session: frames out, messages in (stdlib only)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.shown: list[str] = []
+        """What the daemon showed the person (``window/showMessage``), in order."""
+        self.evicted: list[dict[str, Any]] = []
+        """The items ``contextls/didEvict`` announced, in order."""
+        self._buffer = b""
+
+    def send(self, messages: list[tuple[int | None, str, dict[str, Any]]]) -> None:
+        self.sock.sendall(b"".join(_frame(i, method, params) for i, method, params in messages))
+
+    def answers(self, waiting: set[int]) -> dict[int, dict[str, Any]]:
+        """Read until each request of ``waiting`` is answered."""
+        answers: dict[int, dict[str, Any]] = {}
+        while len(answers) < len(waiting):
+            message = self._next(block=True)
+            assert message is not None
+            if message.get("id") in waiting and "method" not in message:
+                answers[message["id"]] = message
+        return answers
+
+    def drain(self) -> None:
+        """Take what the daemon wrote with its last answer (its commit's notifications)."""
+        self.sock.setblocking(False)
+        try:
+            while self._next(block=False) is not None:
+                pass
+        except (BlockingIOError, InterruptedError, OSError, ValueError):
+            pass
+
+    def _next(self, block: bool) -> dict[str, Any] | None:
+        while True:
+            head, separator, rest = self._buffer.partition(b"\r\n\r\n")
+            if separator:
+                length = next(
+                    int(value)
+                    for name, _, value in (line.partition(b":") for line in head.split(b"\r\n"))
+                    if name.strip().lower() == b"content-length"
+                )
+                if len(rest) >= length:
+                    message: dict[str, Any] = json.loads(rest[:length])
+                    self._buffer = rest[length:]
+                    self._note(message)
+                    return message
+            chunk = self.sock.recv(READ_CHUNK)
+            if not chunk:
+                if block:
+                    raise ValueError("the daemon closed the connection")
+                return None
+            self._buffer += chunk
+
+    def _note(self, message: dict[str, Any]) -> None:
+        if "id" in message:
+            return
+        params = message.get("params") or {}
+        if message.get("method") == "window/showMessage":
+            text = params.get("message")
+            if isinstance(text, str):
+                self.shown.append(text)
+        elif message.get("method") == "contextls/didEvict":
+            self.evicted.extend(params.get("items") or [])
+
+
+def opening(root: str, database: str) -> list[tuple[int | None, str, dict[str, Any]]]:
+    """serverInfo (id 1), initialize (id 2) and initialized, for the folder ``root``."""
+    workspace = uri(root)
+    name = os.path.basename(root) or workspace
     options: dict[str, Any] = {}
     if os.environ.get(STORAGE_ENV):
         options["storage"] = database
     if os.environ.get(ALLOW_ANY_FOLDER_ENV, "") not in ("", "0"):
         options["allowAnyFolder"] = True
-    name = os.path.basename(root) or workspace
-    messages: list[Any] = [
+    return [
         (1, "contextls/serverInfo", {}),
         (
             2,
@@ -216,35 +293,42 @@ def _session(
             },
         ),
         (None, "initialized", {}),
-        *_requests(command, workspace),
     ]
-    data = b"".join(_frame(msg_id, method, params) for msg_id, method, params in messages)
-    waiting = {msg_id for msg_id, _, _ in messages if msg_id is not None}
-    answers: dict[int, dict[str, Any]] = {}
-    shown: list[str] = []
-    try:
-        sock.sendall(data)
-        for message in _messages(sock):
-            if message.get("method") == "window/showMessage" and "id" not in message:
-                text = message.get("params", {}).get("message")
-                if isinstance(text, str):
-                    shown.append(text)
-            elif message.get("id") in waiting and "method" not in message:
-                answers[message["id"]] = message
-                if len(answers) == len(waiting):
-                    break
-    except (OSError, ValueError) as error:
-        # The full path starts it again and runs the command, as it does when the daemon
-        # dies under it; the person hears why.
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        print(f"contextls: the daemon went away ({reason}); starting it again", file=sys.stderr)
-        return None, shown
+
+
+def this_daemon(answers: dict[int, dict[str, Any]], database: str) -> bool:
+    """Whether the daemon that answered serves ``database`` and runs this code."""
     info = answers.get(1, {}).get("result")
-    if len(answers) < len(waiting) or not isinstance(info, dict):
-        return None, shown
-    if info.get("storage") != database or info.get("build") != build_id():
-        return None, shown
-    return answers, shown
+    return (
+        isinstance(info, dict)
+        and info.get("storage") == database
+        and info.get("build") == build_id()
+    )
+
+
+def went_away(error: Exception) -> None:
+    """The daemon went away mid-command: the full path starts it again and runs the
+    command, as it does when the daemon dies under it; the person hears why."""
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    print(f"contextls: the daemon went away ({reason}); starting it again", file=sys.stderr)
+
+
+def _session(
+    sock: socket.socket, command: Command, root: str, database: str
+) -> tuple[dict[int, dict[str, Any]] | None, list[str]]:
+    """Ask the daemon what it runs, open the session and send the command, in one write;
+    the answers by id (None: not this daemon), and what it showed the person."""
+    talk = Conversation(sock)
+    messages = [*opening(root, database), *_requests(command, uri(root))]
+    try:
+        talk.send(messages)
+        answers = talk.answers({i for i, _, _ in messages if i is not None})
+    except (OSError, ValueError) as error:
+        went_away(error)
+        return None, talk.shown
+    if not this_daemon(answers, database):
+        return None, talk.shown
+    return answers, talk.shown
 
 
 def _requests(command: Command, workspace: str) -> list[tuple[int, str, dict[str, Any]]]:
@@ -273,27 +357,6 @@ def _frame(msg_id: int | None, method: str, params: dict[str, Any]) -> bytes:
         message["id"] = msg_id
     body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
     return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
-
-
-def _messages(sock: socket.socket) -> Any:
-    """The messages the daemon sends, decoded, until it closes the connection."""
-    buffer = b""
-    while True:
-        head, separator, rest = buffer.partition(b"\r\n\r\n")
-        if separator:
-            length = next(
-                int(value)
-                for name, _, value in (line.partition(b":") for line in head.split(b"\r\n"))
-                if name.strip().lower() == b"content-length"
-            )
-            if len(rest) >= length:
-                yield json.loads(rest[:length])
-                buffer = rest[length:]
-                continue
-        chunk = sock.recv(READ_CHUNK)
-        if not chunk:
-            raise ValueError("the daemon closed the connection")
-        buffer += chunk
 
 
 def _print(

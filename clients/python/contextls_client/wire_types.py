@@ -167,3 +167,53 @@ class RenderResult:
         self.warnings: list[str] = wire.get('warnings', [])
         self.history_omitted: list[Omission] = _each(Omission, wire.get('historyOmitted', []))
         self.budget: int = wire.get('budget', 0)
+
+
+class PinnedGrowth:
+    """A pinned item that grew because the add absorbed it (a pinned region of a file"""
+
+    __slots__ = ('absorbed', 'id', 'label', 'tokens_after', 'tokens_before')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.id: str = wire['id']
+        self.label: str = wire['label']
+        self.absorbed: list[str] = wire['absorbed']
+        self.tokens_before: int = wire['tokensBefore']
+        self.tokens_after: int = wire['tokensAfter']
+
+
+class SkippedFile:
+    """A file a folder or glob held that was left out, and why."""
+
+    __slots__ = ('path', 'reason')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.path: str = wire['path']
+        self.reason: str = wire['reason']
+
+
+class TargetRefusal:
+    """A target that was refused; the other targets are added all the same."""
+
+    __slots__ = ('code', 'message', 'target')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.target: str = wire['target']
+        self.code: int = wire['code']
+        self.message: str = wire['message']
+
+
+class AddFilesResult:
+    __slots__ = ('dry_run', 'evicted', 'items', 'merged', 'pinned_growth', 'refused', 'skipped', 'status', 'tokens', 'warnings')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.items: list[ContextItem] = _each(ContextItem, wire['items'])
+        self.evicted: list[ContextItem] = _each(ContextItem, wire['evicted'])
+        self.tokens: int = wire['tokens']
+        self.status: Status = Status(wire['status'])
+        self.merged: dict[str, str] = wire.get('merged', {})
+        self.pinned_growth: list[PinnedGrowth] = _each(PinnedGrowth, wire.get('pinnedGrowth', []))
+        self.skipped: list[SkippedFile] = _each(SkippedFile, wire.get('skipped', []))
+        self.refused: list[TargetRefusal] = _each(TargetRefusal, wire.get('refused', []))
+        self.warnings: list[str] = wire.get('warnings', [])
+        self.dry_run: bool = wire.get('dryRun', False)

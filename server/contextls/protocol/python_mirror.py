@@ -26,6 +26,7 @@ ROOTS: Final = (
     protocol.Requests.STATUS.result,
     protocol.Requests.LIST.result,
     protocol.Requests.RENDER.result,
+    protocol.Requests.ADD_FILES.result,
 )
 """The answers the quick path decodes (``contextls_client.quick``)."""
 

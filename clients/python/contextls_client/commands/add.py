@@ -10,20 +10,24 @@ of the window needs ``--force``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
 
 import msgspec
 
 from contextls.protocol import (
     AddFilesParams,
     AddFilesResult,
-    ContextItem,
     ErrorCode,
     FileTarget,
-    PinnedGrowth,
     Requests,
     SkippedFile,
     TargetRefusal,
+)
+from contextls_client.add_words import (
+    added_lines,
+    left_out_lines,
+    needs_force_words,
+    pinned_growth_lines,
+    refused_message,
 )
 from contextls_client.commands.add_symbol import (
     add_map,
@@ -31,16 +35,11 @@ from contextls_client.commands.add_symbol import (
     is_symbol_target,
     split_target,
 )
-from contextls_client.human import count, item_line, plural, refusal_text, tokens, window_line
+from contextls_client.human import item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
 from contextls_client.reports import BulkRefusal, ErrorDocument, ErrorReport
 from contextls_client.session import Invocation, Session
 from contextls_client.targets import AddTarget, TargetError, parse_target
-
-ITEMISED: Final = 20
-"""Up to this many added items are listed one per line; more are summed up."""
-SKIPS_NAMED: Final = 5
-"""Up to this many skipped files are named; more are only counted."""
 
 
 def run_add(invocation: Invocation) -> int:
@@ -161,14 +160,7 @@ def _error_document(
         return ErrorDocument(
             error=ErrorReport(code=only.code, message=only.message, data=only.data)
         )
-    texts = [refusal_text(refusal) for refusal in refused]
-    message = (
-        texts[0]
-        if len(texts) == 1
-        else f"nothing was added: {len(texts)} were refused ({'; '.join(texts)})"
-        if texts
-        else "nothing was added"
-    )
+    message = refused_message(refused)
     code = refused[0].code if refused else int(ErrorCode.INVALID_PARAMS)
     return ErrorDocument(
         error=ErrorReport(
@@ -209,14 +201,7 @@ def _refused(invocation: Invocation, error: ContextlsError) -> int:
 def _say_refused(invocation: Invocation, error: ContextlsError) -> None:
     console = invocation.console
     if error.code == ErrorCode.NEEDS_FORCE and error.data is not None:
-        plan = msgspec.convert(error.data, AddFilesResult)
-        held = plan.status.item_count
-        console.note(
-            f"contextls: adding {plural(len(plan.items), 'file')} ({tokens(plan.tokens)}) would "
-            f"evict {len(plan.evicted)} of the window's {plural(held, 'item')} "
-            f"({tokens(sum(item.tokens for item in plan.evicted))}), more than half of it; "
-            "nothing was added. `--dry-run` lists them, `--force` adds anyway"
-        )
+        console.note(needs_force_words(msgspec.convert(error.data, AddFilesResult)))
     elif invocation.args.dry_run:
         console.note(f"contextls: the add would be refused: {error.message}")
     else:
@@ -237,56 +222,14 @@ def _print_plan(invocation: Invocation, plan: AddFilesResult, needs_force: bool)
         )
     else:
         console.out("would evict nothing")
-    console.out(*_pinned_growth_lines(plan))
+    console.out(*pinned_growth_lines(plan))
     if needs_force:
         console.out("that is more than half of the window: the add needs --force")
-    _report_left_out(invocation, plan)
+    console.note(*left_out_lines(plan))
 
 
 def _print_added(invocation: Invocation, session: Session, result: AddFilesResult) -> None:
-    console = invocation.console
-    if len(result.items) <= ITEMISED:
-        console.out(*(_added_line(item, result) for item in result.items))
-    elif result.items:
-        console.out(f"added {plural(len(result.items), 'item')} ({tokens(result.tokens)})")
-        console.out(*_pinned_growth_lines(result))
+    invocation.console.out(*added_lines(result))
     session.warn(result.warnings)
     session.evicted(result.evicted)
-    _report_left_out(invocation, result)
-
-
-def _added_line(item: ContextItem, result: AddFilesResult) -> str:
-    line = f"added {item_line(item)}" + (", pinned" if item.pinned else "")
-    absorbed = [old for old, into in result.merged.items() if into == item.id]
-    if absorbed:
-        line += f"; merged {', '.join(absorbed)} into it"
-        grown = next((g for g in result.pinned_growth if g.id == item.id), None)
-        if grown is not None:
-            line += f" ({_grown_words(grown)})"
-    return line
-
-
-def _pinned_growth_lines(result: AddFilesResult) -> list[str]:
-    return [f"{grown.id} ({grown.label}): {_grown_words(grown)}" for grown in result.pinned_growth]
-
-
-def _grown_words(grown: PinnedGrowth) -> str:
-    """Never silent: a pinned region that grew (into a whole file, say) takes more budget."""
-    return (
-        f"pinned, as what it absorbed was: {tokens(grown.tokens_before)} pinned before, "
-        f"{count(grown.tokens_after)} now; `contextls unpin {grown.id}` lets it go"
-    )
-
-
-def _report_left_out(invocation: Invocation, result: AddFilesResult) -> None:
-    console = invocation.console
-    console.note(*(f"contextls: {refusal_text(refusal)}" for refusal in result.refused))
-    if result.skipped:
-        reasons: dict[str, int] = {}
-        for skip in result.skipped:
-            reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
-        detail = ", ".join(f"{number} {reason}" for reason, number in reasons.items())
-        console.note(f"skipped {plural(len(result.skipped), 'file')} while expanding: {detail}")
-        secret = [skip for skip in result.skipped if skip.reason.startswith("may hold secrets")]
-        named = result.skipped if len(result.skipped) <= SKIPS_NAMED else secret
-        console.note(*(f"  {skip.path} ({skip.reason})" for skip in named))
+    invocation.console.note(*left_out_lines(result))
