@@ -21,8 +21,8 @@ import msgspec
 import pytest
 from lsprotocol import types as lsp
 
+from contextls.common.places import NotPrivate, private_dir
 from contextls.protocol import Status
-from contextls.protocol.places import NotPrivate, private_dir
 
 from ..cli.conftest import find_executable
 from .conftest import TIMEOUT, Session

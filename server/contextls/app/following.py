@@ -222,8 +222,8 @@ class Following(WorkspaceState):
         lines = lines_with_ends(text)
         if span[1] > len(lines):
             raise ContextError(
-                f"{item.label}: {rel} has {len(lines)} lines now; remove the item or add the "
-                "region again",
+                f"{item.label}: {rel} has {len(lines)} line{'' if len(lines) == 1 else 's'} now; "
+                "remove the item or add the region again",
                 ErrorCode.INVALID_RANGE,
             )
         piece = "".join(lines[span[0] - 1 : span[1]])

@@ -25,13 +25,13 @@ from contextls.app import transfer
 from contextls.app.configuring import precount
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
+from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.lsp import add_handlers, structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
-from contextls.protocol.build import build_id
 
 log = logging.getLogger(__name__)
 
