@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from contextls.protocol import AddFilesResult, ErrorCode
@@ -17,15 +18,17 @@ ERROR_KEYS = {"code", "message", "data"}
 BIG = "def big():\n" + "    value = 1\n" * 2500
 
 
-def document(cli: Cli, *args: str, code: int = 0, stdin: str | None = None) -> dict[str, Any]:
-    run = cli(*args, "--json", code=code, stdin=stdin)
+def document(
+    cli: Cli, *args: str, code: int = 0, stdin: str | None = None, cwd: Path | None = None
+) -> dict[str, Any]:
+    run = cli(*args, "--json", code=code, stdin=stdin, cwd=cwd)
     parsed = json.loads(run.stdout)  # exactly one JSON document, nothing else
     assert isinstance(parsed, dict), run.stdout
     return parsed
 
 
-def refusal(cli: Cli, *args: str, code: int = 1) -> dict[str, Any]:
-    parsed = document(cli, *args, code=code)
+def refusal(cli: Cli, *args: str, code: int = 1, cwd: Path | None = None) -> dict[str, Any]:
+    parsed = document(cli, *args, code=code, cwd=cwd)
     assert set(parsed) == {"error"}, parsed
     assert set(parsed["error"]) == ERROR_KEYS, parsed
     return dict(parsed["error"])
@@ -155,3 +158,19 @@ def test_show_says_once_why_each_item_was_left_out(cli: Cli) -> None:
     mentioned = [word for line in left_out for word in line.replace(",", " ").split()]
     ids = [word for word in mentioned if word.startswith("ctx-")]
     assert len(ids) == len(set(ids)), left_out  # no item is explained twice
+
+
+def test_names_and_words_that_are_not_utf8_are_refused_in_words(cli: Cli) -> None:
+    """JSON carries UTF-8 only: a folder or words that are not are said to be, as a
+    refusal (with the bytes written as \\xff), never as a traceback."""
+    odd = os.fsdecode(bytes(cli.workspace) + b"/caf\xe9")
+    os.mkdir(odd)
+    os.mkdir(os.path.join(odd, ".git"))
+    for args in (("status",), ("add-text", "a note")):
+        run = cli(*args, cwd=Path(odd), code=1)
+        assert "Traceback" not in run.stderr
+        assert "caf\\xe9 is not UTF-8 text" in run.stderr, run.stderr
+        error = refusal(cli, *args, cwd=Path(odd))
+        assert "caf\\xe9" in error["message"]
+    said = cli("add-text", os.fsdecode(b"caf\xe9 au lait"), code=1)
+    assert "'caf\\xe9 au lait' is not UTF-8 text" in said.stderr and "Traceback" not in said.stderr

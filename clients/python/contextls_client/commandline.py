@@ -22,9 +22,14 @@ from contextls_client.commands import handler as command_handler
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
 from contextls_client.daemon import DaemonError, wanted
-from contextls_client.messages import ContextlsError, ServerGoneError
+from contextls_client.messages import ContextlsError, NotUtf8, ServerGoneError
 from contextls_client.reports import ErrorDocument, ErrorReport
-from contextls_client.session import Invocation, Place, UnreadableInput, UsageError
+from contextls_client.session import (
+    Invocation,
+    Place,
+    UnreadableInput,
+    UsageError,
+)
 from contextls_client.targets import TargetError
 
 EXIT_OK: Final = 0
@@ -83,7 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except ContextlsError as error:
         return _refused(console, error.code, error.message, error.data)
-    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError, NotPrivate) as error:
+    except (
+        ServerGoneError,
+        ConfigError,
+        UnreadableInput,
+        DaemonError,
+        NotPrivate,
+        NotUtf8,
+    ) as error:
         return _refused(console, LOCAL_FAILURE_CODE, str(error))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -45,6 +45,17 @@ class ContextlsError(Exception):
         return self.message
 
 
+class NotUtf8(Exception):
+    """Text the protocol cannot carry (JSON is UTF-8): a folder's name, words given on the
+    command line that are not UTF-8; exit code 1, said in words."""
+
+
+def printable(text: str) -> str:
+    """``text`` with the bytes that are not UTF-8 written as ``\\xff`` (so it can be said,
+    in JSON too)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 class ServerGoneError(Exception):
     """The server process exited, hung, or broke the framing; no answer will come."""
 

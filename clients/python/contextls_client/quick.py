@@ -61,6 +61,10 @@ class Command:
 def understood(arguments: list[str]) -> Command | None:
     """The command, when it is one the quick path takes as it stands; else None."""
     command = Command()
+    try:
+        "".join(arguments).encode("utf-8")
+    except UnicodeEncodeError:
+        return None  # the full path says which argument the protocol cannot carry
     words = iter(arguments)
     for word in words:
         if word == "--json":
@@ -175,6 +179,10 @@ def _workspace(given: str | None) -> str | None:
         root = os.path.realpath(os.path.expanduser(given))
     else:
         root = project_root(os.path.realpath(os.getcwd()))
+    try:
+        root.encode("utf-8")  # a name the protocol cannot carry: the full path says so
+    except UnicodeEncodeError:
+        return None
     return root if os.path.isdir(root) else None
 
 

@@ -24,8 +24,10 @@ from contextls_client.messages import (
     CLIENT_NAME,
     JSONRPC_VERSION,
     ContextlsError,
+    NotUtf8,
     ReceivedNotification,
     ServerGoneError,
+    printable,
 )
 
 ResultT = TypeVar("ResultT")
@@ -202,7 +204,15 @@ class Connection:
     # ----------------------------------------------------------------- internals
 
     def _queue(self, message: msgspec.Struct) -> None:
-        self._outgoing += frame(msgspec.json.encode(message))
+        try:
+            body = msgspec.json.encode(message)
+        except UnicodeEncodeError as error:
+            text = error.object if isinstance(error.object, str) else ""
+            around = printable(text[max(error.start - 40, 0) : error.end + 40])
+            raise NotUtf8(
+                f"'{around}' is not UTF-8 text, which the protocol cannot carry"
+            ) from None
+        self._outgoing += frame(body)
 
     def _framing_error(self, problem: str) -> None:
         self._broken = problem

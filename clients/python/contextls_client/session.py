@@ -28,7 +28,13 @@ from contextls_client.daemon import (
     wanted,
 )
 from contextls_client.human import eviction_lines
-from contextls_client.messages import CLIENT_NAME, ContextlsError, shown_messages
+from contextls_client.messages import (
+    CLIENT_NAME,
+    ContextlsError,
+    NotUtf8,
+    printable,
+    shown_messages,
+)
 from contextls_client.project import project_root
 from contextls_client.socket_client import DaemonClient
 
@@ -38,6 +44,15 @@ ALLOW_ANY_FOLDER_ENV: Final = "CONTEXTLS_ALLOW_ANY_FOLDER"
 
 class UsageError(Exception):
     """The command line asks for something impossible; exit code 2."""
+
+
+def utf8(text: str) -> bool:
+    """Whether ``text`` (a path or an argument, decoded with ``surrogateescape``) is UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class UnreadableInput(Exception):
@@ -65,6 +80,11 @@ class Place(msgspec.Struct, frozen=True):
             root = Path(project_root(str(Path.cwd().resolve())))
         if not root.is_dir():
             raise UsageError(f"workspace {root} is not a directory")
+        if not utf8(str(root)):
+            raise NotUtf8(
+                f"the workspace folder {printable(str(root))} is not UTF-8 text, which the "
+                "protocol cannot carry; rename the folder whose name is not"
+            )
         chosen = storage if storage is not None else os.environ.get(STORAGE_ENV) or None
         if chosen is not None and chosen != IN_MEMORY:
             chosen = str(Path(chosen).expanduser().resolve())
@@ -173,9 +193,7 @@ def current_daemon(
     from contextls.common.build import build_id
 
     path = daemon_socket(place.storage)
-    client = DaemonClient(
-        path, connected=connect_or_start(place.storage), client_name=client_name
-    )
+    client = DaemonClient(path, connected=connect_or_start(place.storage), client_name=client_name)
     client.start()
     root, options = (place.root, place.initialization_options()) if session else (None, None)
     info = client.hello(root, options)
