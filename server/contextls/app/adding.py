@@ -13,7 +13,7 @@ from contextls.core.candidates import Candidate
 from contextls.core.errors import (
     InvalidParams,
 )
-from contextls.core.items import Item
+from contextls.core.items import Item, is_outlined
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
 from contextls.protocol import (
@@ -72,8 +72,11 @@ class Adding(WorkspaceState):
             content, lines = text, display_lines(start, end)
             found = self.sources.current(rel, uri, max_bytes)
             source = found if isinstance(found, str) else None
-        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
+        if any(
+            item.is_whole_file and not is_outlined(item) for item in self.window.items_for_path(rel)
+        ):
             # The whole file is already context: refresh it rather than add a piece of it.
+            # (A file shown as its outline hides the bodies: a region of it is its own item.)
             return self.file_candidate(uri, language, metadata, pin)
         return candidates.region(
             content, uri, rel, lines, language, metadata, pin, symbol, symbol_kind, source

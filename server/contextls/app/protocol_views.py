@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from contextls.core import adaptive
-from contextls.core.items import Item
+from contextls.core.items import Item, view_of
 from contextls.core.models import TOKENIZERS, model_of
-from contextls.core.outlines import view_of
 from contextls.core.window import Window
 from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
 from contextls.storage.store import ArchiveState

@@ -24,8 +24,7 @@ from contextls.app.workers import Workers
 from contextls.core import candidates
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
-from contextls.core.items import Item
-from contextls.core.outlines import VIEW, view_of
+from contextls.core.items import VIEW, Item, view_of
 from contextls.protocol import AddResult, ErrorCode
 from contextls.structure.repomap import fit, rank
 from contextls.structure.tags import FileFacts

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from contextls.core.follow_lines import Span, map_span, place_by_content
-from contextls.core.items import STALE_REASON, Item, StaleReason
-from contextls.core.outlines import is_outlined, outline_text
+from contextls.core.items import STALE_REASON, Item, StaleReason, is_outlined
+from contextls.core.outlines import outline_text
 from contextls.core.text import lines_with_ends
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.model import Symbol

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from contextls.protocol import RANGED_KINDS, ItemKind
+from contextls.protocol import RANGED_KINDS, ItemKind, ItemView
 
 StaleReason = Literal["changed", "lost", "deleted", "unreadable", "outside", "too large", "missing"]
 STALE_REASON: Final = "staleReason"
@@ -174,3 +174,17 @@ def split_lines(content: str) -> list[str]:
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
+
+
+VIEW: Final = "view"
+"""Metadata of how an item shows its source (a view is how it is shown, not what it is)."""
+
+
+def view_of(item: Item) -> ItemView:
+    """How the item shows its source: ``whole``, ``outline`` or ``map``."""
+    view = item.metadata.get(VIEW)
+    return view if view in ("outline", "map") else "whole"
+
+
+def is_outlined(item: Item) -> bool:
+    return item.metadata.get(VIEW) == "outline"
