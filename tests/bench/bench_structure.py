@@ -36,6 +36,7 @@ from contextls.structure.parse import parse
 from contextls.structure.repomap import fit, rank
 from contextls.structure.resolve import resolve
 from contextls.structure.symbols import symbols
+from contextls.structure.uses import Uses
 
 MAX_BYTES = 1_000_000
 
@@ -78,6 +79,7 @@ async def run(cfg: Config) -> list[Row]:
         for round_number in range(rounds):
             fig["floor"].append(parse_all(texts))
             index = CodeIndex(Sources(root, lambda uri: None))
+            known: list[Uses] = []
             started = time.perf_counter()
             files = dict(index.all_facts(MAX_BYTES))
             fig["first"].append(time.perf_counter() - started)
@@ -99,13 +101,13 @@ async def run(cfg: Config) -> list[Row]:
             assert [s.lines for s in found] == [wanted.lines]
 
             started = time.perf_counter()
-            ranked = rank(files, focus_files=[target])
+            ranked = rank(files, focus_files=[target], known=known)
             text, shown = fit(ranked, files, count_tokens, 2048)
             fig["map"].append(time.perf_counter() - started)
             assert count_tokens(text) <= 2048
             other = rels[(round_number * 31 + 7) % len(rels)]
             started = time.perf_counter()
-            ranked = rank(files, focus_files=[other])
+            ranked = rank(files, focus_files=[other], known=known)
             text, _ = fit(ranked, files, count_tokens, 2048)
             fig["rerank"].append(time.perf_counter() - started)
             assert count_tokens(text) <= 2048

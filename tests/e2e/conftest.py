@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +175,20 @@ async def stop(session: Session) -> None:
 @pytest.fixture
 async def session(start: Starter) -> Session:
     return await start()
+
+
+@pytest.fixture
+def env(tmp_path: Path, workspace: Path) -> Iterator[dict[str, str]]:
+    """The environment of a daemon of this test's own (stopped at the end)."""
+    from .daemon_clients import daemon_env
+
+    yield from daemon_env(tmp_path, workspace)
+
+
+@pytest.fixture
+async def editors(env: dict[str, str], workspace: Path) -> AsyncIterator[list[Session]]:
+    """Two editor sessions on that daemon, through ``contextls connect``."""
+    from .daemon_clients import editors_on
+
+    async for sessions in editors_on(env, workspace):
+        yield sessions

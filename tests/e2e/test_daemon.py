@@ -10,79 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import msgspec
 import pytest
 from lsprotocol import types as lsp
 
-from contextls.protocol import ServerInfo, Status
+from contextls.protocol import Status
 from contextls.protocol.places import NotPrivate, private_dir
 
 from ..cli.conftest import find_executable
-from .conftest import TIMEOUT, Session, open_session, stop
-
-
-@pytest.fixture
-def env(tmp_path: Path, workspace: Path) -> Iterator[dict[str, str]]:
-    runtime = Path(tempfile.mkdtemp(prefix="cls-"))  # a socket path must fit in 107 bytes
-    values = {
-        **os.environ,
-        "CONTEXTLS_STORAGE": str(tmp_path / "db.sqlite3"),
-        "CONTEXTLS_RUNTIME_DIR": str(runtime),
-        "CONTEXTLS_STATE_DIR": str(tmp_path / "logs"),
-        "CONTEXTLS_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CONTEXTLS_DAEMON_IDLE": "120",
-    }
-    yield values
-    contextls(values, workspace, "daemon", "stop")
-    shutil.rmtree(runtime, ignore_errors=True)
-
-
-def contextls(
-    env: dict[str, str], cwd: Path, *args: str, check: bool = True
-) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [find_executable(), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60
-    )
-    if check and done.returncode != 0:
-        raise AssertionError(f"contextls {' '.join(args)} exited {done.returncode}: {done.stderr}")
-    return done
-
-
-def daemon_info(env: dict[str, str], cwd: Path) -> ServerInfo:
-    return msgspec.json.decode(
-        contextls(env, cwd, "daemon", "status", "--json").stdout, type=ServerInfo
-    )
-
-
-@pytest.fixture
-async def editors(env: dict[str, str], workspace: Path) -> AsyncIterator[list[Session]]:
-    """Two editor sessions on the daemon, through ``contextls connect``."""
-    sessions: list[Session] = []
-    try:
-        for _ in range(2):
-            sessions.append(
-                await open_session(
-                    [find_executable(), "connect", "--stdio"],
-                    workspace,
-                    [workspace],
-                    env=env,
-                    cwd=workspace,
-                )
-            )
-        yield sessions
-    finally:
-        for session in sessions:
-            await stop(session)
+from .conftest import TIMEOUT, Session
+from .daemon_clients import contextls, daemon_info
 
 
 async def test_every_client_sees_one_window_and_each_change_at_once(

@@ -49,6 +49,8 @@ class _Behaviour:
     """Seconds between the body's bytes (a server that never quite stops answering)."""
     echo: bool = False
     """Put the request's headers into the body (as some proxies' error pages do)."""
+    trickle_status: bool = False
+    """Trickle the status line itself (``trickle`` seconds a byte), before any header."""
 
 
 class FakeLLM:
@@ -146,6 +148,11 @@ class FakeLLM:
         with self._lock:
             self._behaviour = _Behaviour(200, body, trickle=every)
 
+    def trickle_status_line(self, every: float) -> None:
+        """Answer with a status line sent one byte every ``every`` seconds."""
+        with self._lock:
+            self._behaviour = _Behaviour(200, b"", trickle=every, trickle_status=True)
+
     def echo_headers(self, status: int) -> None:
         """Answer ``status`` with the request's headers in the body: an error page, or
         (200) a chat completion whose summary quotes them."""
@@ -220,6 +227,9 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             if behaviour.delay:
                 fake._sleep(behaviour.delay)
             fake._began_answer()
+            if behaviour.trickle_status:
+                self._trickle(b"HTTP/1.1 200 OK\r\n", behaviour.trickle)
+                return
             payload = behaviour.body
             if behaviour.echo:
                 quoted = "\n".join(f"{k}: {v}" for k, v in self.headers.items())

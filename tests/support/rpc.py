@@ -510,6 +510,11 @@ class RpcClient:
         """Keep the params of every ``method`` notification from now on, in this list."""
         return self.kept.setdefault(method, [])
 
+    @property
+    def in_flight(self) -> list[Any]:
+        """The ids of the requests sent and not answered yet (to cancel one, say)."""
+        return list(self._pending)
+
     async def timed_raw(self, method: str, params: Any) -> tuple[int, msgspec.Raw]:
         """One request; returns (round-trip ns, undecoded result). Raises RpcError."""
         msg_id = self.new_id()

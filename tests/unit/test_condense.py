@@ -228,6 +228,13 @@ async def test_a_trickling_endpoint_is_cut_off_and_frees_its_thread(llm: FakeLLM
     assert outcome.error is None and outcome.summary == "a summary after all"
 
 
+async def test_a_trickled_status_line_is_a_timeout_not_a_bad_status_line(llm: FakeLLM) -> None:
+    llm.trickle_status_line(every=0.3)
+    outcome = await summarize_with_endpoint(settings_for(llm, timeout=0.5), ask())
+    assert outcome.error is not None and "did not answer within 0.5s" in outcome.error
+    assert "BadStatusLine" not in outcome.error
+
+
 @pytest.mark.parametrize("status", [200, 400, 502])
 async def test_the_key_never_comes_back_from_an_endpoint_that_echoes_headers(
     llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, status: int

@@ -17,6 +17,13 @@ B64 = "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG9mcmVkcGx1Z2g="
 HEX = "0123456789abcdef"
 
 FAKES: dict[str, str] = {
+    "YAML password of letters only": "database:\n  user: app\n  password: "
+    + "correcthorsebattery\n",
+    "JDBC password in the URL": "url=jdbc:mysql://db/app?user=root&pass" + "word=rootpw!!\n",
+    "YAML secret_access_key alone": "s3:\n  secret_access_key: "
+    + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+    "PuTTY key file": "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n"
+    + "Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIB\nPrivate-Lines: 1\nAAAAIGB3c2VjcmV0\n",
     "AWS secret access key": "aws_secret_access_key = "
     + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "AWS secret, env style": "export AWS_SECRET_ACCESS_KEY="
@@ -97,6 +104,10 @@ def test_every_common_format_warns(name: str) -> None:
         "machine host.domain.com login log password pass",
         "Authorization: Basic <base64 of user:password>",
         "client_secret = settings.CLIENT_SECRET",
+        "password:\n  type: string\n  required: true",
+        "class User:\n    password: SecretStr\n    password_hash: str",
+        "interface Login {\n  password: string;\n}",
+        "password: changeme",
     ],
 )
 def test_placeholders_and_code_that_reads_a_secret_do_not_warn(text: str) -> None:

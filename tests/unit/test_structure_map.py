@@ -101,3 +101,25 @@ def test_no_body_of_a_one_line_definition_in_any_language() -> None:
         files = {path: facts(text, language)}
         shown = render(rank(files), files)
         assert body not in shown and "…" in shown, (path, shown)
+
+
+def test_uses_brought_up_to_date_file_by_file_are_the_uses_made_anew() -> None:
+    """One file changes: only it and the files using the names it gained or lost are
+    looked at again, and every file's uses are those a fresh start finds."""
+    from contextls.structure.uses import uses
+
+    before = graph()
+    known: list = []  # type: ignore[type-arg]
+    uses(before, known)
+    after = dict(before)
+    after["cache.py"] = facts("def fresh_name(value):\n    return value\n", "python")
+    after["noise3.py"] = facts("from cache import fresh_name\n\nfresh_name(3)\n", "python")
+    del after["noise4.py"]
+    updated = uses(after, known)
+    made_anew = uses(after, [])
+    assert updated is known[0] and updated is not made_anew
+    for path in after:
+        assert updated.edges(path).keys() == made_anew.edges(path).keys(), path
+        assert updated.strongest[path].keys() == made_anew.strongest[path].keys(), path
+    assert ("cache.py", "fresh_name") in updated.edges("noise3.py")
+    assert not any(word == "lru" for _, word in updated.edges("app.py"))  # lru is gone

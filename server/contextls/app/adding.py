@@ -13,7 +13,7 @@ from contextls.core.candidates import Candidate
 from contextls.core.errors import (
     InvalidParams,
 )
-from contextls.core.items import END_COLUMN, START_COLUMN
+from contextls.core.items import END_COLUMN, START_COLUMN, Item
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
 from contextls.protocol import (
@@ -122,7 +122,24 @@ class Adding(WorkspaceState):
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
     ) -> AddResult:
+        size = len(content.encode(errors="surrogatepass"))
+        check_size(size, "the text", self.settings.max_file_bytes)
         return self._add(candidates.text(kind, content, language, metadata, pin))
+
+    def precount(self, candidate: Candidate) -> None:
+        """Count what ``candidate``'s text will take (the tokenizer remembers it), so the
+        add that follows counts nothing: a large text is counted in a worker thread while
+        other requests are answered, the add then runs on the loop. Thread-safe."""
+        probe = Item(
+            "ctx-0",
+            candidate.kind,
+            candidate.content,
+            dict(candidate.metadata),
+            0,
+            0,
+            encoding=self.tokenizer.encoding,
+        )
+        self.window.costs.body(probe)
 
     def _add(self, candidate: Candidate) -> AddResult:
         def apply(change: Change) -> AddOutcome:

@@ -3,32 +3,111 @@
 A file is parsed when it is first asked about and again only when its signature
 (inode, size, mtime) or the editor's text changed; what a parse found is small
 (definitions and the counts of the words that may name them), so a repository of
-thousands of files stays in memory.
+thousands of files stays in memory. The whole workspace (for its map) is parsed in
+worker processes (``gather``), a batch of files at a time, while the event loop
+answers other requests; a file the parser could not read within its budget is left
+out of the map, with the reason kept until the file changes.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from contextls.app.expand import expand
+from contextls.app.facts_cache import FactsCache, cache_path
 from contextls.app.sources import Gone, Sources
+from contextls.app.workers import OverBudget, Workers
 from contextls.core.errors import ContextError
 from contextls.protocol import FileTarget
+from contextls.protocol.build import build_id
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.tags import FileFacts, facts
+from contextls.structure.uses import Uses
 
 Signature = tuple[int, int, int]
+Progress = Callable[[int, int], None]
+"""Told (files read so far, files to read) after each batch."""
+
+BATCH_FILES: Final = 48
+BATCH_BYTES: Final = 1_500_000
+"""A batch of files for one job: small enough that a cancelled map stops soon, and that
+each answer is unpickled in a few milliseconds."""
+BUDGET_SECONDS: Final = 30.0
+BUDGET_PER_MB: Final = 20.0
+"""A job's budget: generous (a loaded machine parses ~0.3 MB/s), it stops only what
+never ends."""
+
+
+@functools.cache
+def _build() -> str:
+    """The code that parses (facts a build found are not taken for another's)."""
+    return build_id()
+
+
+def digest(text: str) -> bytes:
+    """The same in every process (``hash`` of a str is not)."""
+    return hashlib.blake2b(text.encode(errors="surrogatepass"), digest_size=12).digest()
 
 
 @dataclass(slots=True)
 class _Known:
     signature: Signature | None
     """None: parsed from an editor's text, which has no signature on disk."""
-    text_hash: int
+    text_hash: bytes
     facts: FileFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What a worker made of one file: its facts, or why it has none."""
+
+    rel: str
+    signature: Signature | None
+    text_hash: bytes
+    facts: FileFacts | None
+    why: str = ""
+
+
+_caches: dict[str, FactsCache] = {}
+"""A worker's connection to the facts cache, by build."""
+
+
+def read_files(root: str, rels: list[str], max_bytes: int, build: str = "") -> list[Read]:
+    """A worker's job: read and parse these files of ``root`` (from disk), or take what a
+    parse of the same text found before from the facts cache (``build``: the code's)."""
+    cache = _caches.get(build)
+    if cache is None:
+        cache = _caches[build] = FactsCache(cache_path() if build else None, build)
+    sources = Sources(Path(root), lambda uri: None)
+    done: list[Read] = []
+    for rel in rels:
+        signature = _signature(Path(root) / rel)
+        text = sources.on_disk(rel, max_bytes)
+        if isinstance(text, Gone):
+            done.append(Read(rel, signature, b"", None, text.why))
+            continue
+        language = language_of(rel)
+        if language is None:
+            done.append(Read(rel, signature, b"", None, "no parser"))
+            continue
+        text_hash = digest(text)
+        found = cache.get(text_hash, language)
+        if found is None:
+            try:
+                found = facts(text, language)
+            except Unsupported as error:
+                done.append(Read(rel, signature, b"", None, str(error)))
+                continue
+            cache.put(text_hash, language, found)
+        done.append(Read(rel, signature, text_hash, found))
+    return done
 
 
 class CodeIndex:
@@ -37,6 +116,13 @@ class CodeIndex:
         self._known: dict[str, _Known] = {}
         self.parsed = 0
         """How many parses were made (a figure for the benchmarks and the map's cost)."""
+        self.left_out: dict[str, tuple[Signature | None, str]] = {}
+        """Files the map leaves out, with why, until their signature changes."""
+        self.version = 0
+        """Moves whenever what the index knows of a file changes (a map ranked at the same
+        version and window revision is still the same map)."""
+        self.uses: list[Uses] = []
+        """Which definitions each file uses, kept for the next ranking (``repomap``)."""
 
     def facts_of(self, rel: str, text: str, language: str | None = None) -> FileFacts:
         """What ``text`` (the file ``rel`` now) defines; Unsupported for a language not
@@ -45,12 +131,13 @@ class CodeIndex:
         if lang is None:
             raise Unsupported(f"{rel}: no parser for this kind of file")
         known = self._known.get(rel)
-        digest = hash(text)
-        if known is not None and known.text_hash == digest and known.facts.language == lang:
+        text_hash = digest(text)
+        if known is not None and known.text_hash == text_hash and known.facts.language == lang:
             return known.facts
         found = facts(text, lang)
         self.parsed += 1
-        self._known[rel] = _Known(_signature(self.sources.root / rel), digest, found)
+        self.version += 1
+        self._known[rel] = _Known(_signature(self.sources.root / rel), text_hash, found)
         return found
 
     def workspace_files(self) -> list[str]:
@@ -78,6 +165,106 @@ class CodeIndex:
                 yield rel, self.facts_of(rel, text)
             except (Unsupported, ContextError):
                 continue
+
+    async def gather(
+        self, workers: Workers, max_bytes: int, progress: Progress | None = None
+    ) -> dict[str, FileFacts]:
+        """Every parseable file of the workspace with what it defines, parsing what
+        changed in worker processes, a batch at a time (the event loop answers others
+        meanwhile; cancelling stops between batches)."""
+        rels = await asyncio.to_thread(self.workspace_files)  # git ls-files
+        root = self.sources.root
+        wanted: list[str] = []
+        for rel in rels:
+            signature = _signature(root / rel)
+            known = self._known.get(rel)
+            if known is not None and known.signature == signature:
+                continue
+            refused = self.left_out.get(rel)
+            if refused is not None and refused[0] == signature:
+                continue
+            wanted.append(rel)
+        total, done = len(wanted), 0
+        running: set[asyncio.Task[list[Read]]] = set()
+        try:
+            for batch in _batches(root, wanted):
+                running.add(asyncio.ensure_future(self._read(workers, batch, max_bytes)))
+                if len(running) < workers.processes:
+                    continue
+                finished, running = await asyncio.wait(running, return_when="FIRST_COMPLETED")
+                done += self._keep_all(finished, progress, done, total)
+            while running:
+                finished, running = await asyncio.wait(running, return_when="FIRST_COMPLETED")
+                done += self._keep_all(finished, progress, done, total)
+        finally:
+            for task in running:
+                task.cancel()
+        present = set(rels)
+        for rel in [rel for rel in self._known if rel not in present]:
+            del self._known[rel]
+            self.version += 1
+        return {rel: self._known[rel].facts for rel in rels if rel in self._known}
+
+    async def _read(self, workers: Workers, batch: list[str], max_bytes: int) -> list[Read]:
+        root = self.sources.root
+        size = sum(_size(root / rel) for rel in batch)
+        budget = BUDGET_SECONDS + BUDGET_PER_MB * size / 1e6
+        try:
+            return await workers.run(budget, read_files, str(root), batch, max_bytes, _build())
+        except OverBudget as error:
+            if len(batch) == 1:
+                return [Read(batch[0], _signature(root / batch[0]), b"", None, str(error))]
+        reads: list[Read] = []
+        for rel in batch:  # which of them: one by one
+            reads.extend(await self._read(workers, [rel], max_bytes))
+        return reads
+
+    def _keep_all(
+        self,
+        finished: set[asyncio.Task[list[Read]]],
+        progress: Progress | None,
+        done: int,
+        total: int,
+    ) -> int:
+        count = 0
+        for task in finished:
+            for read in task.result():
+                self._keep(read)
+                count += 1
+        if progress is not None:
+            progress(done + count, total)
+        return count
+
+    def _keep(self, read: Read) -> None:
+        self.version += 1
+        self.parsed += read.facts is not None
+        if read.facts is None:
+            self._known.pop(read.rel, None)
+            if read.why not in ("deleted", "no parser"):
+                self.left_out[read.rel] = (read.signature, read.why)
+            return
+        self.left_out.pop(read.rel, None)
+        self._known[read.rel] = _Known(read.signature, read.text_hash, read.facts)
+
+
+def _batches(root: Path, rels: list[str]) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for rel in rels:
+        batch.append(rel)
+        size += _size(root / rel)
+        if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _signature(path: Path) -> Signature | None:

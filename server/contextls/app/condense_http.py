@@ -92,6 +92,7 @@ def post(url: str, api_key: str | None, data: bytes, timeout: float) -> bytes:
     all; raises ``CondenseError`` with a message a person can act on."""
     # Imported here: urllib.request brings http.client, ~23 ms of every server's start
     # (and of a person's first command), for a request few sessions ever send.
+    import http.client
     import urllib.error
     import urllib.request
 
@@ -115,6 +116,12 @@ def post(url: str, api_key: str | None, data: bytes, timeout: float) -> bytes:
             raise CondenseError(redact(_http_error_message(exc), api_key)) from exc
         except CondenseError:
             raise
+        except http.client.HTTPException as exc:  # BadStatusLine: cut off mid-line, or not HTTP
+            if deadline.expired:
+                raise CondenseError(timeout_message(timeout)) from exc
+            raise CondenseError(
+                f"the condensing endpoint {url} did not answer in HTTP ({type(exc).__name__})"
+            ) from exc
         except (TimeoutError, urllib.error.URLError, OSError, ValueError) as exc:
             reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
             if deadline.expired or isinstance(reason, TimeoutError):

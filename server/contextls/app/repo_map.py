@@ -1,67 +1,151 @@
 """The map of the repository as an item: ranked definitions of the workspace, fitted
 to the window's ``mapTokens`` (or the tokens asked for), never over; live: it is ranked
 again when the window's items or the workspace's files change, at most every
-``MAP_FOLLOW_SECONDS``, and says what the last ranking cost (``metadata.rankMs``)."""
+``MAP_FOLLOW_SECONDS``, and says what the last ranking cost (``metadata.rankMs``).
+
+Making a map is work of seconds on a large repository: the files are parsed in worker
+processes (``CodeIndex.gather``) and ranked in a thread, while the event loop answers
+everyone else; only the change that puts the map in the window runs on the loop. A
+newer map of the same window supersedes one still being made."""
 
 from __future__ import annotations
 
+import asyncio
 import time
-from dataclasses import replace
+from collections.abc import Mapping as Files
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from contextls.app.changes import Change
+from contextls.app.code_index import Progress
 from contextls.app.symbol_adding import QUALIFIED_NAME, SymbolAdding
 from contextls.app.views import Viewing
+from contextls.app.workers import Workers
 from contextls.core import candidates
+from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.core.outlines import VIEW, view_of
 from contextls.protocol import AddResult, ErrorCode
 from contextls.structure.repomap import fit, rank
 from contextls.structure.tags import FileFacts
+from contextls.structure.uses import Uses
 
 MAP_FOLLOW_SECONDS: Final = 2.0
 """How often, at most, a live map looks at the workspace's files again."""
 TITLE: Final = "map of the repository"
 
 
+@dataclass(frozen=True, slots=True)
+class MapAsk:
+    """What one ranking needs from the window, taken on the loop before it starts."""
+
+    query: str | None
+    share: int
+    shape: Item
+    focus_files: set[str]
+    focus_names: set[str]
+    leave_out: set[tuple[str, str]]
+    costs: Costs
+    known: list[Uses]
+
+
+def map_text(files: Files[str, FileFacts], ask: MapAsk) -> tuple[str, int, int]:
+    """The map's text, how many definitions it shows, and what ranking cost (ms): pure,
+    so it runs in a thread. The share holds what the item takes in the window, its
+    heading and fences too."""
+    started = time.perf_counter()
+    if not files:
+        raise ContextError(
+            "the workspace holds no file whose structure contextls knows (Python, "
+            "JavaScript, TypeScript, Go, Rust, Java, C, C++, Emacs Lisp): no map to make",
+            ErrorCode.NO_STRUCTURE,
+        )
+    ranked = rank(
+        files,
+        ask.focus_files,
+        ask.focus_names,
+        ask.query,
+        ask.leave_out,
+        known=ask.known,
+        limit=ask.share,  # no more definitions fit (a line of at least one token each)
+    )
+
+    def cost(text: str) -> int:
+        return ask.costs.of(replace(ask.shape, content=text))  # counted afresh: a new text
+
+    text, shown = fit(ranked, files, cost, ask.share)
+    spent = round((time.perf_counter() - started) * 1000)
+    return text or "(no definition fits the map's share)\n", shown, spent
+
+
 class Mapping(SymbolAdding, Viewing):
     _map_seen: tuple[int, float] = (-1, 0.0)
     """(the window's revision, the time) of the map's last ranking."""
+    _map_task: asyncio.Task[Any] | None = None
+    """The ranking of the live map under way, if any."""
+    _ranking: asyncio.Lock | None = None
+    """One ranking of this workspace at a time: they share (and update) its uses."""
+    _ranked_at: tuple[int, int] = (-1, -1)
+    """(the window's revision, the code index's version) of the last ranking."""
+    _asked: asyncio.Task[Any] | None = None
+    """The add of a map under way: a newer one supersedes it."""
 
-    def add_map(
+    async def add_map(
         self,
+        workers: Workers,
         query: str | None = None,
         tokens: int | None = None,
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
+        progress: Progress | None = None,
     ) -> AddResult:
-        """Add the map (or rank the window's map again, with these wishes)."""
+        """Add the map (or rank the window's map again, with these wishes). A newer
+        add of a map of this window supersedes this one while it is made: it ends in
+        ``asyncio.CancelledError`` (the client is told its request was cancelled)."""
+        before, self._asked = self._asked, asyncio.current_task()
+        if before is not None and not before.done():
+            before.cancel("a newer map of this window superseded it")
         share = tokens or self.settings.map_tokens
         wishes = {**(metadata or {}), "title": TITLE, VIEW: "map", "mapTokens": share}
         if query:
             wishes["query"] = query
+        shape = Item(f"ctx-{self.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
+        content, shown, spent = await self._rank(workers, query, share, shape, progress)
+        wishes.update({"definitions": shown, "rankMs": spent})
         existing = self._map_item()
         if existing is not None:
             self.remove_quietly(existing)
-        shape = Item(f"ctx-{self.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
-        content, shown, spent = self._map_text(query, share, shape)
-        wishes.update({"definitions": shown, "rankMs": spent})
         return self.add_candidate(candidates.text("custom", content, None, wishes, pin))
 
-    def follow_files(self) -> None:
-        super().follow_files()
+    def map_is_due(self) -> bool:
+        """The window holds a map whose ranking is older than the window or than
+        ``MAP_FOLLOW_SECONDS`` (the files may have changed), and none is under way."""
+        if self._map_item() is None or (self._map_task is not None and not self._map_task.done()):
+            return False
+        seen_revision, seen_at = self._map_seen
+        return not (
+            self.revision == seen_revision and time.monotonic() - seen_at < MAP_FOLLOW_SECONDS
+        )
+
+    def follow_map(self, workers: Workers) -> None:
+        """Rank the live map again off the loop when it is due (the watch asks)."""
+        if self.map_is_due():
+            self._map_task = asyncio.ensure_future(self._follow_map(workers))
+
+    async def _follow_map(self, workers: Workers) -> None:
         item = self._map_item()
         if item is None:
-            return
-        seen_revision, seen_at = self._map_seen
-        if self.revision == seen_revision and time.monotonic() - seen_at < MAP_FOLLOW_SECONDS:
             return
         share = item.metadata.get("mapTokens", self.settings.map_tokens)
         query = item.metadata.get("query")
         asked = query if isinstance(query, str) else None
-        content, shown, spent = self._map_text(asked, share, item)
-        if content == item.content:
+        try:
+            content, shown, spent = await self._rank(workers, asked, share, item)
+        except ContextError:
+            self._map_seen = (self.revision, time.monotonic())
+            return
+        if content == item.content or item.id not in self.window:
             self._map_seen = (self.revision, time.monotonic())
             return
 
@@ -75,6 +159,56 @@ class Mapping(SymbolAdding, Viewing):
         self.change(apply)
         self._map_seen = (self.revision, time.monotonic())
 
+    async def _rank(
+        self,
+        workers: Workers,
+        query: str | None,
+        share: int,
+        shape: Item,
+        progress: Progress | None = None,
+    ) -> tuple[str, int, int]:
+        if self._ranking is None:
+            self._ranking = asyncio.Lock()
+        async with self._ranking:
+            return await self._rank_alone(workers, query, share, shape, progress)
+
+    async def _rank_alone(
+        self,
+        workers: Workers,
+        query: str | None,
+        share: int,
+        shape: Item,
+        progress: Progress | None,
+    ) -> tuple[str, int, int]:
+        started = time.perf_counter()
+        files = await self.code.gather(workers, self.settings.max_file_bytes, progress)
+        if shape.content and (self.revision, self.code.version) == self._ranked_at:
+            # The live map, and neither the window nor any file changed: the same map.
+            self._map_seen = (self.revision, time.monotonic())
+            return shape.content, int(shape.metadata.get("definitions", 0)), 0
+        self._ranked_at = (self.revision, self.code.version)
+        focus_files, focus_names, leave_out = self._focus()
+        ask = MapAsk(
+            query,
+            share,
+            shape,
+            focus_files,
+            focus_names,
+            leave_out,
+            self.window.costs,
+            self.code.uses,
+        )
+        self._map_seen = (self.revision, time.monotonic())
+        ranking = asyncio.ensure_future(asyncio.to_thread(map_text, files, ask))
+        try:
+            content, shown, _ = await asyncio.shield(ranking)
+        except asyncio.CancelledError:
+            # The thread runs on, updating this workspace's uses: the next ranking waits
+            # for it (this one holds the lock until then).
+            await asyncio.wait([ranking])
+            raise
+        return content, shown, round((time.perf_counter() - started) * 1000)
+
     def remove_quietly(self, item: Item) -> None:
         """Take the old map out (its replacement is added next)."""
 
@@ -86,30 +220,6 @@ class Mapping(SymbolAdding, Viewing):
 
     def _map_item(self) -> Item | None:
         return next((item for item in self.window if view_of(item) == "map"), None)
-
-    def _map_text(self, query: str | None, share: int, shape: Item) -> tuple[str, int, int]:
-        """The map's text, how many definitions it shows, and what ranking cost (ms).
-        ``shape``: the item it goes in; the share holds what the item takes in the window,
-        its heading and fences too."""
-        started = time.perf_counter()
-        files: dict[str, FileFacts] = dict(self.code.all_facts(self.settings.max_file_bytes))
-        if not files:
-            raise ContextError(
-                "the workspace holds no file whose structure contextls knows (Python, "
-                "JavaScript, TypeScript, Go, Rust, Java, C, C++, Emacs Lisp): no map to make",
-                ErrorCode.NO_STRUCTURE,
-            )
-        focus_files, focus_names, leave_out = self._focus()
-        ranked = rank(files, focus_files, focus_names, query, leave_out)
-        costs = self.window.costs
-
-        def cost(text: str) -> int:
-            return costs.of(replace(shape, content=text))  # counted afresh: a new text
-
-        text, shown = fit(ranked, files, cost, share)
-        spent = round((time.perf_counter() - started) * 1000)
-        self._map_seen = (self.revision, time.monotonic())
-        return text or "(no definition fits the map's share)\n", shown, spent
 
     def _focus(self) -> tuple[set[str], set[str], set[tuple[str, str]]]:
         """The window's files, the names of its symbols, and what not to list again."""

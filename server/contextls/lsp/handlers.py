@@ -9,6 +9,7 @@ becomes a JSON-RPC error. Nothing a client sends can take the server down.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import os
 import sys
@@ -20,13 +21,12 @@ from lsprotocol import types as lsp
 
 from contextls import __version__
 from contextls import protocol as p
-from contextls.app import bulk, transfer
+from contextls.app import transfer
 from contextls.app.configuring import precount
-from contextls.app.model_counts import count_for_models
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
 from contextls.core.errors import ContextError
-from contextls.lsp import structure_handlers
+from contextls.lsp import add_handlers, structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
@@ -35,7 +35,7 @@ from contextls.protocol.build import build_id
 
 log = logging.getLogger(__name__)
 
-assert structure_handlers.__name__  # its handlers are registered when it is imported
+assert structure_handlers.__name__ and add_handlers.__name__  # registered when imported
 
 BUILD = build_id()
 """The code this process runs, taken at start (clients restart a daemon whose build differs)."""
@@ -114,18 +114,22 @@ def _guarded(action: Callable[[], None]) -> None:
 def _request(
     server: ContextServer,
     request: p.Request[Any, Any],
-    handle: Callable[[ContextServer, Any], msgspec.Struct],
+    handle: Callable[[ContextServer, Any], msgspec.Struct | Awaitable[msgspec.Struct]],
 ) -> None:
+    """A request answered in the turn that read it, or, when its handler hands back an
+    awaitable (a large text, a large file), by a task of the dispatcher's."""
     params_type = request.params
 
     @server.request(request.method)
-    def handler(raw: Any) -> msgspec.Struct:
+    def handler(raw: Any) -> msgspec.Struct | Awaitable[msgspec.Struct]:
         try:
             result = handle(server, decode_params(raw, params_type))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # a native library's panic is an answer too
             raise to_jsonrpc(error) from error
+        if inspect.isawaitable(result):  # large work: finished off the loop
+            return _answered(server, result)
         if isinstance(result, p.AddResult | p.AddFilesResult):
             for warning in result.warnings:  # editors show it even if they ignore the field
                 server.warn(warning)
@@ -161,69 +165,6 @@ async def _answered(server: ContextServer, work: Awaitable[msgspec.Struct]) -> m
         for warning in result.warnings:  # editors show it even if they ignore the field
             server.warn(warning)
     return result
-
-
-def _start_end(range_: p.Range) -> tuple[tuple[int, int], tuple[int, int]]:
-    return (range_.start.line, range_.start.character), (range_.end.line, range_.end.character)
-
-
-def _symbol_kind(kind: str | int | None) -> str | int | None:
-    """LSP SymbolKind numbers become their names (``12`` -> ``"Function"``)."""
-    if isinstance(kind, int):
-        try:
-            return lsp.SymbolKind(kind).name
-        except ValueError:
-            return kind
-    return kind
-
-
-@handles(p.Requests.ADD_REGION)
-def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
-    start, end = _start_end(params.range)
-    workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_region(
-        params.uri, start, end, params.text, params.language, params.metadata, params.pin
-    )
-
-
-@handles(p.Requests.ADD_SYMBOL)
-def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
-    start, end = _start_end(params.range)
-    workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_editor_symbol(
-        params.uri,
-        start,
-        end,
-        params.name,
-        _symbol_kind(params.symbol_kind),
-        params.text,
-        params.language,
-        params.metadata,
-        params.pin,
-    )
-
-
-@handles(p.Requests.ADD_FILE)
-def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
-    workspace = ls.session.route(params.workspace, params.uri)
-    if params.outline:
-        whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
-        return workspace.add_candidate(workspace.outlined_candidate(whole))
-    return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
-
-
-@handles(p.Requests.ADD_FILES)
-def add_files(ls: ContextServer, params: p.AddFilesParams) -> p.AddFilesResult:
-    first = next((target.uri for target in params.targets if target.uri), None)
-    return bulk.add_files(ls.session.route(params.workspace, first), params)
-
-
-@handles(p.Requests.ADD_TEXT)
-def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult:
-    workspace = ls.session.route(params.workspace)
-    return workspace.add_text(
-        params.kind, params.content, params.language, params.metadata, params.pin
-    )
 
 
 @handles(p.Requests.REMOVE)
@@ -274,24 +215,6 @@ def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
 @handles(p.Requests.RESTORE)
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
     return ls.session.route(params.workspace).restore(params.ids, params.pin, params.dry_run)
-
-
-@handles(p.Requests.COUNT_TOKENS)
-def count_tokens(ls: ContextServer, params: p.CountTokensParams) -> p.CountTokensResult:
-    workspace = None
-    if params.targets:
-        first = next((target.uri for target in params.targets if target.uri), None)
-        workspace = ls.session.route(params.workspace, first)
-    elif params.workspace and params.encoding is None:
-        workspace = ls.session.route(params.workspace)
-    return count_for_models(
-        ls.service.tokenizer,
-        workspace,
-        params.text,
-        params.targets,
-        params.models,
-        params.encoding,
-    )
 
 
 @handles(p.Requests.PREPARE_CONVERSATION)

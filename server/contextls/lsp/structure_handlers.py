@@ -3,23 +3,35 @@ symbol at a place, an item's view, the repository map."""
 
 from __future__ import annotations
 
+import asyncio
+
 from contextls import protocol as p
+from contextls.lsp.progress import Reporter
 from contextls.lsp.registry import handles
 from contextls.lsp.server import ContextServer
 
 
 @handles(p.Requests.ADD_NAMED_SYMBOL)
-def add_named_symbol(ls: ContextServer, params: p.AddNamedSymbolParams) -> p.AddResult:
+async def add_named_symbol(ls: ContextServer, params: p.AddNamedSymbolParams) -> p.AddResult:
+    """The definition is found off the loop (files parsed in worker processes when every
+    file is searched, one file in a thread), then added on the loop, from what the parse
+    left in the workspace's code index."""
     workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_named_symbol(
+    if params.uri is None:
+        await workspace.code.gather(ls.service.workers, workspace.settings.max_file_bytes)
+    await asyncio.to_thread(workspace.find_symbol, params.name, params.uri, params.language)
+    return ls.session.route(params.workspace, params.uri).add_named_symbol(
         params.name, params.uri, params.language, params.metadata, params.pin, params.outline
     )
 
 
 @handles(p.Requests.SYMBOL_AT)
-def symbol_at(ls: ContextServer, params: p.SymbolAtParams) -> p.SymbolAtResult:
+async def symbol_at(ls: ContextServer, params: p.SymbolAtParams) -> p.SymbolAtResult:
+    """Parsed in a thread: it changes nothing but the code index's cache."""
     workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.symbol_at(params.uri, params.position.line, params.text)
+    return await asyncio.to_thread(
+        workspace.symbol_at, params.uri, params.position.line, params.text
+    )
 
 
 @handles(p.Requests.SET_VIEW)
@@ -28,6 +40,21 @@ def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
 
 
 @handles(p.Requests.ADD_MAP)
-def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
+async def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
+    """Parsed in worker processes and ranked in a thread: others are answered meanwhile."""
     workspace = ls.session.route(params.workspace)
-    return workspace.add_map(params.query, params.tokens, params.metadata, params.pin)
+    progress = Reporter(ls.outbox, params.work_done_token, "Reading the workspace for its map")
+    outcome = "cancelled"
+    try:
+        added = await workspace.add_map(
+            ls.service.workers,
+            params.query,
+            params.tokens,
+            params.metadata,
+            params.pin,
+            progress.report,
+        )
+        outcome = f"{added.item.metadata.get('definitions', 0)} definitions ranked"
+        return added
+    finally:
+        progress.end(outcome)

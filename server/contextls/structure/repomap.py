@@ -15,7 +15,6 @@ what holds it, grouped by file.
 from __future__ import annotations
 
 import heapq
-import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -24,23 +23,13 @@ from typing import Final
 
 from contextls.structure.model import CONTAINERS, Symbol
 from contextls.structure.tags import FileFacts
+from contextls.structure.uses import Uses, uses
 
 DAMPING: Final = 0.85
 ITERATIONS: Final = 40
 FOCUS: Final = 10.0
 """How much more a use of a name the window or the query names weighs."""
-FAMILIES: Final = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
-"""Languages whose files use each other's definitions."""
-MEMBER_ALONE: Final = 0.2
-"""What a use of a method's name weighs when the file names neither its class nor its
-module."""
-STRONGEST: Final = 40
-"""The uses of a file that count: its strongest, so a large repository's graph stays
-sparse (a word that merely looks like a name elsewhere weighs little anyway)."""
-IMPORTED: Final = 5.0
-"""How much more a use weighs when the file also names the definer's module."""
 GAP: Final = "⋮"
-_INDEX_NAMES: Final = frozenset({"__init__", "index", "mod", "lib", "main"})
 _QUERY_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
@@ -57,17 +46,21 @@ def rank(
     focus_names: Collection[str] = (),
     query: str | None = None,
     leave_out: Collection[tuple[str, str]] = (),
+    known: list[Uses] | None = None,
+    limit: int | None = None,
 ) -> list[Ranked]:
-    """Every listed definition of ``files``, best first. ``focus_files`` and names the
-    ``query`` or ``focus_names`` hold personalise the ranking; ``leave_out`` are (path,
-    qualified name) pairs already in the window (``(path, "")``: the whole file)."""
+    """Every listed definition of ``files`` (the ``limit`` best), best first.
+    ``focus_files`` and names the ``query`` or ``focus_names`` hold personalise the
+    ranking; ``leave_out`` are (path, qualified name) pairs already in the window
+    (``(path, "")``: the whole file); ``known``: the uses of the last ranking of this
+    repository, kept by the caller."""
     wanted = {w.lower() for w in _QUERY_WORD.findall(query or "")}
     names = set(focus_names) | {n.rpartition(".")[2] for n in focus_names}
-    graph = uses(files)
+    graph = uses(files, known if known is not None else [])
     focused = set(focus_files)
     edges: dict[str, dict[tuple[str, str], float]] = {}
     for path in files:
-        base = graph.full[path] if path in focused else graph.strongest[path]
+        base = graph.edges(path) if path in focused else graph.strongest[path]
         if names or wanted:
             base = {
                 key: weight * FOCUS if key[1] in names or key[1].lower() in wanted else weight
@@ -86,7 +79,7 @@ def rank(
         for key, weight in out.items():
             flows[key] += ranks[path] * weight / total
     left = set(leave_out)
-    ranked: list[Ranked] = []
+    scored: list[tuple[float, str, int, Symbol]] = []
     for path, facts in files.items():
         if (path, "") in left:
             continue
@@ -102,99 +95,17 @@ def rank(
             score = flows.get((path, symbol.name), 0.0) / same[symbol.name]
             if symbol.name.lower() in wanted:
                 score += 1.0  # named by the query: before anything merely used (ranks sum to 1)
-            ranked.append(Ranked(path, symbol, score + ranks[path] * 1e-3))
-    ranked.sort(key=lambda r: (-r.score, r.path, r.symbol.start_line))
-    return ranked
+            scored.append((-(score + ranks[path] * 1e-3), path, symbol.start_line, symbol))
+    best = (
+        heapq.nsmallest(limit, scored, key=_order)
+        if limit is not None
+        else sorted(scored, key=_order)
+    )
+    return [Ranked(path, symbol, -score) for score, path, _, symbol in best]
 
 
-@dataclass(slots=True)
-class Uses:
-    """Which definitions each file uses, weighted: ``full``, and its ``strongest``."""
-
-    files: dict[str, FileFacts]
-    full: dict[str, dict[tuple[str, str], float]]
-    strongest: dict[str, dict[tuple[str, str], float]]
-
-
-_known: list[Uses] = []
-"""The last repository's uses: ranking again for another window reuses them while
-every file's facts are the same objects (the index keeps them while files stay)."""
-
-
-def uses(files: Mapping[str, FileFacts]) -> Uses:
-    if _known and len(_known[0].files) == len(files):
-        last = _known[0]
-        if all(last.files.get(path) is facts for path, facts in files.items()):
-            return last
-    definers: dict[str, set[str]] = defaultdict(set)
-    holders: dict[tuple[str, str], set[str]] = defaultdict(set)
-    """(file, name) -> the names of the classes that hold it, when only members have it."""
-    for path, facts in files.items():
-        for symbol in facts.symbols:
-            if symbol.listed:
-                definers[symbol.name].add(path)
-                holders[(path, symbol.name)].add(
-                    symbol.parent.rpartition(".")[2] if symbol.parent else ""
-                )
-    defined = definers.keys()
-    used = {path: facts.words.keys() & defined for path, facts in files.items()}
-    users: dict[str, int] = defaultdict(int)
-    for words in used.values():
-        for word in words:
-            users[word] += 1
-    stems = {path: stem(path) for path in files}
-    families = {path: FAMILIES.get(f.language, f.language) for path, f in files.items()}
-    # What does not depend on the file that uses a word, once per word: its definers by
-    # language family, and what the word weighs (rarer is more telling, see below).
-    by_family: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for word, where in definers.items():
-        for definer in where:
-            by_family[(word, families[definer])].append(definer)
-    worth: dict[str, float] = {}
-    for word, count in users.items():
-        # A word most files use (a builtin a file happens to define too, a module name)
-        # says little about which definition is meant: weigh it by its rarity.
-        worth[word] = math.log((1 + len(files)) / count)
-        if word.startswith("_") or len(definers[word]) > 5:
-            worth[word] *= 0.1
-    members = {key: owners for key, owners in holders.items() if "" not in owners}
-    full: dict[str, dict[tuple[str, str], float]] = {}
-    strongest: dict[str, dict[tuple[str, str], float]] = {}
-    for path, facts in files.items():
-        out: dict[tuple[str, str], float] = {}
-        family = families[path]
-        counts = facts.words
-        for word in used[path]:
-            # Code uses code of its own language: a Go file's ``Format`` is not Python's.
-            others = [d for d in by_family.get((word, family), ()) if d != path]
-            if not others:
-                continue
-            weight = math.sqrt(counts[word]) * worth[word] / len(others)
-            for definer in others:
-                # A file that names the other's module (an import) means its definition;
-                # a method's name alone (get, items) rarely means that class's method.
-                near = IMPORTED if stems[definer] in counts else 1.0
-                owners = members.get((definer, word))
-                if owners is not None and not any(map(counts.__contains__, owners)):
-                    near *= MEMBER_ALONE
-                out[(definer, word)] = weight * near
-        full[path] = out
-        strongest[path] = (
-            dict(heapq.nlargest(STRONGEST, out.items(), key=lambda kv: kv[1]))
-            if len(out) > STRONGEST
-            else out
-        )
-    found = Uses(dict(files), full, strongest)
-    _known[:] = [found]
-    return found
-
-
-def stem(path: str) -> str:
-    """The name an import uses for a file: its name without the suffix, or its folder's
-    for a package's index (``__init__.py``, ``index.js``, ``mod.rs``)."""
-    parts = path.split("/")
-    name = parts[-1].rsplit(".", 1)[0]
-    return parts[-2] if name in _INDEX_NAMES and len(parts) > 1 else name
+def _order(entry: tuple[float, str, int, Symbol]) -> tuple[float, str, int]:
+    return entry[0], entry[1], entry[2]
 
 
 def pagerank(
@@ -281,7 +192,9 @@ def fit(
     """The map of the most definitions whose text takes at most ``share`` tokens, and
     how many it shows. Token counts are exact (``count``); the search is a bisection
     over how many of the best are shown, then a walk to the largest that fits."""
-    low, high = 0, len(ranked)
+    # Each definition shown takes a line of at least one token: no more than ``share``
+    # of them can fit, so the bisection never renders more.
+    low, high = 0, min(len(ranked), share)
     best = ""
     while low < high:
         middle = (low + high + 1) // 2

@@ -1,0 +1,219 @@
+"""Which definitions each file of a repository uses: the graph a map is ranked over.
+
+A file's use of a name another file defines is an edge, weighted by how often the file
+says it (square root) and how rare the name is among the files (as in tf-idf), five
+times as much when the file also names the definer's module (an import), and spread
+over the files that define that name. The graph is kept by its owner (one per
+workspace) and brought up to date file by file as files change.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from contextls.structure.tags import FileFacts
+
+FAMILIES: Final = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+"""Languages whose files use each other's definitions."""
+MEMBER_ALONE: Final = 0.2
+"""What a use of a method's name weighs when the file names neither its class nor its
+module."""
+STRONGEST: Final = 40
+"""The uses of a file that count: its strongest, so a large repository's graph stays
+sparse (a word that merely looks like a name elsewhere weighs little anyway)."""
+IMPORTED: Final = 5.0
+"""How much more a use weighs when the file also names the definer's module."""
+_INDEX_NAMES: Final = frozenset({"__init__", "index", "mod", "lib", "main"})
+
+
+MOST_DEFINERS: Final = 32
+"""A name defined in more files than this (``__init__``, ``get``, ``run``) says nothing
+about which definition a use means: its weight would be spread over all of them, and
+following it costs more than the rest of the graph together (CPython's ``Lib/``)."""
+INCREMENTAL_SHARE: Final = 0.1
+"""Up to this share of the files changed, the uses are brought up to date file by file;
+beyond it, made again (the rarity of each name is exact again then)."""
+
+
+@dataclass(slots=True)
+class Uses:
+    """Which definitions each file uses, weighted: its ``strongest`` uses (the full set is
+    made for a file only when the window focuses on it, see ``edges``). Kept by its owner
+    (one per workspace) and brought up to date as files change (``uses``)."""
+
+    files: dict[str, FileFacts] = field(default_factory=dict)
+    definers: dict[str, set[str]] = field(default_factory=dict)
+    """name -> the files that define it (listed definitions)."""
+    members: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    """(file, name) -> the classes holding it, when only members of classes have it."""
+    users: dict[str, int] = field(default_factory=dict)
+    """name -> how many files use it."""
+    used: dict[str, frozenset[str]] = field(default_factory=dict)
+    """file -> the defined names it uses."""
+    strongest: dict[str, dict[tuple[str, str], float]] = field(default_factory=dict)
+
+    def edges(self, path: str) -> dict[tuple[str, str], float]:
+        """Every use ``path`` makes of another file's definition: (definer, name) -> weight."""
+        facts = self.files[path]
+        family = FAMILIES.get(facts.language, facts.language)
+        counts = facts.words
+        total = len(self.files)
+        out: dict[tuple[str, str], float] = {}
+        for word in self.used.get(path, ()):
+            where = self.definers.get(word)
+            if not where or len(where) > MOST_DEFINERS:
+                continue
+            # Code uses code of its own language: a Go file's ``Format`` is not Python's.
+            others = [
+                d
+                for d in where
+                if d != path
+                and FAMILIES.get(self.files[d].language, self.files[d].language) == family
+            ]
+            if not others:
+                continue
+            # A word most files use (a builtin a file happens to define too, a module
+            # name) says little about which definition is meant: weigh it by its rarity.
+            worth = math.log((1 + total) / max(self.users.get(word, 1), 1))
+            if word.startswith("_") or len(where) > 5:
+                worth *= 0.1
+            weight = math.sqrt(counts[word]) * worth / len(others)
+            for definer in others:
+                # A file that names the other's module (an import) means its definition;
+                # a method's name alone (get, items) rarely means that class's method.
+                near = IMPORTED if stem(definer) in counts else 1.0
+                owners = self.members.get((definer, word))
+                if owners is not None and not any(map(counts.__contains__, owners)):
+                    near *= MEMBER_ALONE
+                out[(definer, word)] = weight * near
+        return out
+
+    def _define(self, path: str, facts: FileFacts, sign: int) -> set[str]:
+        """Add (``sign`` 1) or take out (-1) what ``path`` defines; the names touched."""
+        names: set[str] = set()
+        holders: dict[str, set[str]] = {}
+        for symbol in facts.symbols:
+            if symbol.listed:
+                names.add(symbol.name)
+                holders.setdefault(symbol.name, set()).add(
+                    symbol.parent.rpartition(".")[2] if symbol.parent else ""
+                )
+        for name in names:
+            where = self.definers.setdefault(name, set())
+            if sign > 0:
+                where.add(path)
+                owners = holders[name]
+                if "" not in owners:
+                    self.members[(path, name)] = owners
+            else:
+                where.discard(path)
+                self.members.pop((path, name), None)
+                if not where:
+                    del self.definers[name]
+        return names
+
+    def _use(self, path: str, facts: FileFacts) -> None:
+        words = facts.words.keys() & self.definers.keys()
+        self.used[path] = frozenset(words)
+        for word in words:
+            self.users[word] = self.users.get(word, 0) + 1
+
+    def _unuse(self, path: str) -> None:
+        for word in self.used.pop(path, frozenset()):
+            left = self.users.get(word, 1) - 1
+            if left > 0:
+                self.users[word] = left
+            else:
+                self.users.pop(word, None)
+
+    def _keep_strongest(self, path: str) -> None:
+        out = self.edges(path)
+        self.strongest[path] = (
+            dict(heapq.nlargest(STRONGEST, out.items(), key=lambda kv: kv[1]))
+            if len(out) > STRONGEST
+            else out
+        )
+
+
+def uses(files: Mapping[str, FileFacts], known: list[Uses]) -> Uses:
+    """Which definitions each file uses. ``known`` holds the last repository's uses (its
+    owner's: one per workspace); a file whose facts are the same object as then (the
+    index keeps them while the file stays) is not looked at again: only the files that
+    changed and those that use the names they define or defined are."""
+    last = known[0] if known else None
+    if last is not None:
+        changed = [p for p, f in files.items() if last.files.get(p) is not f]
+        gone = [p for p in last.files if p not in files]
+        if not changed and not gone:
+            return last
+        if len(changed) + len(gone) <= INCREMENTAL_SHARE * max(len(files), 1):
+            _update(last, files, changed, gone)
+            return last
+    found = Uses()
+    found.files = dict(files)
+    for path, facts in files.items():
+        found._define(path, facts, 1)
+    for path, facts in files.items():
+        found._use(path, facts)
+    for path in files:
+        found._keep_strongest(path)
+    known[:] = [found]
+    return found
+
+
+def _update(
+    graph: Uses, files: Mapping[str, FileFacts], changed: list[str], gone: list[str]
+) -> None:
+    before = {
+        name: len(graph.definers.get(name, ()))
+        for path in [*changed, *gone]
+        if path in graph.files
+        for name in (s.name for s in graph.files[path].symbols if s.listed)
+    }
+    defined: dict[str, set[str]] = {}
+    for path in [*changed, *gone]:
+        old = graph.files.get(path)
+        if old is not None:
+            defined[path] = graph._define(path, old, -1)
+            graph._unuse(path)
+            graph.strongest.pop(path, None)
+            del graph.files[path]
+    touched: set[str] = set()
+    for path in gone:
+        touched |= defined.get(path, set())
+    for path in changed:
+        graph.files[path] = files[path]
+        # A name the file defined before and still does has the same definers.
+        touched |= defined.get(path, set()) ^ graph._define(path, files[path], 1)
+    # Who uses the names those files define (or defined): their uses change too. A name
+    # with too many definers before and after is followed by nobody (``edges``).
+    touched = {
+        name
+        for name in touched
+        if min(before.get(name, 0), len(graph.definers.get(name, ()))) <= MOST_DEFINERS
+    }
+    again = set(changed)
+    for path, facts in graph.files.items():
+        if path in again:
+            continue
+        words = facts.words
+        if any(name in words for name in touched):
+            graph._unuse(path)
+            graph._use(path, facts)
+            again.add(path)
+    for path in changed:
+        graph._use(path, files[path])
+    for path in again:
+        graph._keep_strongest(path)
+
+
+def stem(path: str) -> str:
+    """The name an import uses for a file: its name without the suffix, or its folder's
+    for a package's index (``__init__.py``, ``index.js``, ``mod.rs``)."""
+    parts = path.split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    return parts[-2] if name in _INDEX_NAMES and len(parts) > 1 else name

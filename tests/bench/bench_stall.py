@@ -1,0 +1,300 @@
+"""Bench 16: no request stalls the daemon: another client's latency while one works.
+
+One daemon serves every client of a user, so a request that takes seconds must not take
+them from anyone else. Two editor-like clients (``contextls connect --stdio``) on one
+daemon: while the first sends a heavy request, the second sends ``status`` and
+``addText`` in turn, timing each round trip; the same round trips with nothing else
+running are the floor, measured in the same run. The heavy requests:
+
+* a map of CPython's ``Lib/`` (the interpreter's standard library, 1,790 files, 34 MB, in
+  a fresh git repository), then the map again after one file changed;
+* a 100 KB file of 100,000 unclosed ``[``: ``symbolAt`` and ``addSymbolByName`` on it;
+* ``countTokens`` of 1 MiB of prose in claude-opus-4.7's tokens, and of a 1,000,000-space
+  run (tiktoken panics on it: it must be answered);
+* ``addText`` of 800 KB in claude-opus-4.7's tokens;
+* a 900 KB file added as its outline.
+
+Figures: the other client's ``status`` and ``addText`` p50/p99 during each, against idle;
+the first map against a single-threaded tree-sitter parse of the same files (in process,
+same run), the map after one change against the same parse; the daemon's peak RSS while
+the map is made; that every request was answered exactly once.
+
+Targets: status p99 <= 0.2 s and addText p99 <= 0.5 s and <= 5x idle during each; the
+first map <= 1.5x the parse and the map after one change <= 0.1x; RSS <= 400 MB.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _harness import Config, bench_main
+from _stats import Row, percentile, print_table, ratio_row
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.support.rpc import RpcClient, notification
+
+CONTEXTLS = str(Path(sys.executable).with_name("contextls"))
+
+
+def cpython_lib(target: Path) -> Path:
+    """A fresh git repository holding a copy of the standard library's ``.py`` files."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    lib = target / "Lib"
+    for path in stdlib.rglob("*.py"):
+        if "site-packages" in path.parts or "__pycache__" in path.parts:
+            continue
+        rel = path.relative_to(stdlib)
+        (lib / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, lib / rel)
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    subprocess.run(["git", "-C", str(target), "add", "-A"], check=True)
+    return lib
+
+
+def parse_floor(lib: Path) -> float:
+    """Seconds tree-sitter's own parser takes for every file, one thread, in memory."""
+    from contextls.structure.parse import parse
+
+    texts = [path.read_bytes() for path in sorted(lib.rglob("*.py"))]
+    started = time.perf_counter()
+    for text in texts:
+        parse(text, "python")
+    return time.perf_counter() - started
+
+
+class Daemon:
+    def __init__(self, root: Path, workspace: Path) -> None:
+        runtime = Path(tempfile.mkdtemp(prefix="cls-stall-"))
+        self.runtime = runtime
+        self.workspace = workspace
+        self.env = {
+            **os.environ,
+            "CONTEXTLS_RUNTIME_DIR": str(runtime),
+            "CONTEXTLS_STATE_DIR": str(root / "state"),
+            "CONTEXTLS_STORAGE": str(root / "context.sqlite3"),
+            "XDG_CACHE_HOME": str(root / "cache"),
+        }
+
+    def client(self) -> RpcClient:
+        client = RpcClient.start(
+            [CONTEXTLS, "connect", "--stdio"], cwd=self.workspace, env=self.env
+        )
+        reply = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "capabilities": {},
+                "workspaceFolders": [{"uri": self.workspace.as_uri(), "name": self.workspace.name}],
+            },
+        )
+        assert "result" in reply, reply
+        client.send(notification("initialized", {}))
+        return client
+
+    def pid(self, client: RpcClient) -> int:
+        return int(client.result("contextls/serverInfo", {})["pid"])
+
+    def stop(self) -> None:
+        subprocess.run(
+            [CONTEXTLS, "daemon", "stop"], env=self.env, cwd=self.workspace, capture_output=True
+        )
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def probe(other: RpcClient, until: Callable[[], bool]) -> tuple[list[float], list[float]]:
+    """Round trips of ``status`` and ``addText`` in turn, at least once, until ``until()``."""
+    status: list[float] = []
+    adds: list[float] = []
+    while True:
+        began = time.perf_counter()
+        other.result("contextls/status", {})
+        status.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        other.result("contextls/addText", {"kind": "text", "content": f"probe note {len(adds)}"})
+        adds.append(time.perf_counter() - began)
+        if until():
+            return status, adds
+
+
+def during(
+    heavy: RpcClient, other: RpcClient, pid: int, method: str, params: Any
+) -> tuple[dict[str, Any], float, list[float], list[float], float]:
+    """Send ``method`` on ``heavy``; probe with ``other`` while it runs."""
+    answer: dict[str, Any] = {}
+    peak = [0.0]
+    done = threading.Event()
+
+    def run() -> None:
+        answer.update(heavy.request(method, params, timeout=900))
+        done.set()
+
+    thread = threading.Thread(target=run)
+    began = time.perf_counter()
+    thread.start()
+
+    def finished() -> bool:
+        peak[0] = max(peak[0], rss_mb(pid))
+        return done.is_set()
+
+    status, adds = probe(other, finished)
+    thread.join()
+    return answer, time.perf_counter() - began, status, adds, peak[0]
+
+
+def hostile_files(workspace: Path) -> None:
+    (workspace / "brackets.py").write_text("[" * 100_000)
+    body = "".join(
+        f"def function_{n}(value, other=None):\n    '''Number {n}.'''\n    return value + {n}\n\n"
+        for n in range(12_000)
+    )
+    (workspace / "big_module.py").write_text(body[:900_000])
+
+
+async def run(cfg: Config) -> list[Row]:
+    root = Path(tempfile.mkdtemp(prefix="cls-stall-"))
+    daemon: Daemon | None = None
+    try:
+        repo = root / "cpython"
+        lib = cpython_lib(repo)
+        hostile_files(repo)
+        floor = min(parse_floor(lib) for _ in range(cfg.pick(2, 1)))
+        files = sum(1 for _ in lib.rglob("*.py"))
+        print(f"Bench 16: {files:,} files of CPython's Lib/; parse {floor:.2f} s", flush=True)
+        daemon = Daemon(root, repo)
+        heavy, other = daemon.client(), daemon.client()
+        pid = daemon.pid(other)
+        other.result(
+            "contextls/configure", {"settings": {"maxItems": 1000, "maxTokens": 2_000_000}}
+        )
+        rounds = iter(range(cfg.pick(200, 40)))
+        idle_status, idle_adds = probe(other, lambda: next(rounds, None) is None)
+        scenarios: list[tuple[str, str, Any]] = [
+            ("map of Lib/", "contextls/addMap", {"query": "parse an email header"}),
+        ]
+        prose = ("The quick brown fox jumps over the lazy dog, again and again. " * 17_000)[
+            : 1 << 20
+        ]
+        later: list[tuple[str, str, Any]] = [
+            ("map after one change", "contextls/addMap", {"query": "parse an email header"}),
+            (
+                "symbolAt, 100k unclosed [",
+                "contextls/symbolAt",
+                {"uri": (repo / "brackets.py").as_uri(), "position": {"line": 0, "character": 5}},
+            ),
+            (
+                "addSymbolByName, 100k [",
+                "contextls/addSymbolByName",
+                {"uri": (repo / "brackets.py").as_uri(), "name": "f"},
+            ),
+            (
+                "count 1 MiB, claude-opus-4.7",
+                "contextls/countTokens",
+                {"text": prose, "models": ["claude-opus-4.7"]},
+            ),
+            ("count 1,000,000 spaces", "contextls/countTokens", {"text": " " * 1_000_000}),
+            (
+                "outline of a 900 KB file",
+                "contextls/addFile",
+                {"uri": (repo / "big_module.py").as_uri(), "outline": True},
+            ),
+        ]
+        rows: list[Row] = []
+        table: list[list[str]] = []
+        idle_s99, idle_a99 = percentile(idle_status, 99), percentile(idle_adds, 99)
+        table.append(
+            [
+                "idle",
+                "-",
+                f"{percentile(idle_status, 50) * 1e3:.1f} / {idle_s99 * 1e3:.1f} ms",
+                f"{percentile(idle_adds, 50) * 1e3:.1f} / {idle_a99 * 1e3:.1f} ms",
+                "-",
+            ]
+        )
+        answered = 0
+        for name, method, params in scenarios + later:
+            if name == "map after one change":
+                changed = lib / "email" / "header.py"
+                changed.write_text(
+                    changed.read_text() + "\n\ndef added_for_the_bench():\n    pass\n"
+                )
+            answer, took, status, adds, peak = during(heavy, other, pid, method, params)
+            answered += 1
+            outcome = (
+                "answered" if "result" in answer else f"error {answer.get('error', {}).get('code')}"
+            )
+            s99, a99 = percentile(status, 99), percentile(adds, 99)
+            table.append(
+                [
+                    name,
+                    f"{took:.2f} s ({outcome})",
+                    f"{percentile(status, 50) * 1e3:.1f} / {s99 * 1e3:.1f} ms",
+                    f"{percentile(adds, 50) * 1e3:.1f} / {a99 * 1e3:.1f} ms",
+                    f"{peak:.0f} MB",
+                ]
+            )
+            rows.append(ratio_row(f"{name}: other's status p99 (s)", s99 * 1e9, 0.2e9, 1.0))
+            rows.append(
+                ratio_row(f"{name}: other's addText p99 / idle", a99 * 1e9, idle_a99 * 1e9, 5.0)
+            )
+            if name == "map of Lib/":
+                rows.append(ratio_row("first map / parse of Lib/", took * 1e9, floor * 1e9, 1.5))
+                rows.append(
+                    Row(
+                        "daemon RSS during the map",
+                        f"{peak:.0f} MB",
+                        "400 MB",
+                        None,
+                        "<= 400 MB",
+                        peak <= 400,
+                    )
+                )
+            if name == "map after one change":
+                rows.append(
+                    ratio_row("map after one change / parse of Lib/", took * 1e9, floor * 1e9, 0.1)
+                )
+        print_table(
+            ["while", "took", "other's status p50 / p99", "other's addText p50 / p99", "RSS"],
+            table,
+            "Bench 16: another client's round trips while one works",
+        )
+        rows.append(
+            Row(
+                "requests answered",
+                f"{answered}",
+                f"{len(scenarios) + len(later)}",
+                None,
+                "all",
+                answered == len(scenarios) + len(later),
+            )
+        )
+        heavy.kill()
+        other.kill()
+        return rows
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    bench_main(run, "Bench 16: no stall")

@@ -1,0 +1,165 @@
+"""No request stalls the daemon: while one editor's request works, another's is answered.
+
+Two editors on one daemon (``contextls connect --stdio``). Each test sends a heavy
+request from the first and, while it is still unanswered, a ``status`` from the second:
+the status must come back first (order, not speed: the figures are bench 16's,
+``tests/bench/bench_stall.py``). Hostile input gets an answer, never a dropped
+connection; a cancelled or superseded request gets its one answer too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tests.support.rpc import RpcError
+
+from .conftest import Session
+
+REQUEST_CANCELLED = -32800
+
+
+def repository(root: Path, files: int = 400) -> None:
+    """A repository large enough that its map takes a while: modules that call each other."""
+    for n in range(files):
+        calls = "\n".join(f"    helper_{(n * 7 + k) % files}(value)" for k in range(5))
+        body = "".join(
+            f"def helper_{n}_{k}(value):\n    '''Step {k}.'''\n    return value + {k}\n\n"
+            for k in range(30)
+        )
+        (root / f"module_{n}.py").write_text(
+            f"def helper_{n}(value):\n{calls}\n    return value\n\n\n{body}"
+        )
+
+
+async def answered_first(
+    heavy: Session, method: str, params: dict[str, Any], other: Session
+) -> Any:
+    """Send ``method`` on ``heavy``; while it is unanswered, ``other``'s status must be
+    answered. Returns the heavy request's result (or its RpcError)."""
+    work = asyncio.ensure_future(heavy.raw(method, params))
+    while not heavy.client.in_flight:  # written
+        await asyncio.sleep(0.001)
+    status = await other.call("contextls/status")
+    assert not work.done(), "the heavy request was answered before the other client's status"
+    assert status["workspace"]
+    try:
+        return await work
+    except RpcError as error:
+        return error
+
+
+async def test_a_map_of_a_repository_leaves_room_for_another_client(
+    editors: list[Session], workspace: Path
+) -> None:
+    repository(workspace)
+    first, second = editors
+    result = await answered_first(first, "contextls/addMap", {"query": "helper"}, second)
+    item = result["item"]
+    assert item["view"] == "map" and "helper_" in item["content"]
+    assert item["metadata"]["definitions"] > 0
+
+
+async def test_a_count_of_a_long_text_leaves_room_for_another_client(
+    editors: list[Session],
+) -> None:
+    first, second = editors
+    prose = "The quick brown fox jumps over the lazy dog, again and again. " * 17_000
+    result = await answered_first(
+        first, "contextls/countTokens", {"text": prose, "models": ["claude-opus-4.7"]}, second
+    )
+    assert result["tokens"] > 100_000 and result["model"] == "claude-opus-4.7"
+
+
+async def test_unclosed_brackets_are_read_as_lines_with_the_reason(
+    editors: list[Session], workspace: Path
+) -> None:
+    (workspace / "brackets.py").write_text("[" * 100_000)
+    (workspace / "fine.py").write_text("def fine():\n    return 1\n")
+    first, second = editors
+    uri = (workspace / "brackets.py").as_uri()
+    at = await first.call("contextls/symbolAt", uri=uri, position={"line": 0, "character": 9})
+    assert at["symbol"] is None and "100,000 deep" in at["reason"]
+    refused = await first.error("contextls/addSymbolByName", uri=uri, name="f")
+    assert "100,000 deep" in refused.message and "lines" in refused.message
+    mapped = await first.call("contextls/addMap")
+    assert "fine" in mapped["item"]["content"] and "brackets.py" not in mapped["item"]["content"]
+    assert (await second.call("contextls/status"))["itemCount"] == 1
+
+
+async def test_a_million_spaces_are_answered(editors: list[Session]) -> None:
+    """tiktoken panics on such a run (a BaseException): the connection stayed up and the
+    count is exact (one token per 128 spaces in o200k)."""
+    first, second = editors
+    counted = await first.call("contextls/countTokens", text=" " * 1_000_000, encoding="o200k_base")
+    assert counted["tokens"] == 7_813
+    assert (await first.call("contextls/status"))["itemCount"] == 0
+    assert (await second.call("contextls/status"))["itemCount"] == 0
+
+
+async def test_a_cancelled_map_is_answered_as_cancelled_and_changes_nothing(
+    editors: list[Session], workspace: Path
+) -> None:
+    repository(workspace)
+    first, second = editors
+    work = asyncio.ensure_future(first.raw("contextls/addMap", {}))
+    while not first.client.in_flight:  # written
+        await asyncio.sleep(0.001)
+    (msg_id,) = first.client.in_flight
+    first.client.notify("$/cancelRequest", {"id": msg_id})
+    try:
+        await work
+        raise AssertionError("a cancelled map was added")
+    except RpcError as error:
+        assert error.code == REQUEST_CANCELLED and "cancelled" in error.message
+    status = await second.call("contextls/status")
+    assert status["itemCount"] == 0 and status["mapCount"] == 0
+
+
+async def test_a_newer_map_supersedes_one_still_being_made(
+    editors: list[Session], workspace: Path
+) -> None:
+    repository(workspace)
+    first, _ = editors
+    older = asyncio.ensure_future(first.raw("contextls/addMap", {"query": "older"}))
+    while not first.client.in_flight:  # written
+        await asyncio.sleep(0.001)
+    newer = await first.call("contextls/addMap", query="helper_3")
+    try:
+        await older
+        raise AssertionError("the older map was added too")
+    except RpcError as error:
+        assert error.code == REQUEST_CANCELLED and "superseded" in error.message
+    assert newer["item"]["metadata"]["query"] == "helper_3"
+    assert (await first.call("contextls/status"))["mapCount"] == 1
+
+
+async def test_a_map_reports_its_progress_under_the_clients_token(
+    editors: list[Session], workspace: Path
+) -> None:
+    repository(workspace, files=120)
+    first, _ = editors
+    progress = first.client.keep("$/progress")
+    await first.call("contextls/addMap", workDoneToken="map-1")
+    kinds = [message["value"]["kind"] for message in progress]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds, kinds
+    assert {message["token"] for message in progress} == {"map-1"}
+    last = [m["value"] for m in progress if m["value"]["kind"] == "report"][-1]
+    done, _, total = last["message"].removesuffix(" files").partition(" of ")
+    assert last["percentage"] == 100 and done == total and int(total) >= 120, last
+
+
+async def test_a_folder_add_reports_its_progress(editors: list[Session], workspace: Path) -> None:
+    folder = workspace / "notes"
+    folder.mkdir()
+    for n in range(30):
+        (folder / f"note_{n}.md").write_text(f"note {n}\n")
+    first, _ = editors
+    progress = first.client.keep("$/progress")
+    added = await first.call(
+        "contextls/addFiles", targets=[{"uri": folder.as_uri()}], workDoneToken=7, force=True
+    )
+    assert len(added["items"]) == 30
+    kinds = [message["value"]["kind"] for message in progress]
+    assert kinds[0] == "begin" and kinds[-1] == "end", kinds
