@@ -200,6 +200,24 @@
                          (equal (contextls-test--meta item :staleReason) "missing")))))
       (set-buffer-modified-p nil))))
 
+(ert-deftest contextls-test-a-piece-of-a-line-is-labelled-with-its-columns ()
+  (contextls-test--with-workspace '(("long.js" . "var total = alpha + beta + gamma;\n\nnext();\n"))
+    (with-current-buffer (find-file-noselect (expand-file-name "long.js"))
+      (goto-char (point-min))
+      (search-forward "alpha")
+      (let ((beg (match-beginning 0)))
+        (search-forward "beta")
+        (let ((said (contextls-test--messages
+                     (lambda () (contextls-add-region beg (point))))))
+          (should (seq-find (lambda (line)
+                              (string-match-p "\\`contextls: added ctx-1 (long.js:1:13-24, [0-9]+ tokens)\\'" line))
+                            said))))
+      ;; A whole line is named as the line.
+      (contextls-test--select-line 3)
+      (contextls-add-region (region-beginning) (region-end))
+      (should (equal (mapcar (lambda (item) (plist-get item :label)) (contextls-test--items))
+                     '("long.js:1:13-24" "long.js:3"))))))
+
 (ert-deftest contextls-test-a-defun-in-a-language-the-server-does-not-parse ()
   (contextls-test--with-workspace '(("x.rb" . "def hello\n  1\nend\n\ndef bye\n  2\nend\n"))
     (with-current-buffer (find-file-noselect (expand-file-name "x.rb"))

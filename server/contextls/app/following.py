@@ -12,7 +12,7 @@ from contextls.core.errors import (
     ContextError,
 )
 from contextls.core.follow import Follow, Seen, follow, lines_of_text
-from contextls.core.items import STALE_REASON, Item
+from contextls.core.items import STALE_REASON, Item, as_whole_lines
 from contextls.core.text import lines_with_ends
 from contextls.protocol import (
     ErrorCode,
@@ -194,6 +194,7 @@ class Following(WorkspaceState):
                 change.touch(item)
                 if content != item.content:
                     change.record_evictions(self.window.replace_content(item_id, content))
+                    as_whole_lines(item)
                 if item.stale:
                     change.record_evictions(self.window.set_stale(item_id, False))
                 done.append(item)

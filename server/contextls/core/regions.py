@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextls.core.candidates import Candidate
-from contextls.core.items import Item, lines_of, split_lines
+from contextls.core.items import END_COLUMN, START_COLUMN, Item, lines_of, split_lines
 
 
 def touching_closure(lines: tuple[int, int], regions: list[Item]) -> list[Item]:
@@ -75,6 +75,8 @@ def merge_from_source(
 
 def merged_metadata(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
     metadata = dict(candidate.metadata)
+    metadata.pop(START_COLUMN, None)  # merged, it holds whole lines
+    metadata.pop(END_COLUMN, None)
     if (start, end) != lines_of(candidate.metadata):
         metadata.pop("symbol", None)
         metadata.pop("symbolKind", None)
