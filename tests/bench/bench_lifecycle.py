@@ -59,7 +59,7 @@ def size_and_prune_cost(adds: int) -> list[Row]:
         session.configure({"storage": str(database), "maxTokens": 1_000_000}, initial=True)
         workspace = session.route()
         prunes: list[tuple[int, int]] = []  # (ns, items)
-        real_prune = workspace.prune
+        real_prune = workspace.lifecycle.prune
 
         def timed_prune(now: int, batch: int) -> int:
             began = time.perf_counter_ns()
@@ -67,7 +67,7 @@ def size_and_prune_cost(adds: int) -> list[Row]:
             prunes.append((time.perf_counter_ns() - began, count))
             return count
 
-        workspace.prune = timed_prune  # type: ignore[method-assign]
+        workspace.lifecycle.prune = timed_prune  # type: ignore[method-assign]
         vacuums: list[int] = []
         real_give_back = service.store.give_back_space
 
@@ -80,7 +80,7 @@ def size_and_prune_cost(adds: int) -> list[Row]:
         service.store.give_back_space = timed_give_back  # type: ignore[method-assign]
         began = time.perf_counter()
         for n in range(adds):
-            workspace.add_text("text", corpus.text(1000, f"note {n}"))
+            workspace.adding.add_text("text", corpus.text(1000, f"note {n}"))
             service.commit()
             if n % 1000 == 999:
                 while service.index_some() is not False:  # the idle turns between requests

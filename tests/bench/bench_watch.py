@@ -57,7 +57,7 @@ def run(quick: bool) -> list[Row]:
             )
             workspace = session.route()
             for path in paths:
-                workspace.add_file(path.as_uri())
+                workspace.adding.add_file(path.as_uri())
             service.commit()
             service.look()  # the first look reads every file once
 

@@ -38,21 +38,21 @@ def test_a_file_that_becomes_a_symlink_out_goes_stale_and_keeps_its_text(
     editor = Editor()
     session = start(root, ":memory:", editor)
     workspace = session.route()
-    workspace.add_file(settings.as_uri())
+    workspace.adding.add_file(settings.as_uri())
     workspace.unit_of_work.commit()
     settings.unlink()
     settings.symlink_to(outside / "credentials")  # what a `git checkout` of a link does
-    workspace.follow_files()
+    workspace.follower.follow_files()
     workspace.unit_of_work.commit()
     (item,) = list(workspace.window)
     assert item.content == "timeout = 30\n" and item.stale
     assert item.metadata["staleReason"] == "outside"
-    rendered = workspace.render("markdown", None, None, None, None)
+    rendered = workspace.reader.render("markdown", None, None, None, None)
     assert SECRET not in rendered.text
     assert "[stale: the file now leads outside the workspace" in rendered.text
     assert any("settings.txt now leads outside the workspace" in w for w in editor.warnings)
     with pytest.raises(ContextError) as refused:
-        workspace.refresh([item.id])
+        workspace.follower.refresh([item.id])
     assert refused.value.code == ErrorCode.OUTSIDE_WORKSPACE
 
 
@@ -61,10 +61,10 @@ def test_a_deleted_file_renders_as_deleted(places: tuple[Path, Path]) -> None:
     (root / "gone.py").write_text("x = 1\n")
     session = start(root, ":memory:", Editor())
     workspace = session.route()
-    workspace.add_file((root / "gone.py").as_uri())
+    workspace.adding.add_file((root / "gone.py").as_uri())
     (root / "gone.py").unlink()
-    workspace.follow_files()
-    rendered = workspace.render("markdown", None, None, None, None)
+    workspace.follower.follow_files()
+    rendered = workspace.reader.render("markdown", None, None, None, None)
     assert "[stale: the file was deleted; this is the text it had]" in rendered.text
 
 
@@ -128,12 +128,12 @@ def test_swapping_a_folder_for_a_symlink_during_adds_never_leaks(
     try:
         for _ in range(3000):
             try:
-                result = workspace.add_file(uri)
+                result = workspace.adding.add_file(uri)
             except ContextError:
                 refused += 1
                 continue
             leaked += SECRET in result.item.content
-            workspace.remove([result.item.id])
+            workspace.changes.remove([result.item.id])
     finally:
         stop.set()
         swapper.join()
@@ -149,19 +149,19 @@ def test_a_secret_that_arrives_live_is_said_once_and_stays_in_the_status(
     settings.write_text("timeout = 30\n")
     editor = Editor()
     workspace = start(root, ":memory:", editor).route()
-    added = workspace.add_file(settings.as_uri())
+    added = workspace.adding.add_file(settings.as_uri())
     assert added.warnings == [] and workspace.status().warnings == []
     settings.write_text(f"timeout = 30\n{SECRET}\n")
-    workspace.follow_files()
+    workspace.follower.follow_files()
     said = [w for w in editor.warnings if "settings.txt seems to contain" in w]
     assert len(said) == 1 and "AWS secret access key" in said[0]
     assert SECRET.split("= ")[1] not in said[0]
     assert workspace.status().warnings == said
-    rendered = workspace.render("markdown", None, None, None, None)
+    rendered = workspace.reader.render("markdown", None, None, None, None)
     assert said[0] in rendered.warnings
     settings.write_text(f"timeout = 31\n{SECRET}\n")  # the same secret: not said again
-    workspace.follow_files()
+    workspace.follower.follow_files()
     assert len([w for w in editor.warnings if "settings.txt seems to contain" in w]) == 1
     settings.write_text("timeout = 31\n")
-    workspace.follow_files()
+    workspace.follower.follow_files()
     assert workspace.status().warnings == []

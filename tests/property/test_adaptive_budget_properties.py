@@ -78,14 +78,14 @@ class AdaptiveWindow(RuleBasedStateMachine):
         self.serial += 1
         self.removed: set[str] = set()
         self.reset = False
-        self._do(lambda: self.workspace.add_text(kind, f"{content} #{self.serial}", pin=pin))  # type: ignore[arg-type]
+        self._do(lambda: self.workspace.adding.add_text(kind, f"{content} #{self.serial}", pin=pin))  # type: ignore[arg-type]
 
     @rule(index=st.integers(0, 40))
     def remove(self, index: int) -> None:
         ids = [item.id for item in self.workspace.window]
         self.removed = {ids[index % len(ids)]} if ids else set()
         self.reset = False
-        self._do(lambda: self.workspace.remove(list(self.removed)) if ids else None)
+        self._do(lambda: self.workspace.changes.remove(list(self.removed)) if ids else None)
 
     @rule(index=st.integers(0, 40), pinned=st.booleans())
     def pin(self, index: int, pinned: bool) -> None:
@@ -94,7 +94,7 @@ class AdaptiveWindow(RuleBasedStateMachine):
         # the step after the unpin may evict it.
         self.removed = {ids[index % len(ids)]} if ids and not pinned else set()
         self.reset = False
-        self._do(lambda: self.workspace.pin(ids[index % len(ids)], pinned) if ids else None)
+        self._do(lambda: self.workspace.changes.pin(ids[index % len(ids)], pinned) if ids else None)
 
     @rule(
         policy=st.sampled_from(["fixed", "adaptive"]),
@@ -106,7 +106,7 @@ class AdaptiveWindow(RuleBasedStateMachine):
         before = self.workspace.settings.budget_policy
         self.reset = policy != before  # a policy set anew starts from the base
         self._do(
-            lambda: self.workspace.configure(
+            lambda: self.workspace.config.configure(
                 {"budgetPolicy": policy, "task": task, "budgetCeiling": ceiling}
             )
         )

@@ -53,10 +53,12 @@ def fresh(root: Path, case: dict[str, Any]) -> Session:
     workspace = session.route()
     for n, (size, pinned) in enumerate(case["notes"]):
         with contextlib.suppress(ContextError):  # no room beside the pins: nothing changes
-            workspace.add_text("text", f"note {n} " + "word " * size, pin=pinned)
+            workspace.adding.add_text("text", f"note {n} " + "word " * size, pin=pinned)
     if case["regions_first"] and case["files"]:
         with contextlib.suppress(ContextError):
-            workspace.add_region((root / "src" / "f0.txt").as_uri(), (0, 0), (1, 0), pin=True)
+            workspace.adding.add_region(
+                (root / "src" / "f0.txt").as_uri(), (0, 0), (1, 0), pin=True
+            )
     workspace.unit_of_work.commit()
     return session
 

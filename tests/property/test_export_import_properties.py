@@ -54,29 +54,29 @@ def build(root: Path, steps: list[tuple[Any, ...]], max_items: int) -> Session:
         ids = [item.id for item in workspace.window]
         with contextlib.suppress(ContextError):  # a refusal changes nothing
             if action == "text":
-                workspace.add_text(args[0], args[1])
+                workspace.adding.add_text(args[0], args[1])
             elif action == "file":
-                workspace.add_file((root / args[0]).as_uri(), pin=args[1])
+                workspace.adding.add_file((root / args[0]).as_uri(), pin=args[1])
             elif action == "region":
                 start_line = args[0]
-                workspace.add_region(
+                workspace.adding.add_region(
                     (root / "pkg/core.py").as_uri(),
                     (start_line, 0),
                     (start_line + args[1] + 1, 0),
                     pin=args[2],
                 )
             elif action == "pin" and ids:
-                workspace.pin(ids[args[0] % len(ids)], args[1])
+                workspace.changes.pin(ids[args[0] % len(ids)], args[1])
             elif action == "remove" and ids:
-                workspace.remove([ids[args[0] % len(ids)]])
+                workspace.changes.remove([ids[args[0] % len(ids)]])
             elif action == "edit":  # a region's own text changes: it goes stale
                 core = root / "pkg/core.py"
                 lines = core.read_text().splitlines(keepends=True)
                 lines[3 * args[0]] = f"def g{args[0]}():\n"
                 core.write_text("".join(lines))
-                workspace.follow_files()
+                workspace.follower.follow_files()
             elif action == "clear":
-                workspace.clear(args[0])
+                workspace.changes.clear(args[0])
     workspace.unit_of_work.commit()
     return session
 

@@ -79,8 +79,8 @@ def test_reads_take_no_write_lock(root: Path, db: str) -> None:
     service = service_session.service
     workspace = service_session.route()
     workspace.status()
-    workspace.list_items(None, None)
-    workspace.render("markdown", None, None, None, None)
+    workspace.reader.list_items(None, None)
+    workspace.reader.render("markdown", None, None, None, None)
     service.count_tokens("hello", None)
     assert not service.store.in_transaction
     assert not service.unit_of_work.open
@@ -94,7 +94,7 @@ def test_a_change_opens_the_burst_and_commit_announces_it(root: Path, db: str) -
     assert service.commit() is None
     editor.statuses.clear()
     for n in range(3):
-        workspace.add_text("text", f"note {n}")
+        workspace.adding.add_text("text", f"note {n}")
     work = service.unit_of_work
     assert work.open and work.uncommitted and workspace.revision == 4
     assert editor.statuses == []  # nothing is told before the commit
@@ -113,9 +113,9 @@ def test_restored_within_the_burst_is_not_announced_as_evicted(root: Path, db: s
     service_session = start(root, db, editor, maxItems=1)
     service = service_session.service
     workspace = service_session.route()
-    workspace.add_text("text", "first")
-    workspace.add_text("text", "second")
-    workspace.restore(["ctx-1"], pin=False)
+    workspace.adding.add_text("text", "first")
+    workspace.adding.add_text("text", "second")
+    workspace.changes.restore(["ctx-1"], pin=False)
     service.commit()
     assert editor.evictions == [(root.as_uri(), ["ctx-2"], "maxItems")]
 
@@ -127,13 +127,13 @@ def test_a_change_that_fails_half_way_is_undone_from_the_store(root: Path, db: s
     editor = Editor()
     service_session = start(root, db, editor, maxTokens=100)
     workspace = service_session.route()
-    workspace.add_text("text", "kept " * 10, pin=True)
-    workspace.add_text("text", "also kept")
+    workspace.adding.add_text("text", "kept " * 10, pin=True)
+    workspace.adding.add_text("text", "also kept")
     before = [(item.id, item.tokens, item.encoding) for item in workspace.window]
     # cl100k_base counts the pinned text the same, so retokenizing succeeds and
     # changes the window; then the new limits refuse: nothing may remain of it.
     with pytest.raises(ContextError) as refused:
-        workspace.configure({"maxTokens": 5, "encoding": "cl100k_base"})
+        workspace.config.configure({"maxTokens": 5, "encoding": "cl100k_base"})
     assert refused.value.code == ErrorCode.NO_ROOM
     assert [(item.id, item.tokens, item.encoding) for item in workspace.window] == before
     assert workspace.settings.encoding == "o200k_base"
@@ -147,14 +147,14 @@ def test_a_write_that_fails_leaves_the_window_as_the_store_has_it(
     service_session = start(root, db, editor)
     service = service_session.service
     workspace = service_session.route()
-    workspace.add_text("text", "earlier in the burst")
+    workspace.adding.add_text("text", "earlier in the burst")
 
     def full(*_: Any) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(service.store, "save_items", full)
     with pytest.raises(ContextError) as refused:
-        workspace.add_text("text", "this one cannot be saved")
+        workspace.adding.add_text("text", "this one cannot be saved")
     assert refused.value.code == ErrorCode.STORAGE
     assert "nothing changed" in refused.value.message
     monkeypatch.undo()
@@ -172,9 +172,9 @@ def test_a_failed_commit_reloads_and_reports_the_storage_error(
     service_session = start(root, db, editor)
     service = service_session.service
     workspace = service_session.route()
-    workspace.add_text("text", "saved")
+    workspace.adding.add_text("text", "saved")
     service.commit()
-    workspace.add_text("text", "lost with the commit")
+    workspace.adding.add_text("text", "lost with the commit")
     store = service.store
     real_commit = store.commit
 
@@ -189,7 +189,7 @@ def test_a_failed_commit_reloads_and_reports_the_storage_error(
     assert any("could not be saved" in warning for warning in editor.warnings)
     # The server goes on: reads work, and the next change commits.
     monkeypatch.setattr(store, "commit", real_commit)
-    workspace.add_text("text", "after the failure")
+    workspace.adding.add_text("text", "after the failure")
     assert service.commit() is None
     assert [item.content for item in Store(db).load_window(root.as_uri())] == [
         "saved",
@@ -202,14 +202,14 @@ def test_a_real_full_database_refuses_the_change_and_keeps_serving(root: Path, d
     service_session = start(root, db, editor, maxItems=1000, maxTokens=10_000_000)
     service = service_session.service
     workspace = service_session.route()
-    workspace.add_text("text", "small")
+    workspace.adding.add_text("text", "small")
     service.commit()
     pages = service.store._db.execute("PRAGMA page_count").fetchone()[0]
     service.store._db.execute(f"PRAGMA max_page_count = {pages + 2}")
     refused = None
     for n in range(200):
         try:
-            workspace.add_text("text", f"{n} " + "filler " * 400)
+            workspace.adding.add_text("text", f"{n} " + "filler " * 400)
         except ContextError as error:
             refused = error
             break
@@ -217,7 +217,7 @@ def test_a_real_full_database_refuses_the_change_and_keeps_serving(root: Path, d
     kept = [item.content for item in workspace.window]
     service.commit()
     assert [item.content for item in Store(db).load_window(root.as_uri())] == kept
-    assert workspace.list_items(None, None).items[0].content == "small"
+    assert workspace.reader.list_items(None, None).items[0].content == "small"
 
 
 # ------------------------------------------------------------ settings
@@ -239,7 +239,7 @@ def test_a_limit_below_the_pinned_items_is_refused_and_the_old_one_kept(
     editor = Editor()
     service_session = start(root, db, editor)
     workspace = service_session.route()
-    workspace.add_text("text", "pinned " * 50, pin=True)
+    workspace.adding.add_text("text", "pinned " * 50, pin=True)
     service_session.configure({"maxTokens": 10})
     assert workspace.settings.max_tokens == 8000
     assert workspace.window.limits.max_tokens == 8000
@@ -256,12 +256,12 @@ def test_another_process_commit_is_seen_on_the_next_read(root: Path, db: str) ->
     other_session = start(root, db, theirs)
     other = other_session.service
     assert service_session.route().status().item_count == 0
-    other_session.route().add_text("text", "from the other editor")
+    other_session.route().adding.add_text("text", "from the other editor")
     other.commit()
     assert [item.content for item in service_session.route().window] == ["from the other editor"]
     assert mine.statuses and mine.statuses[-1].item_count == 1
     # ...and a change of ours continues from their ids, not over them.
-    service_session.route().add_text("text", "from this one")
+    service_session.route().adding.add_text("text", "from this one")
     service.commit()
     assert ids(service_session) == ["ctx-1", "ctx-2"]
 
@@ -271,7 +271,7 @@ def test_reads_do_not_reload_when_nothing_changed_elsewhere(root: Path, db: str)
     service_session = start(root, db, editor)
     service = service_session.service
     workspace = service_session.route()
-    workspace.add_text("text", "x")
+    workspace.adding.add_text("text", "x")
     service.commit()
     window = workspace.window
     item = next(iter(window))
@@ -288,7 +288,7 @@ def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db:
     service = service_session.service
     workspace = service_session.route()
     for n in range(5):
-        workspace.add_text("text", f"acknowledged {n}")
+        workspace.adding.add_text("text", f"acknowledged {n}")
     service.commit()
     service.store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     service.store.checkpointed()
@@ -298,7 +298,7 @@ def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db:
     assert any("overwritten" in warning for warning in editor.warnings)
     assert [item.content for item in workspace.window] == [f"acknowledged {n}" for n in range(5)]
     assert list(Path(db).parent.glob("*.damaged-*"))
-    workspace.add_text("text", "after the rescue")
+    workspace.adding.add_text("text", "after the rescue")
     service.commit()
     service.close()
     contents = [item.content for item in Store(db).load_window(root.as_uri())]
@@ -309,7 +309,7 @@ def test_memory_storage_works_for_a_session(root: Path) -> None:
     editor = Editor()
     service_session = start(root, ":memory:", editor)
     service = service_session.service
-    service_session.route().add_text("text", "in memory")
+    service_session.route().adding.add_text("text", "in memory")
     assert service.commit() is None
     assert [item.content for item in service_session.route().window] == ["in memory"]
 
@@ -320,8 +320,8 @@ def test_restoring_more_than_fits_keeps_one_archive_row_per_id(root: Path, db: s
     service = service_session.service
     workspace = service_session.route()
     for n in range(3):
-        workspace.add_text("text", f"note {n}")
-    workspace.restore(["ctx-1", "ctx-2"], pin=False)  # ctx-2 pushes ctx-1 out again
+        workspace.adding.add_text("text", f"note {n}")
+    workspace.changes.restore(["ctx-1", "ctx-2"], pin=False)  # ctx-2 pushes ctx-1 out again
     service.commit()
     raw = sqlite3.connect(db)
     rows = raw.execute("SELECT id, count(*) FROM archive GROUP BY id ORDER BY id").fetchall()
@@ -361,7 +361,7 @@ def test_the_first_add_of_a_fresh_server_loads_its_tokenizer_before_the_write_lo
     monkeypatch.setattr(bpe, "_build", build)
     session = start(root, db, Editor())
     workspace = session.route()
-    workspace.add_text("text", "the first note of a fresh server " * 20)
+    workspace.adding.add_text("text", "the first note of a fresh server " * 20)
     workspace.unit_of_work.commit()
     assert "load tokenizer" in events and "lock" in events, events
     held = events[events.index("lock") :]

@@ -34,7 +34,12 @@ def _columns(start: Position, end: Position, source: str | None) -> tuple[int, i
     return start[1] + 1, end[1]
 
 
-class Adding(WorkspaceState):
+class Adding:
+    """Adding regions, files and texts to the window."""
+
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
+
     def add_region(
         self,
         uri: str,
@@ -47,7 +52,7 @@ class Adding(WorkspaceState):
         symbol: str | None = None,
         symbol_kind: str | int | None = None,
     ) -> AddResult:
-        return self._add(
+        return self.add_candidate(
             self.region_candidate(
                 uri, start, end, text, language, metadata, pin, symbol, symbol_kind
             )
@@ -67,13 +72,13 @@ class Adding(WorkspaceState):
     ) -> Candidate:
         """What adding a region means: the region, or its whole file when that is already
         context (refreshed rather than cut). Refused before anything changes."""
-        path, rel = self.sources.locate(uri)
+        path, rel = self.state.sources.locate(uri)
         check_range(start, end)
-        max_bytes = self.settings.max_file_bytes
+        max_bytes = self.state.settings.max_file_bytes
         if text is None:
             # Cut first, so a range the file does not have is refused whatever
             # the window holds.
-            source: str | None = self.sources.text(uri, path, rel, max_bytes)
+            source: str | None = self.state.sources.text(uri, path, rel, max_bytes)
             assert source is not None
             piece = slice_range(source, start, end, rel)
             content, lines = piece.content, (piece.start_line, piece.end_line)
@@ -82,10 +87,11 @@ class Adding(WorkspaceState):
                 raise InvalidParams("$.text", "the text is empty")
             check_size(len(text.encode()), rel, max_bytes)
             content, lines = text, display_lines(start, end)
-            found = self.sources.current(rel, uri, max_bytes)
+            found = self.state.sources.current(rel, uri, max_bytes)
             source = found if isinstance(found, str) else None
         if any(
-            item.is_whole_file and not is_outlined(item) for item in self.window.items_for_path(rel)
+            item.is_whole_file and not is_outlined(item)
+            for item in self.state.window.items_for_path(rel)
         ):
             # The whole file is already context: refresh it rather than add a piece of it.
             # (A file shown as its outline hides the bodies: a region of it is its own item.)
@@ -104,7 +110,7 @@ class Adding(WorkspaceState):
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
     ) -> AddResult:
-        return self._add(self.file_candidate(uri, language, metadata, pin))
+        return self.add_candidate(self.file_candidate(uri, language, metadata, pin))
 
     def file_candidate(
         self,
@@ -113,8 +119,8 @@ class Adding(WorkspaceState):
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
     ) -> Candidate:
-        path, rel = self.sources.locate(uri)
-        content = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+        path, rel = self.state.sources.locate(uri)
+        content = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
         return candidates.file(content, uri, rel, language, metadata, pin)
 
     def add_text(
@@ -126,8 +132,8 @@ class Adding(WorkspaceState):
         pin: bool = False,
     ) -> AddResult:
         size = len(content.encode(errors="surrogatepass"))
-        check_size(size, "the text", self.settings.max_file_bytes)
-        return self._add(candidates.text(kind, content, language, metadata, pin))
+        check_size(size, "the text", self.state.settings.max_file_bytes)
+        return self.add_candidate(candidates.text(kind, content, language, metadata, pin))
 
     def precount(self, candidate: Candidate) -> None:
         """Count what ``candidate``'s text will take (the tokenizer remembers it), so the
@@ -140,23 +146,27 @@ class Adding(WorkspaceState):
             dict(candidate.metadata),
             0,
             0,
-            encoding=self.tokenizer.encoding,
+            encoding=self.state.tokenizer.encoding,
         )
-        self.window.costs.body(probe)
+        self.state.window.costs.body(probe)
 
-    def _add(self, candidate: Candidate) -> AddResult:
+    def add_candidate(self, candidate: Candidate) -> AddResult:
+        """Add what a request planned (a file as its outline, say), as any add."""
+
         def apply(change: Change) -> AddOutcome:
-            outcome = self.window.add(candidate, grow_to=adaptive.grow_to(self.settings))
+            outcome = self.state.window.add(
+                candidate, grow_to=adaptive.grow_to(self.state.settings)
+            )
             change.record(outcome)
             return outcome
 
-        outcome, change = self.recorded_change(apply)
-        warnings = self.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
+        outcome, change = self.state.recorded_change(apply)
+        warnings = self.state.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
         return AddResult(
             item=wire.context_item(outcome.item),
-            evicted=self.evicted_by(change),
+            evicted=self.state.evicted_by(change),
             deduplicated=outcome.deduplicated,
-            status=self.status(),
+            status=self.state.status(),
             merged=[item.id for item in outcome.absorbed],
             warnings=warnings,
         )

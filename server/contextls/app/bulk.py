@@ -86,7 +86,7 @@ def read_plan(
     ``progress``: told (files read, files to read) as it goes."""
     plan = _read(workspace, params, progress)
     for _, candidate in plan.candidates:
-        workspace.precount(candidate)
+        workspace.adding.precount(candidate)
     return plan
 
 
@@ -161,10 +161,10 @@ def _read(
 def _candidate(workspace: Workspace, planned: PlannedFile, params: AddFilesParams) -> Candidate:
     uri = planned.path.as_uri()
     if planned.range is None:
-        whole = workspace.file_candidate(uri, params.language, params.metadata, params.pin)
-        return workspace.outlined_candidate(whole, or_whole=True) if params.outline else whole
+        whole = workspace.adding.file_candidate(uri, params.language, params.metadata, params.pin)
+        return workspace.views.outlined_candidate(whole, or_whole=True) if params.outline else whole
     start, end = planned.range.start, planned.range.end
-    return workspace.region_candidate(
+    return workspace.adding.region_candidate(
         uri,
         (start.line, start.character),
         (end.line, end.character),

@@ -28,18 +28,25 @@ from contextls.protocol import (
 )
 
 
-class Changing(WorkspaceState):
+class Changing:
+    """Removing, clearing, pinning and restoring items."""
+
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
+
     def remove(self, ids: list[str]) -> RemoveResult:
-        resolved, merged = self.resolve(ids)
-        removed = self._to_archive(lambda: self.window.remove(resolved), "removed")
+        resolved, merged = self.state.resolve(ids)
+        removed = self._to_archive(lambda: self.state.window.remove(resolved), "removed")
         return RemoveResult(
-            removed=[item.id for item in removed], status=self.status(), merged=merged
+            removed=[item.id for item in removed], status=self.state.status(), merged=merged
         )
 
     def clear(self, keep_pinned: bool) -> ClearResult:
-        cleared = self._to_archive(lambda: self.window.clear(keep_pinned), "cleared")
+        cleared = self._to_archive(lambda: self.state.window.clear(keep_pinned), "cleared")
         return ClearResult(
-            cleared=len(cleared), cleared_ids=[item.id for item in cleared], status=self.status()
+            cleared=len(cleared),
+            cleared_ids=[item.id for item in cleared],
+            status=self.state.status(),
         )
 
     def _to_archive(self, take: Callable[[], list[Item]], reason: str) -> list[Item]:
@@ -51,24 +58,24 @@ class Changing(WorkspaceState):
                 change.to_archive(item, reason)
             return taken
 
-        return self.change(apply)
+        return self.state.change(apply)
 
     def pin(self, item_id: str, pinned: bool) -> PinResult:
-        (item_id,), merged = self.resolve([item_id])
+        (item_id,), merged = self.state.resolve([item_id])
 
         def apply(change: Change) -> Item:
-            item = self.window.set_pinned(item_id, pinned)
+            item = self.state.window.set_pinned(item_id, pinned)
             change.touch(item)
             # The heading says "pinned": a token or two more, which may need room.
-            change.record_evictions(self.window.evict_to_fit(protect=(item_id,)))
+            change.record_evictions(self.state.window.evict_to_fit(protect=(item_id,)))
             return item
 
-        item, change = self.recorded_change(apply)
+        item, change = self.state.recorded_change(apply)
         return PinResult(
             item=wire.context_item(item),
-            status=self.status(),
+            status=self.state.status(),
             merged=merged,
-            evicted=self.evicted_by(change),
+            evicted=self.state.evicted_by(change),
         )
 
     def restore(self, ids: list[str], pin: bool, dry_run: bool = False) -> RestoreResult:
@@ -77,33 +84,37 @@ class Changing(WorkspaceState):
         ``dry_run``: the same change, answered and rolled back (what would come back,
         what would go), so an editor can ask before evicting.
         """
-        resolved, merged = self.resolve(ids)
-        already = [item_id for item_id in resolved if item_id in self.window]
-        wanted = [item_id for item_id in resolved if item_id not in self.window]
+        resolved, merged = self.state.resolve(ids)
+        already = [item_id for item_id in resolved if item_id in self.state.window]
+        wanted = [item_id for item_id in resolved if item_id not in self.state.window]
         if not wanted:  # nothing to bring back: say so, change nothing
             return RestoreResult(
-                items=[], evicted=[], status=self.status(), already_in_window=already, merged=merged
+                items=[],
+                evicted=[],
+                status=self.state.status(),
+                already_in_window=already,
+                merged=merged,
             )
 
         def apply(change: Change) -> RestoreResult:
-            found = self.store.archived(self.root_uri, wanted)
+            found = self.state.store.archived(self.state.root_uri, wanted)
             missing = [item_id for item_id in wanted if item_id not in found]
             if missing:
-                raise NotArchived(_not_archived_message(missing, self.window))
+                raise NotArchived(_not_archived_message(missing, self.state.window))
             restored: list[Item] = []
             for item_id in wanted:
                 old = shown_again(found[item_id])
                 try:
-                    outcome = self.window.add(
+                    outcome = self.state.window.add(
                         Candidate(old.kind, old.content, old.metadata, pin or old.pinned, id=old.id)
                     )
                 except (ItemTooLarge, NoRoom) as error:
-                    raise type(error)(_no_room_to_restore(old, self.window, wanted)) from None
+                    raise type(error)(_no_room_to_restore(old, self.state.window, wanted)) from None
                 change.restore(item_id)
                 change.record(outcome)
                 restored.append(outcome.item)
             evicted = [eviction.item for eviction in change.evictions]
-            in_window = {item.id for item in self.window}
+            in_window = {item.id for item in self.state.window}
             return RestoreResult(
                 items=[wire.context_item(item) for item in restored if item.id in in_window],
                 evicted=[wire.context_item(item) for item in evicted if item.id not in in_window],
@@ -113,8 +124,8 @@ class Changing(WorkspaceState):
                 dry_run=dry_run,
             )
 
-        result = self.rehearse(apply) if dry_run else self.change(apply)
-        return msgspec.structs.replace(result, status=self.status())
+        result = self.state.rehearse(apply) if dry_run else self.state.change(apply)
+        return msgspec.structs.replace(result, status=self.state.status())
 
 
 def shown_again(archived: Item) -> Item:

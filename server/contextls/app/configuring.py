@@ -24,7 +24,12 @@ from contextls.core.tokens import Tokenizer
 from contextls.protocol import ConfigureResult
 
 
-class Configuring(WorkspaceState):
+class Configuring:
+    """The window's settings: changing them, or rehearsing a change."""
+
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
+
     def configure(
         self, wanted: dict[str, Any], reset: Sequence[str] = (), dry_run: bool = False
     ) -> ConfigureResult:
@@ -34,25 +39,25 @@ class Configuring(WorkspaceState):
         break the new limits. The settings are saved with the window, so every
         client and process sees the same ones.
         """
-        wanted, reset = choose_model(self.chosen, wanted, reset)
-        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        wanted, reset = choose_model(self.state.chosen, wanted, reset)
+        chosen = {key: value for key, value in self.state.chosen.items() if key not in reset}
         chosen.update(wanted)
         new = window_settings(chosen)
         problem = adaptive.ceiling_problem(new)
-        if problem is not None and chosen != self.chosen:
+        if problem is not None and chosen != self.state.chosen:
             key = "budgetCeiling" if "budgetCeiling" in wanted else "maxTokens"
             raise InvalidParams(f"$.settings.{key}", problem)
         chosen = chosen_of(new, [key for key in WINDOW_KEYS if key in chosen])
-        before = self.settings
+        before = self.state.settings
         changed = [key for key in WINDOW_KEYS if chosen_of(new, [key]) != chosen_of(before, [key])]
         evicted: list[Item] = []
-        if chosen != self.chosen:
-            tokenizer = self.tokenizers(new.encoding)
-            if tokenizer.encoding != self.window.encoding:
+        if chosen != self.state.chosen:
+            tokenizer = self.state.tokenizers(new.encoding)
+            if tokenizer.encoding != self.state.window.encoding:
                 # Loaded, and the window counted in the new tokens, before the write lock
                 # (the LSP handler has done it in a worker thread already: then cached).
-                precount(tokenizer, list(self.window))
-            window = self.window
+                precount(tokenizer, list(self.state.window))
+            window = self.state.window
             budget = adaptive.configured(
                 before, new, window.limits.max_tokens, window.pinned_tokens
             )
@@ -74,24 +79,24 @@ class Configuring(WorkspaceState):
                 evicted.extend(eviction.item for eviction in change.evictions)
 
             if dry_run:  # the real change, rolled back: what it says is what it does
-                self.rehearse(apply)
+                self.state.rehearse(apply)
                 return ConfigureResult(
                     settings=new,
                     chosen=list(chosen),  # type: ignore[arg-type]
                     changed=changed,  # type: ignore[arg-type]
                     evicted=[wire.context_item(item) for item in evicted],
-                    status=self.status(),
+                    status=self.state.status(),
                     dry_run=True,
                 )
-            self.change(apply)  # a refusal leaves the window and its settings as they were
-            self.chosen, self.settings, self.tokenizer = chosen, new, tokenizer
-            self._status = None
+            self.state.change(apply)  # a refusal leaves the window and its settings as they were
+            self.state.chosen, self.state.settings, self.state.tokenizer = chosen, new, tokenizer
+            self.state.status_moved()
         return ConfigureResult(
-            settings=self.settings,
-            chosen=list(self.chosen),  # type: ignore[arg-type]
+            settings=self.state.settings,
+            chosen=list(self.state.chosen),  # type: ignore[arg-type]
             changed=changed,  # type: ignore[arg-type]
             evicted=[wire.context_item(item) for item in evicted],
-            status=self.status(),
+            status=self.state.status(),
             dry_run=dry_run,
         )
 
@@ -99,16 +104,16 @@ class Configuring(WorkspaceState):
         """The tokenizer the window would count in after ``configure(wanted, reset)``, when
         it is another than now; None otherwise (or when the change would be refused)."""
         try:
-            wanted, reset = choose_model(self.chosen, wanted, reset)
+            wanted, reset = choose_model(self.state.chosen, wanted, reset)
         except ContextError:
             return None
-        chosen = {key: value for key, value in self.chosen.items() if key not in reset}
+        chosen = {key: value for key, value in self.state.chosen.items() if key not in reset}
         encoding = window_settings({**chosen, **wanted}).encoding
-        return None if encoding == self.window.encoding else self.tokenizers(encoding)
+        return None if encoding == self.state.window.encoding else self.state.tokenizers(encoding)
 
     def seed(self, wish: dict[str, Any]) -> None:
         """A client's settings for a window that has none of its own yet."""
-        if wish and not self.chosen:
+        if wish and not self.state.chosen:
             self.configure(wish)
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
@@ -22,42 +21,40 @@ from contextls.protocol import (
 T = TypeVar("T")
 
 
-class Following(WorkspaceState):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+class Following:
+    """Following the files behind the window's items: live text, staleness, refresh."""
+
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
         self.seen: dict[str, Seen] = {}
         """The lines of each file with regions, as last followed, and their spans then."""
-        super().__init__(*args, **kwargs)
-
-    def recorded_change(self, apply: Callable[[Change], T]) -> tuple[T, Change]:
-        # Every change goes through here: one that added or moved a region says so.
-        result, change = super().recorded_change(apply)
-        if change.mutated:
-            self.after_change(change)
-        return result, change
+        # Every change goes through the state's one path: one that added or moved a
+        # region says so there.
+        state.after_change.append(self.after_change)
 
     def document_changed(self, uri: str) -> None:
         """An editor changed (or opened, or closed) this document: follow it soon."""
         try:
-            _, rel = self.sources.locate(uri)
+            _, rel = self.state.sources.locate(uri)
         except ContextError:
             return
-        if self.window.items_for_path(rel):
-            self.dirty.add(rel)
+        if self.state.window.items_for_path(rel):
+            self.state.dirty.add(rel)
 
     def follow_files(self) -> None:
         """Bring items in line with their files: what editors changed, and what changed on
         disk since the last look (one stat per file; a file is read only when it changed)."""
-        paths = set(self.watch.changed(self.window.paths()))
-        paths.update(self.dirty)
-        self.dirty.clear()
+        paths = set(self.state.watch.changed(self.state.window.paths()))
+        paths.update(self.state.dirty)
+        self.state.dirty.clear()
         self._follow(paths)
 
     def follow_edits(self) -> None:
         """Bring items in line with what editors sent since the last look, so that a
         request is answered with every edit its client sent before it."""
-        if self.dirty:
-            paths = set(self.dirty)
-            self.dirty.clear()
+        if self.state.dirty:
+            paths = set(self.state.dirty)
+            self.state.dirty.clear()
             self._follow(paths)
 
     def _follow(self, paths: set[str]) -> None:
@@ -70,37 +67,41 @@ class Following(WorkspaceState):
             # Planned again under the write lock: another process may have got here first.
             plans, texts = self._plans(paths)
             for plan in plans:
-                if plan.item_id not in self.window:
+                if plan.item_id not in self.state.window:
                     continue  # evicted by a file that grew, earlier in this change
-                item = self.window.get(plan.item_id)
+                item = self.state.window.get(plan.item_id)
                 change.touch(item)
                 if plan.content is not None:
                     try:
-                        change.record_evictions(self.window.replace_content(item.id, plan.content))
+                        change.record_evictions(
+                            self.state.window.replace_content(item.id, plan.content)
+                        )
                         # Text that arrives live is scanned as an add's is.
-                        for warning in self.note_secrets(item.id, _where(item), plan.content):
-                            self.warn(warning)
+                        for warning in self.state.note_secrets(item.id, _where(item), plan.content):
+                            self.state.warn(warning)
                     except ContextError:  # the file outgrew the budget: keep what it was
                         if not item.stale:
                             change.record_evictions(
-                                self.window.set_stale(item.id, True, "too large")
+                                self.state.window.set_stale(item.id, True, "too large")
                             )
                         continue
                 if plan.lines is not None:
-                    change.record_evictions(self.window.move(item.id, plan.lines))
+                    change.record_evictions(self.state.window.move(item.id, plan.lines))
                 if item.stale != plan.stale or plan.why is not None:
-                    change.record_evictions(self.window.set_stale(item.id, plan.stale, plan.why))
+                    change.record_evictions(
+                        self.state.window.set_stale(item.id, plan.stale, plan.why)
+                    )
             self._remember(texts)
 
-        self.change(apply)
+        self.state.change(apply)
 
     def after_change(self, change: Change) -> None:
         """A region just added (or moved by a merge) is where its file's lines are now:
         remember them, so that an edit before the next look still tells where it went."""
         for item_id in change.touched:
-            if item_id not in self.window:
+            if item_id not in self.state.window:
                 continue
-            item = self.window.get(item_id)
+            item = self.state.window.get(item_id)
             span = item.lines
             rel = item.path
             if not item.is_region or span is None or rel is None or item.stale:
@@ -110,8 +111,8 @@ class Following(WorkspaceState):
                 if seen.spans.get(item_id) != span:
                     self.seen[rel] = Seen(seen.lines, {**seen.spans, item_id: span})
                 continue
-            found = self.sources.current(
-                rel, item.metadata.get("uri"), self.settings.max_file_bytes
+            found = self.state.sources.current(
+                rel, item.metadata.get("uri"), self.state.settings.max_file_bytes
             )
             if isinstance(found, str):
                 self._remember({rel: lines_of_text(found)})
@@ -125,7 +126,7 @@ class Following(WorkspaceState):
                 continue
             spans = {
                 item.id: span
-                for item in self.window.items_for_path(rel)
+                for item in self.state.window.items_for_path(rel)
                 if item.is_region and (span := item.lines) is not None
             }
             self.seen[rel] = Seen(lines, spans)
@@ -134,10 +135,10 @@ class Following(WorkspaceState):
         plans: list[Follow] = []
         texts: dict[str, list[str] | None] = {}
         for rel in sorted(paths):
-            items = self.window.items_for_path(rel)
+            items = self.state.window.items_for_path(rel)
             if items:
-                found = self.sources.current(
-                    rel, items[0].metadata.get("uri"), self.settings.max_file_bytes
+                found = self.state.sources.current(
+                    rel, items[0].metadata.get("uri"), self.state.settings.max_file_bytes
                 )
                 if isinstance(found, str):
                     lines = lines_of_text(found) if any(i.is_region for i in items) else None
@@ -147,7 +148,7 @@ class Following(WorkspaceState):
                     continue
                 texts[rel] = None
                 if found.why == "outside" and any(not item.stale for item in items):
-                    self.warn(
+                    self.state.warn(
                         f"{rel} now leads outside the workspace folder (a symbolic link?); "
                         "its items keep the text they had and are marked stale"
                     )
@@ -164,9 +165,9 @@ class Following(WorkspaceState):
         """
         self.follow_files()
         if ids:
-            items = [self.window.get(item_id) for item_id in self.resolve(ids)[0]]
+            items = [self.state.window.get(item_id) for item_id in self.state.resolve(ids)[0]]
         else:
-            items = [item for item in self.window if item.stale]
+            items = [item for item in self.state.window if item.stale]
         lost = [item for item in items if item.stale and item.metadata.get(STALE_REASON) == "lost"]
         if lost:
             named = ", ".join(f"{item.id} ({item.label})" for item in lost)
@@ -183,31 +184,33 @@ class Following(WorkspaceState):
             )
         fresh: list[tuple[str, str]] = []
         for item in items:
-            fresh.append((item.id, self._current_text(item)))
+            fresh.append((item.id, self.current_text(item)))
 
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             done: list[Item] = []
             for item_id, content in fresh:
-                if item_id not in self.window:
+                if item_id not in self.state.window:
                     continue
-                item = self.window.get(item_id)
+                item = self.state.window.get(item_id)
                 change.touch(item)
                 if content != item.content:
-                    change.record_evictions(self.window.replace_content(item_id, content))
+                    change.record_evictions(self.state.window.replace_content(item_id, content))
                     as_whole_lines(item)
                 if item.stale:
-                    change.record_evictions(self.window.set_stale(item_id, False))
+                    change.record_evictions(self.state.window.set_stale(item_id, False))
                 done.append(item)
             return done, [eviction.item for eviction in change.evictions]
 
-        refreshed, evicted = self.change(apply) if fresh else ([], [])
+        refreshed, evicted = self.state.change(apply) if fresh else ([], [])
         return RefreshResult(
-            refreshed=[wire.context_item(item) for item in refreshed if item.id in self.window],
+            refreshed=[
+                wire.context_item(item) for item in refreshed if item.id in self.state.window
+            ],
             evicted=[wire.context_item(item) for item in evicted],
-            status=self.status(),
+            status=self.state.status(),
         )
 
-    def _current_text(self, item: Item) -> str:
+    def current_text(self, item: Item) -> str:
         """What the item's place in its file holds now (refused if that place is gone)."""
         uri = item.metadata.get("uri")
         if not item.path or not isinstance(uri, str):
@@ -215,8 +218,8 @@ class Following(WorkspaceState):
                 f"{item.id} is {item.kind} text, not from a file; there is nothing to re-read",
                 ErrorCode.INVALID_RANGE,
             )
-        path, rel = self.sources.locate(uri)
-        text = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+        path, rel = self.state.sources.locate(uri)
+        text = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
         span = item.lines
         if item.is_whole_file or span is None:
             return text

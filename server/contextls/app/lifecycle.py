@@ -17,10 +17,15 @@ from contextls.protocol import (
 from contextls.storage.store import Retention
 
 
-class Lifecycle(WorkspaceState):
+class Lifecycle:
+    """The archive's lifecycle: retention, pruning, forgetting."""
+
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
+
     @property
     def retention(self) -> Retention:
-        settings = self.settings
+        settings = self.state.settings
         return Retention(
             settings.archive_max_items, settings.archive_max_bytes, settings.archive_max_age_days
         )
@@ -28,12 +33,12 @@ class Lifecycle(WorkspaceState):
     def archive_over(self, now: int) -> bool:
         """The archive holds more than its retention settings allow (cheap to ask)."""
         keep = self.retention
-        if keep.max_items and self.archived_count > keep.max_items:
+        if keep.max_items and self.state.archived_count > keep.max_items:
             return True
-        if keep.max_bytes and self.archive.bytes > keep.max_bytes:
+        if keep.max_bytes and self.state.archive.bytes > keep.max_bytes:
             return True
         if keep.max_age_days:
-            oldest = self.store.oldest_archived_at(self.root_uri)
+            oldest = self.state.store.oldest_archived_at(self.state.root_uri)
             return oldest is not None and oldest < now - keep.max_age_ms
         return False
 
@@ -44,13 +49,13 @@ class Lifecycle(WorkspaceState):
         """
 
         def apply(change: Change) -> int:
-            count, _, _ = self.store.prune(self.root_uri, self.retention, now, batch)
+            count, _, _ = self.state.store.prune(self.state.root_uri, self.retention, now, batch)
             if count:
                 change.mutated = True
                 change.archive_delta -= count
             return count
 
-        return self.change(apply)
+        return self.state.change(apply)
 
     def forget(
         self,
@@ -64,36 +69,40 @@ class Lifecycle(WorkspaceState):
             raise InvalidParams("$.ids", "say which items to forget: ids, paths or a query")
         in_window, in_archive = self._to_forget(ids or [], query)
         for rel in (self._relative(path) for path in paths or []):
-            in_window += [item for item in self.window.items_for_path(rel) if item not in in_window]
+            in_window += [
+                item for item in self.state.window.items_for_path(rel) if item not in in_window
+            ]
             in_archive += [
                 item_id
-                for item_id in self.store.archived_ids_of_paths(self.root_uri, [rel])
+                for item_id in self.state.store.archived_ids_of_paths(self.state.root_uri, [rel])
                 if item_id not in in_archive
             ]
-        gone = [*in_window, *self.store.archived_summaries(self.root_uri, in_archive)]
+        gone = [*in_window, *self.state.store.archived_summaries(self.state.root_uri, in_archive)]
         forgotten = [wire.summary(item) for item in gone]
         if dry_run or not gone:
-            return ForgetResult(forgotten=forgotten, status=self.status(), dry_run=dry_run)
+            return ForgetResult(forgotten=forgotten, status=self.state.status(), dry_run=dry_run)
         window_ids = [item.id for item in in_window]
-        self.store.reserve.release_if_tight()  # the room a delete needs on a full disk
+        self.state.store.reserve.release_if_tight()  # the room a delete needs on a full disk
 
         def apply(change: Change) -> None:
-            change.archive_delta -= self.store.forget(self.root_uri, in_archive)
-            for item in self.window.remove(window_ids):
+            change.archive_delta -= self.state.store.forget(self.state.root_uri, in_archive)
+            for item in self.state.window.remove(window_ids):
                 change.touch(item)  # its row is deleted, not archived
             change.mutated = True
 
-        self.change(apply)
-        self.window.last_evicted.clear()
-        self.window.last_evicted.extend(
-            self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
+        self.state.change(apply)
+        self.state.window.last_evicted.clear()
+        self.state.window.last_evicted.extend(
+            self.state.store.last_evicted(
+                self.state.root_uri, self.state.window.last_evicted.maxlen or 5
+            )
         )
-        self._status = None
-        return ForgetResult(forgotten=forgotten, status=self.status())
+        self.state.status_moved()
+        return ForgetResult(forgotten=forgotten, status=self.state.status())
 
     def _relative(self, path: str) -> str:
         """A path as items name their file: relative to the root, ``/``-separated."""
-        root = self.sources.root
+        root = self.state.sources.root
         where = uri_to_path(path, "$.paths") if path.startswith("file:") else Path(path)
         if where.is_absolute():
             resolved = resolve(where) if where.exists() else where
@@ -110,26 +119,26 @@ class Lifecycle(WorkspaceState):
         in_window: list[Item] = []
         in_archive: list[str] = []
         if ids:
-            wanted = self.resolve(ids)[0]
-            archived = self.store.archived(
-                self.root_uri, [i for i in wanted if i not in self.window]
+            wanted = self.state.resolve(ids)[0]
+            archived = self.state.store.archived(
+                self.state.root_uri, [i for i in wanted if i not in self.state.window]
             )
-            unknown = [i for i in wanted if i not in self.window and i not in archived]
+            unknown = [i for i in wanted if i not in self.state.window and i not in archived]
             if unknown:
                 raise ContextError(
                     f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} neither in the "
                     "window nor in the archive; nothing was forgotten",
                     ErrorCode.UNKNOWN_ITEM,
                 )
-            in_window = [self.window.get(i) for i in wanted if i in self.window]
+            in_window = [self.state.window.get(i) for i in wanted if i in self.state.window]
             in_archive = [i for i in wanted if i in archived]
         if query and query.strip():
             words = [word.casefold() for word in query.split()]
-            for item in self.window:
+            for item in self.state.window:
                 text = f"{item.label}\n{item.content}".casefold()
                 if all(word in text for word in words) and item not in in_window:
                     in_window.append(item)
-            for item_id in self.store.archived_ids(self.root_uri, query):
+            for item_id in self.state.store.archived_ids(self.state.root_uri, query):
                 if item_id not in in_archive:
                     in_archive.append(item_id)
         return in_window, in_archive

@@ -19,9 +19,14 @@ from contextls.protocol import (
 )
 
 
-class Reading(WorkspaceState):
+class Reading:
+    """Reading the window: list, render, search."""
+
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
+
     def list_items(self, kinds: Sequence[str] | None, limit: int | None) -> ListResult:
-        chosen = select(list(self.window), kinds, limit)
+        chosen = select(list(self.state.window), kinds, limit)
         return ListResult(items=[wire.context_item(item) for item in chosen])
 
     def render(
@@ -33,22 +38,22 @@ class Reading(WorkspaceState):
         query: str | None,
         auto_retrieve: bool = False,
     ) -> RenderResult:
-        items = select(list(self.window), kinds, limit)
+        items = select(list(self.state.window), kinds, limit)
         history: list[Item] = []
         scores: dict[str, float] = {}
         missed: list[str] = []
         if query and query.strip():  # archived items that answer it: "Relevant history"
-            history, scores, missed = self._storage(
+            history, scores, missed = self.state.storage(
                 searching.history,
-                self.store,
-                self.root_uri,
-                self.archived_count,
+                self.state.store,
+                self.state.root_uri,
+                self.state.archived_count,
                 query,
                 kinds,
                 auto_retrieve,
             )
-        budget = self.window.limits.max_tokens
-        tokenizer = self.tokenizer
+        budget = self.state.window.limits.max_tokens
+        tokenizer = self.state.tokenizer
         rendered = render(
             items, fmt, tokenizer.count, max_tokens, history, budget, tokenizer.count_pieces
         )
@@ -63,7 +68,7 @@ class Reading(WorkspaceState):
             warnings=[
                 *rendered.warnings,
                 *missed,
-                *(w for item_id in rendered.item_ids for w in self.secrets.get(item_id, [])),
+                *(w for item_id in rendered.item_ids for w in self.state.secrets.get(item_id, [])),
             ],
             history_omitted=[
                 Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
@@ -74,11 +79,11 @@ class Reading(WorkspaceState):
     def search(
         self, query: str, limit: int, kinds: Sequence[str] | None, mode: str | None = None
     ) -> SearchResult:
-        return self._storage(
+        return self.state.storage(
             searching.search,
-            self.store,
-            self.root_uri,
-            self.archived_count,
+            self.state.store,
+            self.state.root_uri,
+            self.state.archived_count,
             query,
             limit,
             kinds,
@@ -87,4 +92,6 @@ class Reading(WorkspaceState):
 
     def semantic_status(self) -> SemanticStatus:
         """Search by meaning here (only ``status`` answers carry it; pushes stay cheap)."""
-        return searching.semantic_status(self.store, self.root_uri, self.archived_count)
+        return searching.semantic_status(
+            self.state.store, self.state.root_uri, self.state.archived_count
+        )

@@ -16,11 +16,12 @@ from collections.abc import Mapping as Files
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
 from contextls.app.symbol_adding import QUALIFIED_NAME, SymbolAdding
-from contextls.app.views import Viewing
 from contextls.app.workers import Workers
+from contextls.app.workspace_state import WorkspaceState
 from contextls.core import candidates
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
@@ -78,7 +79,14 @@ def map_text(files: Files[str, FileFacts], ask: MapAsk) -> tuple[str, int, int]:
     return text or "(no definition fits the map's share)\n", shown, spent
 
 
-class Mapping(SymbolAdding, Viewing):
+class Mapping:
+    """The map of the repository as an item of the window, and keeping it live."""
+
+    def __init__(self, state: WorkspaceState, adding: Adding, symbols: SymbolAdding) -> None:
+        self.state = state
+        self.adding = adding
+        self.symbols = symbols
+
     _map_seen: tuple[int, float] = (-1, 0.0)
     """(the window's revision, the time) of the map's last ranking."""
     _map_task: asyncio.Task[Any] | None = None
@@ -105,11 +113,11 @@ class Mapping(SymbolAdding, Viewing):
         before, self._asked = self._asked, asyncio.current_task()
         if before is not None and not before.done():
             before.cancel("a newer map of this window superseded it")
-        share = tokens or self.settings.map_tokens
+        share = tokens or self.state.settings.map_tokens
         wishes = {**(metadata or {}), "title": TITLE, VIEW: "map", "mapTokens": share}
         if query:
             wishes["query"] = query
-        shape = Item(f"ctx-{self.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
+        shape = Item(f"ctx-{self.state.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
         content, shown, spent = await self._rank(workers, query, share, shape, progress)
         wishes.update({"definitions": shown, "rankMs": spent})
         existing = self._map_item()
@@ -118,7 +126,7 @@ class Mapping(SymbolAdding, Viewing):
             # restored), and a pin the person set stays with the map.
             pin = pin or existing.pinned
             self._replaced(existing)
-        return self.add_candidate(candidates.text("custom", content, None, wishes, pin))
+        return self.adding.add_candidate(candidates.text("custom", content, None, wishes, pin))
 
     def map_is_due(self) -> bool:
         """The window holds a map whose ranking is older than the window or than
@@ -127,7 +135,7 @@ class Mapping(SymbolAdding, Viewing):
             return False
         seen_revision, seen_at = self._map_seen
         return not (
-            self.revision == seen_revision and time.monotonic() - seen_at < MAP_FOLLOW_SECONDS
+            self.state.revision == seen_revision and time.monotonic() - seen_at < MAP_FOLLOW_SECONDS
         )
 
     def follow_map(self, workers: Workers) -> None:
@@ -139,27 +147,27 @@ class Mapping(SymbolAdding, Viewing):
         item = self._map_item()
         if item is None:
             return
-        share = item.metadata.get("mapTokens", self.settings.map_tokens)
+        share = item.metadata.get("mapTokens", self.state.settings.map_tokens)
         query = item.metadata.get("query")
         asked = query if isinstance(query, str) else None
         try:
             content, shown, spent = await self._rank(workers, asked, share, item)
         except ContextError:
-            self._map_seen = (self.revision, time.monotonic())
+            self._map_seen = (self.state.revision, time.monotonic())
             return
-        if content == item.content or item.id not in self.window:
-            self._map_seen = (self.revision, time.monotonic())
+        if content == item.content or item.id not in self.state.window:
+            self._map_seen = (self.state.revision, time.monotonic())
             return
 
         def apply(change: Change) -> None:
-            if item.id not in self.window:
+            if item.id not in self.state.window:
                 return
             change.touch(item)
-            change.record_evictions(self.window.replace_content(item.id, content))
+            change.record_evictions(self.state.window.replace_content(item.id, content))
             item.metadata = {**item.metadata, "definitions": shown, "rankMs": spent}
 
-        self.change(apply)
-        self._map_seen = (self.revision, time.monotonic())
+        self.state.change(apply)
+        self._map_seen = (self.state.revision, time.monotonic())
 
     async def _rank(
         self,
@@ -183,12 +191,14 @@ class Mapping(SymbolAdding, Viewing):
         progress: Progress | None,
     ) -> tuple[str, int, int]:
         started = time.perf_counter()
-        files = await self.code.gather(workers, self.settings.max_file_bytes, progress)
-        if shape.content and (self.revision, self.code.version) == self._ranked_at:
+        files = await self.symbols.code.gather(
+            workers, self.state.settings.max_file_bytes, progress
+        )
+        if shape.content and (self.state.revision, self.symbols.code.version) == self._ranked_at:
             # The live map, and neither the window nor any file changed: the same map.
-            self._map_seen = (self.revision, time.monotonic())
+            self._map_seen = (self.state.revision, time.monotonic())
             return shape.content, int(shape.metadata.get("definitions", 0)), 0
-        self._ranked_at = (self.revision, self.code.version)
+        self._ranked_at = (self.state.revision, self.symbols.code.version)
         focus_files, focus_names, leave_out = self._focus()
         ask = MapAsk(
             query,
@@ -197,10 +207,10 @@ class Mapping(SymbolAdding, Viewing):
             focus_files,
             focus_names,
             leave_out,
-            self.window.costs,
-            self.code.uses,
+            self.state.window.costs,
+            self.symbols.code.uses,
         )
-        self._map_seen = (self.revision, time.monotonic())
+        self._map_seen = (self.state.revision, time.monotonic())
         ranking = asyncio.ensure_future(asyncio.to_thread(map_text, files, ask))
         try:
             content, shown, _ = await asyncio.shield(ranking)
@@ -213,20 +223,20 @@ class Mapping(SymbolAdding, Viewing):
 
     def _replaced(self, item: Item) -> None:
         def apply(change: Change) -> None:
-            for taken in self.window.remove([item.id]):
+            for taken in self.state.window.remove([item.id]):
                 change.to_archive(taken, "replaced")
 
-        self.change(apply)
+        self.state.change(apply)
 
     def _map_item(self) -> Item | None:
-        return next((item for item in self.window if view_of(item) == "map"), None)
+        return next((item for item in self.state.window if view_of(item) == "map"), None)
 
     def _focus(self) -> tuple[set[str], set[str], set[tuple[str, str]]]:
         """The window's files, the names of its symbols, and what not to list again."""
         files: set[str] = set()
         names: set[str] = set()
         leave_out: set[tuple[str, str]] = set()
-        for item in self.window:
+        for item in self.state.window:
             path = item.path
             if path is None or view_of(item) == "map":
                 continue

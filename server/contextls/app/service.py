@@ -288,10 +288,10 @@ class ContextService:
         """
         now = self.clock()
         for workspace in list(self._workspaces.values()):
-            if not workspace.archive_over(now):
+            if not workspace.lifecycle.archive_over(now):
                 continue
             try:
-                pruned = workspace.prune(now, PRUNE_BATCH)
+                pruned = workspace.lifecycle.prune(now, PRUNE_BATCH)
                 if self.commit() is None and pruned:
                     store.give_back_space()
             except (ContextError, StorageError) as error:
@@ -343,7 +343,7 @@ class ContextService:
 
     def document_changed(self, uri: str) -> None:
         for workspace in self._workspaces.values():
-            workspace.document_changed(uri)
+            workspace.follower.document_changed(uri)
 
     # ------------------------------------------------------------- the watch
 
@@ -364,10 +364,10 @@ class ContextService:
                 self._catch_up()
                 for workspace in list(self._workspaces.values()):
                     try:
-                        workspace.follow_files()
+                        workspace.follower.follow_files()
                     except ContextError as error:
                         log.warning("following the files of %s: %s", workspace.root_uri, error)
-                    workspace.follow_map(self.workers)  # ranked off the loop when due
+                    workspace.map.follow_map(self.workers)  # ranked off the loop when due
                 self.commit()
         except Exception:
             log.exception("looking for changes failed; trying again shortly")

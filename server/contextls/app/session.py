@@ -69,7 +69,7 @@ class Session:
             return
         for root in list(self.folders):
             try:
-                self.route(root).configure(wish)
+                self.route(root).config.configure(wish)
             except ContextError as error:
                 self.warn(f"{error.message}; the window keeps its settings")
 
@@ -97,13 +97,13 @@ class Session:
         if root not in self._seeded:
             self._seeded.add(root)
             try:
-                workspace.seed(self._wish)
+                workspace.config.seed(self._wish)
             except ContextError as error:
                 self.warn(f"{error.message}; the window keeps its settings")
         # Edits are folded into items at the process's next look; a request first takes
         # those its client (or any) sent before it, so what it reads or renders has them.
         try:
-            workspace.follow_edits()
+            workspace.follower.follow_edits()
         except ContextError as error:
             log.warning("following the edits of %s: %s", root, error)
         return workspace

@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
-from contextls.core.candidates import Candidate
+from contextls.app.workspace_state import WorkspaceState
 from contextls.core.errors import ContextError
 from contextls.core.items import is_outlined
 from contextls.core.text import Position
@@ -31,13 +31,19 @@ QUALIFIED_NAME: Final = "qualifiedName"
 changes (``contextls.core.follow``)."""
 
 
-class SymbolAdding(Adding):
+class SymbolAdding:
+    """Definitions by name: finding them (in the workspace's code index) and adding them."""
+
+    def __init__(self, state: WorkspaceState, adding: Adding) -> None:
+        self.state = state
+        self.adding = adding
+
     _code: CodeIndex | None = None
 
     @property
     def code(self) -> CodeIndex:
         if self._code is None:
-            self._code = CodeIndex(self.sources)
+            self._code = CodeIndex(self.state.sources)
         return self._code
 
     def add_named_symbol(
@@ -51,11 +57,12 @@ class SymbolAdding(Adding):
     ) -> AddResult:
         symbol, file_uri, rel, text, found = self.find_symbol(name, uri, language)
         if any(
-            item.is_whole_file and not is_outlined(item) for item in self.window.items_for_path(rel)
+            item.is_whole_file and not is_outlined(item)
+            for item in self.state.window.items_for_path(rel)
         ):
             # The whole file is context already: refreshed, as a region of it would be. (A
             # file shown as its outline hides the body: the definition is its own item.)
-            return self.add_file(file_uri, language, metadata, pin)
+            return self.adding.add_file(file_uri, language, metadata, pin)
         start, end = symbol.lines
         lines = text.split("\n")
         meta = {**(metadata or {}), QUALIFIED_NAME: symbol.display}
@@ -64,7 +71,7 @@ class SymbolAdding(Adding):
             shown = outline(text, found, symbol.lines)
             meta["view"] = "outline"
         end_position = (end, 0) if end < len(lines) else (end - 1, len(lines[end - 1]))
-        candidate = self.region_candidate(
+        candidate = self.adding.region_candidate(
             file_uri,
             (start - 1, 0),
             end_position,
@@ -75,7 +82,7 @@ class SymbolAdding(Adding):
             symbol=symbol.display,
             symbol_kind=symbol.kind,
         )
-        return self._add(candidate)
+        return self.adding.add_candidate(candidate)
 
     def add_editor_symbol(
         self,
@@ -96,8 +103,8 @@ class SymbolAdding(Adding):
         changed though nothing changed."""
         meta = dict(metadata or {})
         try:
-            path, rel = self.sources.locate(uri)
-            source = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+            path, rel = self.state.sources.locate(uri)
+            source = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
             found = self.code.facts_of(rel, source, language).symbols
         except (ContextError, Unsupported):
             found = []
@@ -110,11 +117,7 @@ class SymbolAdding(Adding):
             start = (first - 1, 0)
             end = (final, 0) if final < len(lines) else (final - 1, len(lines[final - 1]))
             text = None  # read from what the server follows: the editor's buffer or the file
-        return self.add_region(uri, start, end, text, language, meta, pin, name, kind)
-
-    def add_candidate(self, candidate: Candidate) -> AddResult:
-        """Add what a request planned (a file as its outline, say), as any add."""
-        return self._add(candidate)
+        return self.adding.add_region(uri, start, end, text, language, meta, pin, name, kind)
 
     def find_symbol(
         self, name: str, uri: str | None, language: str | None = None
@@ -122,8 +125,8 @@ class SymbolAdding(Adding):
         """The one definition ``name`` means (in ``uri``, else anywhere in the workspace),
         with its file's URI, path, text and definitions; refused when none or several."""
         if uri is not None:
-            path, rel = self.sources.locate(uri)
-            text = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+            path, rel = self.state.sources.locate(uri)
+            text = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
             found = self._symbols(rel, text, language)
             matches = [(uri, rel, text, found, s) for s in resolve(found, name)]
             if not matches:
@@ -132,13 +135,13 @@ class SymbolAdding(Adding):
                 raise ContextError(f"{rel} defines no {name}{hint}", ErrorCode.SYMBOL_NOT_FOUND)
         else:
             matches, close = [], []
-            root = self.sources.root
-            for rel, facts in self.code.all_facts(self.settings.max_file_bytes):
+            root = self.state.sources.root
+            for rel, facts in self.code.all_facts(self.state.settings.max_file_bytes):
                 hits = resolve(facts.symbols, name)
                 if hits:
                     file_uri = (root / rel).as_uri()
-                    text = self.sources.text(
-                        file_uri, root / rel, rel, self.settings.max_file_bytes
+                    text = self.state.sources.text(
+                        file_uri, root / rel, rel, self.state.settings.max_file_bytes
                     )
                     matches += [(file_uri, rel, text, facts.symbols, s) for s in hits]
                 elif len(close) < 5:
@@ -167,9 +170,9 @@ class SymbolAdding(Adding):
         self, uri: str, line: int, text: str | None = None, language: str | None = None
     ) -> SymbolAtResult:
         """The innermost definition holding 0-based ``line`` of ``uri``."""
-        path, rel = self.sources.locate(uri)
+        path, rel = self.state.sources.locate(uri)
         if text is None:
-            text = self.sources.text(uri, path, rel, self.settings.max_file_bytes)
+            text = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
         lang = language_of(rel, language)
         try:
             found = self._symbols(rel, text, language)

@@ -124,7 +124,7 @@ class Importing:
         """Import the next batch as one change; False when nothing is left."""
         first, self._started = not self._started, True
         if first and self.adopted:
-            self.workspace.configure(self.adopted)
+            self.workspace.config.configure(self.adopted)
         if self._done >= len(self._queue):
             return False
         batch = self._queue[self._done : self._done + BATCH]
@@ -132,7 +132,7 @@ class Importing:
             self.workspace.change(lambda change: self._apply(change, batch))
         except BaseException:
             if first and self.adopted:
-                self.workspace.configure({}, reset=list(self.adopted))
+                self.workspace.config.configure({}, reset=list(self.adopted))
             raise
         self._done += len(batch)
         return self._done < len(self._queue)

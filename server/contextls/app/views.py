@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
 from contextls.app.following import Following
+from contextls.app.workspace_state import WorkspaceState
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
 from contextls.core.items import VIEW, Item, is_outlined
@@ -22,30 +22,38 @@ from contextls.core.outlines import (
 from contextls.protocol import ErrorCode, SetViewResult
 
 
-class Viewing(Following):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+class Viewing:
+    """How items show their source: whole, or as their outlines."""
+
+    def __init__(self, state: WorkspaceState, follower: Following) -> None:
+        self.state = state
+        self.follower = follower
+        self._said: list[str] = []
         # With compaction: outline, the window shows an old file as its outline before it
         # evicts anything for tokens.
-        self.window.outline_of = lambda item: outlined_if(self.settings.compaction, item)
+        state.window.outline_of = lambda item: outlined_if(state.settings.compaction, item)
+        state.before_save.append(self.before_save)
+        state.after_save.append(self.after_save)
 
-    def _save(self, change: Change) -> None:
-        """What a change showed as outlines is saved with it, then told to every client.
-        An item archived while shown as its outline is archived whole: a view is how an
+    def before_save(self, change: Change) -> None:
+        """What a change showed as outlines is saved with it (and told once saved). An
+        item archived while shown as its outline is archived whole: a view is how an
         item is shown, the archive keeps what shows it whole again (and search reads it)."""
-        said = take_outlined(self.window, change.touch)
+        self._said = take_outlined(self.state.window, change.touch)
         for item_id, (item, reason) in list(change.archived.items()):
-            if is_outlined(item) and item_id not in self.window:
+            if is_outlined(item) and item_id not in self.state.window:
                 change.archived[item_id] = (replace(item, content=self._whole_text(item)), reason)
-        super()._save(change)
+
+    def after_save(self, change: Change) -> None:
+        said, self._said = self._said, []
         for message in said:
-            self.warn(message)
+            self.state.warn(message)
 
     def _whole_text(self, item: Item) -> str:
         """What an outlined item shows the outline of, as its source holds it now (its
         outline follows the source); the outline itself when the source is gone."""
         try:
-            return self._current_text(item)
+            return self.follower.current_text(item)
         except ContextError:
             return item.content
 
@@ -62,7 +70,7 @@ class Viewing(Following):
                 "defines nothing with a body to hide",
                 ErrorCode.NO_STRUCTURE,
             )
-        whole = self.tokenizer.count(candidate.content)
+        whole = self.state.tokenizer.count(candidate.content)
         metadata = {**candidate.metadata, VIEW: "outline", WHOLE_TOKENS: whole}
         return replace(candidate, content=shown, metadata=metadata)
 
@@ -70,8 +78,8 @@ class Viewing(Following):
         """Show items whole again, or as their outlines; a whole file makes room as an
         add does (announced)."""
         wanted: list[tuple[str, str]] = []
-        for item_id in self.resolve(ids)[0]:
-            item = self.window.get(item_id)
+        for item_id in self.state.resolve(ids)[0]:
+            item = self.state.window.get(item_id)
             if (view == "outline") == is_outlined(item):
                 continue
             if not can_outline(item):
@@ -79,7 +87,7 @@ class Viewing(Following):
                     f"{item.id} ({item.label}) is not a file or a class: it has no outline",
                     ErrorCode.INVALID_PARAMS,
                 )
-            source = self._current_text(item)
+            source = self.follower.current_text(item)
             shown = source if view == "whole" else outline_text(source, item)
             if shown is None:
                 raise ContextError(
@@ -91,21 +99,21 @@ class Viewing(Following):
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             done = []
             for item_id, shown in wanted:
-                item = self.window.get(item_id)
+                item = self.state.window.get(item_id)
                 change.touch(item)
                 kept = {k: v for k, v in item.metadata.items() if k not in (VIEW, WHOLE_TOKENS)}
                 if view == "outline":
                     kept.update({VIEW: "outline", WHOLE_TOKENS: item.tokens})
                 item.metadata = kept  # first: an item's heading says its view, and is counted
-                change.record_evictions(self.window.replace_content(item_id, shown))
+                change.record_evictions(self.state.window.replace_content(item_id, shown))
                 if item.stale:
-                    self.window.set_stale(item_id, False)
+                    self.state.window.set_stale(item_id, False)
                 done.append(item)
             return done, [eviction.item for eviction in change.evictions]
 
-        changed, evicted = self.change(apply) if wanted else ([], [])
+        changed, evicted = self.state.change(apply) if wanted else ([], [])
         return SetViewResult(
-            items=[wire.context_item(item) for item in changed if item.id in self.window],
+            items=[wire.context_item(item) for item in changed if item.id in self.state.window],
             evicted=[wire.context_item(item) for item in evicted],
-            status=self.status(),
+            status=self.state.status(),
         )

@@ -82,6 +82,14 @@ class WorkspaceState:
         self.secrets: dict[str, list[str]] = {}
         """Items whose text seems to hold a secret: id -> what was said (this process)."""
         self._status: Status | None = None
+        self.after_change: list[Callable[[Change], None]] = []
+        """Called after every change that changed something (the follower: a region
+        added or moved is where its file's lines are now)."""
+        self.before_save: list[Callable[[Change], None]] = []
+        """Called before a change is written (the views: what compaction outlined is
+        saved with it; an item archived from its outline is archived whole)."""
+        self.after_save: list[Callable[[Change], None]] = []
+        """Called once a change is written (the views tell what they outlined)."""
         self.load()
 
     # ------------------------------------------------------------------ state
@@ -141,6 +149,11 @@ class WorkspaceState:
             )
         return self._status
 
+    def status_moved(self) -> None:
+        """What the status says changed without a change of the window (its settings, its
+        archive): it is made again when next asked."""
+        self._status = None
+
     def note_secrets(self, item_id: str, where: str, content: str) -> list[str]:
         """Scan an item's new text (``where`` names it, never its text); returns the
         warnings not said before for this item (the status keeps saying all of them while
@@ -188,9 +201,13 @@ class WorkspaceState:
             raise
         if change.mutated:
             self._save(change)
+            for hook in self.after_change:
+                hook(change)
         return result, change
 
     def _save(self, change: Change) -> None:
+        for hook in self.before_save:
+            hook(change)
         revision = self.revision + 1
         evicted_total = self.evicted_total + len(change.evictions)
         window, store, root = self.window, self.store, self.root_uri
@@ -239,6 +256,8 @@ class WorkspaceState:
             self.archive = store.archive_state(root)
         self._status = None
         self.unit_of_work.changed(self, change.evictions)
+        for hook in self.after_save:
+            hook(change)
 
     def _row(self, revision: int, evicted_total: int, settings: WindowSettings) -> WorkspaceRow:
         window = self.window
@@ -298,7 +317,8 @@ class WorkspaceState:
             return done.value
         raise AssertionError("a rehearsal always ends in its exception")
 
-    def _storage(self, read: Callable[..., T], *args: Any) -> T:
+    def storage(self, read: Callable[..., T], *args: Any) -> T:
+        """``read(*args)``, a storage failure said as the window's refusal."""
         try:
             return read(*args)
         except StorageError as error:

@@ -144,9 +144,7 @@ def _definitions(
     return parsed[language]
 
 
-def follow_symbol(
-    item: Item, text: str, found: list[Symbol], clean: bool = True
-) -> Follow | None:
+def follow_symbol(item: Item, text: str, found: list[Symbol], clean: bool = True) -> Follow | None:
     """A symbol found again by its name: moved code moves the item, a changed body
     makes it stale (at its new place), a name no longer defined makes it stale too, but
     only when the file parses (``clean``): a half-typed line above a definition can hide

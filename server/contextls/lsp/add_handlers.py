@@ -43,7 +43,7 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
     refuse_secrets_to_agents(ls.session.client, params.uri)
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_region(
+    return workspace.adding.add_region(
         params.uri, start, end, params.text, params.language, params.metadata, params.pin
     )
 
@@ -52,7 +52,7 @@ def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
 def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
-    return workspace.add_editor_symbol(
+    return workspace.symbols.add_editor_symbol(
         params.uri,
         start,
         end,
@@ -77,20 +77,22 @@ def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult | Awaita
     workspace = ls.session.route(params.workspace, params.uri)
     if params.outline or _large_file(params.uri):
         return _add_file_off_loop(ls, params)
-    return workspace.add_file(params.uri, params.language, params.metadata, params.pin)
+    return workspace.adding.add_file(params.uri, params.language, params.metadata, params.pin)
 
 
 async def _add_file_off_loop(ls: ContextServer, params: p.AddFileParams) -> p.AddResult:
     workspace = ls.session.route(params.workspace, params.uri)
 
     def read() -> Candidate:
-        whole = workspace.file_candidate(params.uri, params.language, params.metadata, params.pin)
-        candidate = workspace.outlined_candidate(whole) if params.outline else whole
-        workspace.precount(candidate)
+        whole = workspace.adding.file_candidate(
+            params.uri, params.language, params.metadata, params.pin
+        )
+        candidate = workspace.views.outlined_candidate(whole) if params.outline else whole
+        workspace.adding.precount(candidate)
         return candidate
 
     candidate = await asyncio.to_thread(read)
-    return ls.session.route(params.workspace, params.uri).add_candidate(candidate)
+    return ls.session.route(params.workspace, params.uri).adding.add_candidate(candidate)
 
 
 def _large_file(uri: str) -> bool:
@@ -118,7 +120,7 @@ def add_text(ls: ContextServer, params: p.AddTextParams) -> p.AddResult | Awaita
     workspace = ls.session.route(params.workspace)
     if len(params.content) >= OFF_LOOP_CHARS:
         return _add_text_off_loop(ls, params)
-    return workspace.add_text(
+    return workspace.adding.add_text(
         params.kind, params.content, params.language, params.metadata, params.pin
     )
 
@@ -128,8 +130,8 @@ async def _add_text_off_loop(ls: ContextServer, params: p.AddTextParams) -> p.Ad
     candidate = candidates.text(
         params.kind, params.content, params.language, params.metadata, params.pin
     )
-    await asyncio.to_thread(workspace.precount, candidate)
-    return ls.session.route(params.workspace).add_text(
+    await asyncio.to_thread(workspace.adding.precount, candidate)
+    return ls.session.route(params.workspace).adding.add_text(
         params.kind, params.content, params.language, params.metadata, params.pin
     )
 

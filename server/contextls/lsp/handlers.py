@@ -169,27 +169,27 @@ async def _answered(server: ContextServer, work: Awaitable[msgspec.Struct]) -> m
 
 @handles(p.Requests.REMOVE)
 def remove(ls: ContextServer, params: p.RemoveParams) -> p.RemoveResult:
-    return ls.session.route(params.workspace).remove(params.ids)
+    return ls.session.route(params.workspace).changes.remove(params.ids)
 
 
 @handles(p.Requests.PIN)
 def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
-    return ls.session.route(params.workspace).pin(params.id, params.pin)
+    return ls.session.route(params.workspace).changes.pin(params.id, params.pin)
 
 
 @handles(p.Requests.CLEAR)
 def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult:
-    return ls.session.route(params.workspace).clear(params.keep_pinned)
+    return ls.session.route(params.workspace).changes.clear(params.keep_pinned)
 
 
 @handles(p.Requests.LIST)
 def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
-    return ls.session.route(params.workspace).list_items(params.kinds, params.limit)
+    return ls.session.route(params.workspace).reader.list_items(params.kinds, params.limit)
 
 
 @handles(p.Requests.RENDER)
 def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
-    return ls.session.route(params.workspace).render(
+    return ls.session.route(params.workspace).reader.render(
         params.format,
         params.kinds,
         params.limit,
@@ -202,19 +202,21 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
 @handles(p.Requests.STATUS)
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
     workspace = ls.session.route(params.workspace)
-    return msgspec.structs.replace(workspace.status(), semantic=workspace.semantic_status())
+    return msgspec.structs.replace(workspace.status(), semantic=workspace.reader.semantic_status())
 
 
 @handles(p.Requests.SEARCH)
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
-    return ls.session.route(params.workspace).search(
+    return ls.session.route(params.workspace).reader.search(
         params.query, params.limit, params.kinds, params.mode
     )
 
 
 @handles(p.Requests.RESTORE)
 def restore(ls: ContextServer, params: p.RestoreParams) -> p.RestoreResult:
-    return ls.session.route(params.workspace).restore(params.ids, params.pin, params.dry_run)
+    return ls.session.route(params.workspace).changes.restore(
+        params.ids, params.pin, params.dry_run
+    )
 
 
 @handles(p.Requests.PREPARE_CONVERSATION)
@@ -249,7 +251,7 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
 
 @handles(p.Requests.FORGET)
 def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
-    return ls.session.route(params.workspace).forget(
+    return ls.session.route(params.workspace).lifecycle.forget(
         params.ids, params.query, params.dry_run, params.paths
     )
 
@@ -287,7 +289,7 @@ async def import_document(ls: ContextServer, params: p.ImportParams) -> p.Import
 
 @handles(p.Requests.REFRESH)
 def refresh(ls: ContextServer, params: p.RefreshParams) -> p.RefreshResult:
-    return ls.session.route(params.workspace).refresh(params.ids)
+    return ls.session.route(params.workspace).follower.refresh(params.ids)
 
 
 @handles(p.Requests.CONFIGURE)
@@ -300,12 +302,12 @@ async def configure(ls: ContextServer, params: p.ConfigureParams) -> p.Configure
         if value is not None
     }
     workspace = ls.session.route(params.workspace)
-    tokenizer = workspace.tokenizer_after(wanted, params.reset)
+    tokenizer = workspace.config.tokenizer_after(wanted, params.reset)
     if tokenizer is not None and not params.dry_run:
         items = list(workspace.window)
         await asyncio.to_thread(precount, tokenizer, items)
         workspace = ls.session.route(params.workspace)  # as it is now
-    return workspace.configure(wanted, params.reset, params.dry_run)
+    return workspace.config.configure(wanted, params.reset, params.dry_run)
 
 
 def _register_requests(server: ContextServer) -> None:

@@ -18,9 +18,9 @@ async def add_named_symbol(ls: ContextServer, params: p.AddNamedSymbolParams) ->
     left in the workspace's code index."""
     workspace = ls.session.route(params.workspace, params.uri)
     if params.uri is None:
-        await workspace.code.gather(ls.service.workers, workspace.settings.max_file_bytes)
-    await asyncio.to_thread(workspace.find_symbol, params.name, params.uri, params.language)
-    return ls.session.route(params.workspace, params.uri).add_named_symbol(
+        await workspace.symbols.code.gather(ls.service.workers, workspace.settings.max_file_bytes)
+    await asyncio.to_thread(workspace.symbols.find_symbol, params.name, params.uri, params.language)
+    return ls.session.route(params.workspace, params.uri).symbols.add_named_symbol(
         params.name, params.uri, params.language, params.metadata, params.pin, params.outline
     )
 
@@ -30,13 +30,13 @@ async def symbol_at(ls: ContextServer, params: p.SymbolAtParams) -> p.SymbolAtRe
     """Parsed in a thread: it changes nothing but the code index's cache."""
     workspace = ls.session.route(params.workspace, params.uri)
     return await asyncio.to_thread(
-        workspace.symbol_at, params.uri, params.position.line, params.text
+        workspace.symbols.symbol_at, params.uri, params.position.line, params.text
     )
 
 
 @handles(p.Requests.SET_VIEW)
 def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
-    return ls.session.route(params.workspace).set_view(list(params.ids), params.view)
+    return ls.session.route(params.workspace).views.set_view(list(params.ids), params.view)
 
 
 @handles(p.Requests.ADD_MAP)
@@ -46,7 +46,7 @@ async def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
     progress = Reporter(ls.outbox, params.work_done_token, "Reading the workspace for its map")
     outcome = "cancelled"
     try:
-        added = await workspace.add_map(
+        added = await workspace.map.add_map(
             ls.service.workers,
             params.query,
             params.tokens,
