@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from contextls.app.facts_cache import CACHE_ENV as FACTS_CACHE_ENV
 from contextls.protocol.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
 
 # The suite is repeatable: property tests draw the same examples on every run and machine,
@@ -40,9 +41,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 @pytest.fixture(scope="session", autouse=True)
 def private_daemon_dirs() -> Iterator[Path]:
     runtime = Path(tempfile.mkdtemp(prefix="cls-t-"))
-    saved = {name: os.environ.get(name) for name in (RUNTIME_DIR_ENV, STATE_DIR_ENV)}
+    saved = {
+        name: os.environ.get(name) for name in (RUNTIME_DIR_ENV, STATE_DIR_ENV, FACTS_CACHE_ENV)
+    }
     os.environ[RUNTIME_DIR_ENV] = str(runtime)
     os.environ[STATE_DIR_ENV] = str(runtime / "logs")
+    os.environ[FACTS_CACHE_ENV] = str(runtime / "facts.sqlite3")  # never the user's cache
     try:
         yield runtime
     finally:

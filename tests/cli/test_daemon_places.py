@@ -221,3 +221,25 @@ def test_without_peer_credentials_each_command_gets_a_server_of_its_own(
     code = cli.main(["--workspace", str(tmp_path / "ws"), "add-text", "a note", "--json"])
     assert code == 0
     assert '"id": "ctx-1"' in capsys.readouterr().out
+
+
+def test_a_runtime_folder_others_can_reach_is_refused_in_one_line(
+    cli: Cli, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    cli.env["CONTEXTLS_RUNTIME_DIR"] = str(shared)
+    for command in (("daemon",), ("daemon", "start"), ("status",)):
+        run = cli(*command, code=1)
+        assert "Traceback" not in run.stderr, run.stderr
+        assert f"{shared} can be reached by others" in run.stderr and "chmod 700" in run.stderr
+    served = subprocess.run(
+        [sys.executable, "-m", "contextls", "daemon"],
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert served.returncode == 1 and "Traceback" not in served.stderr, served.stderr
+    assert "can be reached by others" in served.stderr

@@ -133,3 +133,33 @@ async def test_a_newer_map_supersedes_one_still_being_made(
         assert error.code == REQUEST_CANCELLED and "superseded" in error.message
     assert newer["item"]["metadata"]["query"] == "helper_3"
     assert (await first.call("contextls/status"))["mapCount"] == 1
+
+
+async def test_a_map_reports_its_progress_under_the_clients_token(
+    editors: list[Session], workspace: Path
+) -> None:
+    repository(workspace, files=120)
+    first, _ = editors
+    progress = first.client.keep("$/progress")
+    await first.call("contextls/addMap", workDoneToken="map-1")
+    kinds = [message["value"]["kind"] for message in progress]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds, kinds
+    assert {message["token"] for message in progress} == {"map-1"}
+    last = [m["value"] for m in progress if m["value"]["kind"] == "report"][-1]
+    done, _, total = last["message"].removesuffix(" files").partition(" of ")
+    assert last["percentage"] == 100 and done == total and int(total) >= 120, last
+
+
+async def test_a_folder_add_reports_its_progress(editors: list[Session], workspace: Path) -> None:
+    folder = workspace / "notes"
+    folder.mkdir()
+    for n in range(30):
+        (folder / f"note_{n}.md").write_text(f"note {n}\n")
+    first, _ = editors
+    progress = first.client.keep("$/progress")
+    added = await first.call(
+        "contextls/addFiles", targets=[{"uri": folder.as_uri()}], workDoneToken=7, force=True
+    )
+    assert len(added["items"]) == 30
+    kinds = [message["value"]["kind"] for message in progress]
+    assert kinds[0] == "begin" and kinds[-1] == "end", kinds

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from contextls.protocol import ErrorCode
-from contextls.protocol.places import log_path
+from contextls.protocol.places import NotPrivate, log_path
 from contextls_client.arguments import PROGRAM, build_parser, command_in
 from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except ContextlsError as error:
         return _refused(console, error.code, error.message)
-    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError) as error:
+    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError, NotPrivate) as error:
         return _refused(console, LOCAL_FAILURE_CODE, str(error))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

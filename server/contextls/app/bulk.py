@@ -75,11 +75,16 @@ class _Plan:
             )
 
 
-def read_plan(workspace: Workspace, params: AddFilesParams) -> _Plan:
+def read_plan(
+    workspace: Workspace,
+    params: AddFilesParams,
+    progress: Callable[[int, int], None] | None = None,
+) -> _Plan:
     """Expand, read (outline) and count every file of the add: the long part, which a
     handler runs in a worker thread while other requests are answered (it changes
-    nothing; the tokenizer remembers the counts, so the add that follows counts nothing)."""
-    plan = _read(workspace, params)
+    nothing; the tokenizer remembers the counts, so the add that follows counts nothing).
+    ``progress``: told (files read, files to read) as it goes."""
+    plan = _read(workspace, params, progress)
     for _, candidate in plan.candidates:
         workspace.precount(candidate)
     return plan
@@ -131,18 +136,25 @@ def count_files(
     return files, plan.skipped, plan.refused
 
 
-def _read(workspace: Workspace, params: AddFilesParams) -> _Plan:
+def _read(
+    workspace: Workspace,
+    params: AddFilesParams,
+    progress: Callable[[int, int], None] | None = None,
+) -> _Plan:
     root = workspace.sources.root
     expansion = expand(params.targets, root)
     plan = _Plan(
         skipped=[SkippedFile(path=path, reason=why) for path, why in expansion.skipped],
         refused=list(expansion.refused),
     )
-    for planned in expansion.files:
+    total = len(expansion.files)
+    for done, planned in enumerate(expansion.files, 1):
         try:
             plan.candidates.append((planned, _candidate(workspace, planned, params)))
         except ContextError as error:
             plan.leave_out(planned, _relative(planned, root), error)
+        if progress is not None:
+            progress(done, total)
     return plan
 
 

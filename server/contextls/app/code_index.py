@@ -12,6 +12,7 @@ out of the map, with the reason kept until the file changes.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 from collections.abc import Callable, Iterator
@@ -20,10 +21,12 @@ from pathlib import Path
 from typing import Final
 
 from contextls.app.expand import expand
+from contextls.app.facts_cache import FactsCache, cache_path
 from contextls.app.sources import Gone, Sources
 from contextls.app.workers import OverBudget, Workers
 from contextls.core.errors import ContextError
 from contextls.protocol import FileTarget
+from contextls.protocol.build import build_id
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.tags import FileFacts, facts
 from contextls.structure.uses import Uses
@@ -40,6 +43,12 @@ BUDGET_SECONDS: Final = 30.0
 BUDGET_PER_MB: Final = 20.0
 """A job's budget: generous (a loaded machine parses ~0.3 MB/s), it stops only what
 never ends."""
+
+
+@functools.cache
+def _build() -> str:
+    """The code that parses (facts a build found are not taken for another's)."""
+    return build_id()
 
 
 def digest(text: str) -> bytes:
@@ -66,8 +75,16 @@ class Read:
     why: str = ""
 
 
-def read_files(root: str, rels: list[str], max_bytes: int) -> list[Read]:
-    """A worker's job: read and parse these files of ``root`` (from disk)."""
+_caches: dict[str, FactsCache] = {}
+"""A worker's connection to the facts cache, by build."""
+
+
+def read_files(root: str, rels: list[str], max_bytes: int, build: str = "") -> list[Read]:
+    """A worker's job: read and parse these files of ``root`` (from disk), or take what a
+    parse of the same text found before from the facts cache (``build``: the code's)."""
+    cache = _caches.get(build)
+    if cache is None:
+        cache = _caches[build] = FactsCache(cache_path() if build else None, build)
     sources = Sources(Path(root), lambda uri: None)
     done: list[Read] = []
     for rel in rels:
@@ -80,12 +97,16 @@ def read_files(root: str, rels: list[str], max_bytes: int) -> list[Read]:
         if language is None:
             done.append(Read(rel, signature, b"", None, "no parser"))
             continue
-        try:
-            found = facts(text, language)
-        except Unsupported as error:
-            done.append(Read(rel, signature, b"", None, str(error)))
-            continue
-        done.append(Read(rel, signature, digest(text), found))
+        text_hash = digest(text)
+        found = cache.get(text_hash, language)
+        if found is None:
+            try:
+                found = facts(text, language)
+            except Unsupported as error:
+                done.append(Read(rel, signature, b"", None, str(error)))
+                continue
+            cache.put(text_hash, language, found)
+        done.append(Read(rel, signature, text_hash, found))
     return done
 
 
@@ -189,7 +210,7 @@ class CodeIndex:
         size = sum(_size(root / rel) for rel in batch)
         budget = BUDGET_SECONDS + BUDGET_PER_MB * size / 1e6
         try:
-            return await workers.run(budget, read_files, str(root), batch, max_bytes)
+            return await workers.run(budget, read_files, str(root), batch, max_bytes, _build())
         except OverBudget as error:
             if len(batch) == 1:
                 return [Read(batch[0], _signature(root / batch[0]), b"", None, str(error))]

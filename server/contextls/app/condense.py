@@ -116,7 +116,10 @@ def resolve_endpoint(settings: CondenseSettings, custom_prompt: str | None) -> E
             # Sending the request unauthenticated would only earn a vaguer 401.
             raise CondenseError(
                 f"the environment variable {settings.api_key_env} named by "
-                "contextls.condense.apiKeyEnv is not set"
+                "contextls.condense.apiKeyEnv is not set in the environment of the contextls "
+                f"server (pid {os.getpid()}); a daemon has the environment of the command that "
+                f"started it: set {settings.api_key_env} there and restart it "
+                "(contextls daemon stop)"
             )
     prompt = next(
         (p for p in (custom_prompt, settings.prompt) if p and p.strip()),

@@ -95,6 +95,7 @@ def daemon_main(argv: list[str] | None = None) -> int:
     import os
 
     from contextls.daemon import server as daemon
+    from contextls.protocol.places import NotPrivate
 
     args = daemon_parser().parse_args(argv)
     _logging(args.log_level, args.log_file)
@@ -107,6 +108,9 @@ def daemon_main(argv: list[str] | None = None) -> int:
     log_file = os.path.abspath(args.log_file) if args.log_file else ""
     try:
         return daemon.run(args.storage, idle, log_file)
+    except NotPrivate as error:  # a runtime folder others can reach: said, not a traceback
+        print(f"contextls: {error}", file=sys.stderr)
+        return 1
     except Exception:
         logging.getLogger(__name__).exception("the daemon failed")
         return 1

@@ -160,14 +160,26 @@ class Dispatcher:
 
     def _start(self, msg_id: int | str, work: Awaitable[Any]) -> None:
         if msg_id in self.running:
-            close = getattr(work, "close", None)
-            if close is not None:
-                close()  # never awaited: the coroutine is dropped, not left pending
+            _drop(work)
             self.outbox.error(
                 msg_id, INVALID_REQUEST, f"invalid request: request {msg_id!r} is still running"
             )
             return
-        self.running[msg_id] = asyncio.ensure_future(self._finish(msg_id, work))
+        task = asyncio.ensure_future(self._finish(msg_id, work))
+        self.running[msg_id] = task
+        task.add_done_callback(lambda done: self._cancelled_early(msg_id, done, work))
+
+    def _cancelled_early(
+        self, msg_id: int | str, task: asyncio.Task[None], work: Awaitable[Any]
+    ) -> None:
+        """A task cancelled before it ran a step (a cancel right behind its request, in
+        the same read) never enters ``_finish``: its one answer is given here."""
+        if task.cancelled() and self.running.get(msg_id) is task:
+            del self.running[msg_id]
+            _drop(work)
+            self.outbox.error(
+                msg_id, REQUEST_CANCELLED, "the request was cancelled: the client cancelled it"
+            )
 
     async def _finish(self, msg_id: int | str, work: Awaitable[Any]) -> None:
         try:
@@ -215,6 +227,17 @@ class Dispatcher:
                 log.warning("dropped a malformed message: %s", _describe(method, error))
             return
         self.protocol.handle_message(message)
+
+
+def _drop(work: Awaitable[Any]) -> None:
+    """Close a handler's coroutine that will never run, and the awaitable it was
+    handed (a worker thread's, say), so nothing is left pending or warned about."""
+    frame = getattr(work, "cr_frame", None)
+    inner = frame.f_locals.get("work") if frame is not None else None
+    for awaitable in (inner, work):
+        close = getattr(awaitable, "close", None)
+        if close is not None:
+            close()
 
 
 def _describe(method: Any, error: Exception) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from contextls import protocol as p
+from contextls.lsp.progress import Reporter
 from contextls.lsp.registry import handles
 from contextls.lsp.server import ContextServer
 
@@ -42,6 +43,18 @@ def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
 async def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
     """Parsed in worker processes and ranked in a thread: others are answered meanwhile."""
     workspace = ls.session.route(params.workspace)
-    return await workspace.add_map(
-        ls.service.workers, params.query, params.tokens, params.metadata, params.pin
-    )
+    progress = Reporter(ls.outbox, params.work_done_token, "Reading the workspace for its map")
+    outcome = "cancelled"
+    try:
+        added = await workspace.add_map(
+            ls.service.workers,
+            params.query,
+            params.tokens,
+            params.metadata,
+            params.pin,
+            progress.report,
+        )
+        outcome = f"{added.item.metadata.get('definitions', 0)} definitions ranked"
+        return added
+    finally:
+        progress.end(outcome)

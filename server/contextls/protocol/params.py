@@ -72,6 +72,10 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
+ProgressToken = Annotated[str, Meta(max_length=200)] | int
+"""LSP's ``ProgressToken``: what a client names the ``$/progress`` of a request by."""
+
+
 class Params(Wire, forbid_unknown_fields=True):
     """Base of what a request takes: a field the request does not know is refused, naming
     it (``addText {"pinned": true}`` would otherwise add an unpinned item in silence)."""
@@ -144,6 +148,8 @@ class AddFilesParams(AddParams, kw_only=True):
     dry_run: bool = False
     outline: bool = False
     """Add each whole file as its outline (a file with nothing to hide is added whole)."""
+    work_done_token: ProgressToken | None = None
+    """LSP's: the server reports the reading of the files with ``$/progress`` under it."""
 
 
 class RemoveParams(WorkspaceParams, kw_only=True):

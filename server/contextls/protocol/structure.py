@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from contextls.protocol.params import AddParams, WorkspaceParams
+from contextls.protocol.params import AddParams, ProgressToken, WorkspaceParams
 from contextls.protocol.status import ContextItem, Status
 from contextls.protocol.wire import IdList, Position, Wire
 
@@ -105,3 +105,5 @@ class AddMapParams(AddParams, kw_only=True):
 
     query: Annotated[str, Meta(max_length=1000)] | None = None
     tokens: Annotated[int, Meta(ge=64, le=1_000_000)] | None = None
+    work_done_token: ProgressToken | None = None
+    """LSP's: the server reports the parsing of the workspace with ``$/progress``."""

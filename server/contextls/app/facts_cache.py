@@ -1,0 +1,93 @@
+"""What a parse of a file found, kept on disk by the file's content, across restarts.
+
+A repository's map needs the definitions and words of every file. Parsing them all is
+most of a first map (CPython's ``Lib/``: ~2x a bare parse, in two processes), and a
+restarted daemon, or a second checkout of the same code, would parse the same texts
+again. So the worker processes keep each file's facts in a small SQLite file in the
+user's cache directory, under the digest of its text and its language, and the build
+of the code that made them (a new install drops what an older one found).
+
+It is a cache: unreadable, locked or full, it is passed over, never an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from contextls.structure.model import Symbol
+from contextls.structure.tags import FileFacts
+
+log = logging.getLogger(__name__)
+
+CACHE_ENV: Final = "CONTEXTLS_FACTS_CACHE"
+"""A path for the cache file, or ``off`` (tests, benchmarks of a first parse)."""
+_Encoded = tuple[str, list[Symbol], dict[str, int], dict[int, str]]
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(_Encoded)
+
+
+def cache_path() -> Path | None:
+    chosen = os.environ.get(CACHE_ENV, "")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "contextls" / "facts.sqlite3"
+
+
+class FactsCache:
+    """One process's connection to the cache (the workers' own)."""
+
+    def __init__(self, path: Path | None, build: str) -> None:
+        self.build = build
+        self._db: sqlite3.Connection | None = None
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            db = sqlite3.connect(path, timeout=2, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS facts (digest BLOB NOT NULL, language TEXT NOT "
+                "NULL, build TEXT NOT NULL, data BLOB NOT NULL, "
+                "PRIMARY KEY (digest, language, build)) WITHOUT ROWID"
+            )
+            db.execute("DELETE FROM facts WHERE build != ?", (build,))
+            self._db = db
+        except (sqlite3.Error, OSError) as error:
+            log.info("the facts cache %s is not used: %s", path, error)
+
+    def get(self, digest: bytes, language: str) -> FileFacts | None:
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT data FROM facts WHERE digest = ? AND language = ? AND build = ?",
+                (digest, language, self.build),
+            ).fetchone()
+            if row is None:
+                return None
+            lang, symbols, words, headers = _decoder.decode(row[0])
+        except (sqlite3.Error, msgspec.DecodeError):
+            return None
+        return FileFacts(lang, symbols, Counter(words), headers)
+
+    def put(self, digest: bytes, language: str, facts: FileFacts) -> None:
+        if self._db is None:
+            return
+        data = _encoder.encode((facts.language, facts.symbols, dict(facts.words), facts.headers))
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
+                (digest, language, self.build, data),
+            )
+        except sqlite3.Error as error:  # full, locked, read-only: a cache may be passed over
+            log.info("the facts cache was not written: %s", error)

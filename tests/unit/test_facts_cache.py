@@ -1,0 +1,48 @@
+"""What a parse found is kept by the text's digest across restarts; a broken cache is
+passed over, never an error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contextls.app import code_index
+from contextls.app.code_index import read_files
+
+SOURCE = "class Parser:\n    def parse(self, text):\n        return text.split()\n"
+
+
+def test_a_second_read_takes_the_facts_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONTEXTLS_FACTS_CACHE", str(tmp_path / "facts.sqlite3"))
+    monkeypatch.setattr(code_index, "_caches", {})
+    (tmp_path / "a.py").write_text(SOURCE)
+    (tmp_path / "b.py").write_text(SOURCE)  # the same text elsewhere: the same facts
+    (first,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
+    assert first.facts is not None
+    monkeypatch.setattr(code_index, "_caches", {})  # as a restarted worker
+
+    def no_parse(text: str, language: str) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(code_index, "facts", no_parse)
+    again, other = read_files(str(tmp_path), ["a.py", "b.py"], 1_000_000, "build-1")
+    assert again.facts == first.facts == other.facts
+    assert [s.qualified for s in again.facts.symbols] == ["Parser", "Parser.parse"]
+    with pytest.raises(AssertionError, match="parsed again"):  # another build parses anew
+        monkeypatch.setattr(code_index, "_caches", {})
+        read_files(str(tmp_path), ["a.py"], 1_000_000, "build-2")
+
+
+def test_a_cache_that_is_not_a_database_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "facts.sqlite3"
+    broken.write_bytes(b"not a database at all" * 100)
+    monkeypatch.setenv("CONTEXTLS_FACTS_CACHE", str(broken))
+    monkeypatch.setattr(code_index, "_caches", {})
+    (tmp_path / "a.py").write_text(SOURCE)
+    (read,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
+    assert read.facts is not None and read.facts.symbols[0].name == "Parser"
