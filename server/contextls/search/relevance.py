@@ -53,7 +53,7 @@ past the first 40 %. A question in a person's words names a thing or two code do
 has most of its words unknown to a code archive. Charged from the first unknown word
 (0.18 a share), the floor refused every answer to 5-22 % of the tuning paraphrases (0-1.2
 % of off-topic questions with a hit); now 3-9 % (0.6-1.2 %). Without any such term, the
-floor that keeps as many off-topic questions out refuses 10-23 %; letting 2.5 % of them
+floor that keeps as many off-topic questions out refuses 6-14 %; letting 2.5 % of them
 through would keep 0-6 % of paraphrases from being refused, and let 3-6 % of the first
 set's held-out off-topic questions through on the held-out packages."""
 FEWEST_ROWS: Final = 30
