@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from contextls.app.facts_cache import CACHE_ENV as FACTS_CACHE_ENV
-from contextls.protocol.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
+from contextls.common.places import RUNTIME_DIR_ENV, STATE_DIR_ENV
 
 # The suite is repeatable: property tests draw the same examples on every run and machine,
 # so a failure is the code's, never the dice's (and no shrink runs for minutes in CI).
@@ -61,17 +61,14 @@ def private_daemon_dirs() -> Iterator[Path]:
 
 def _stop_daemons(runtime: Path) -> None:
     from contextls.protocol import Requests, ServerInfoParams
-    from contextls_client.socket_client import DaemonClient, run_blocking
+    from contextls_client.socket_client import DaemonClient
 
     for sock in runtime.glob("daemon-*.sock"):
-
-        async def pid_of(path: Path = sock) -> int:
-            client = DaemonClient(path, request_timeout=5)
-            await client.start()
-            try:
-                return (await client.call(Requests.SERVER_INFO, ServerInfoParams())).pid
-            finally:
-                await client.close()
-
         with contextlib.suppress(Exception):
-            os.kill(run_blocking(pid_of()), signal.SIGTERM)
+            client = DaemonClient(sock, request_timeout=5)
+            client.start()
+            try:
+                pid = client.call(Requests.SERVER_INFO, ServerInfoParams()).pid
+            finally:
+                client.close()
+            os.kill(pid, signal.SIGTERM)

@@ -114,10 +114,42 @@ is started with."
         (t (let ((s (format "%.1f" (/ n 1000.0))))
              (concat (string-remove-suffix ".0" s) "k")))))
 
+(defun contextls--view (item)
+  "How ITEM is shown: `whole', `outline', `map' or `definition' (a symbol by name)."
+  (let ((view (plist-get item :view)))
+    (cond ((member view '("outline" "map")) view)
+          ((plist-get (plist-get item :metadata) :symbol) "definition")
+          (t "whole"))))
+
 (defun contextls--describe (item)
-  "ITEM as `ctx-3 (src/a.py:1-20, 3,653 tokens)'."
-  (format "%s (%s, %s)" (plist-get item :id) (plist-get item :label)
-          (contextls--plural (plist-get item :tokens) "token")))
+  "ITEM as `ctx-3 (src/a.py:1-20, 3,653 tokens)'; its view when not whole."
+  (let ((view (contextls--view item))
+        (label (plist-get item :label)))
+    (format "%s (%s, %s%s)" (plist-get item :id) label
+            (if (and (member view '("outline" "map"))
+                     (not (string-prefix-p view (or label ""))))
+                (concat view ", ")
+              "")
+            (contextls--plural (plist-get item :tokens) "token"))))
+
+(defun contextls--model (status)
+  "The model whose tokens STATUS counts in: `claude-opus-4.7'."
+  (let ((model (plist-get status :model)))
+    (if (and (stringp model) (not (string-empty-p model))) model
+      (or (plist-get status :encoding) "?"))))
+
+(defun contextls--model-words (status)
+  "The model of STATUS and how exact its counts are: `gemini-2.5 (estimate ...)'."
+  (format "%s (%s)" (contextls--model status) (or (plist-get status :countLabel) "exact")))
+
+(defun contextls--view-counts (status)
+  "How many items of STATUS are outlines or maps, in words, or nil."
+  (let ((outlined (or (plist-get status :outlinedCount) 0))
+        (maps (or (plist-get status :mapCount) 0)))
+    (and (> (+ outlined maps) 0)
+         (string-join (delq nil (list (and (> outlined 0) (format "%d outlined" outlined))
+                                      (and (> maps 0) (contextls--plural maps "map"))))
+                      ", "))))
 
 (defun contextls--list (sequence)
   "SEQUENCE (a vector from JSON, or a list) as a list."
@@ -194,7 +226,9 @@ without a trailing slash; IN-PROJECT says whether a project was found."
    (failures :initarg :failures :initform 0 :accessor contextls--failures
              :documentation "How many starts in a row died before they were ready.")
    (reconnect :initform nil :accessor contextls--reconnect-timer
-              :documentation "The timer that starts it again, once it died."))
+              :documentation "The timer that starts it again, once it died.")
+   (again :initarg :again :initform nil :reader contextls--again
+          :documentation "Whether it was started again by itself, after one died."))
   :documentation "A connection to the contextls server, serving every project root.")
 
 (defvar contextls--connections nil
@@ -469,10 +503,11 @@ Since 1.0.25 it takes `:events-buffer-config' and warns about the older
   "ROOT as an LSP workspace folder."
   (list :uri (contextls--uri root) :name (file-name-nondirectory root)))
 
-(defun contextls--start (roots &optional windows failures)
+(defun contextls--start (roots &optional windows failures again)
   "Start a server for ROOTS, without waiting; return its connection.
 WINDOWS are the roots' windows when it starts again after dying (they keep
-what was known), FAILURES how many starts in a row died before."
+what was known), FAILURES how many starts in a row died before; AGAIN says
+it starts by itself after one died, so it says when it is back."
   (let ((command (contextls--server-command)))
     (contextls--check-program command)
     (let* ((name "contextls")
@@ -497,7 +532,10 @@ what was known), FAILURES how many starts in a row died before."
              :request-dispatcher (lambda (_conn _method _params)
                                    (jsonrpc-error :code -32601 :message "not supported"))
              :on-shutdown #'contextls--on-shutdown
+             :again again
              (contextls--events-initargs))))
+      (add-function :around (process-sentinel (jsonrpc--process conn))
+                    #'contextls--quiet-sentinel)
       (dolist (root roots)
         (let ((window (or (seq-find (lambda (w) (equal (contextls--window-root w) root)) windows)
                           (contextls--make-window root conn))))
@@ -520,6 +558,13 @@ what was known), FAILURES how many starts in a row died before."
        :timeout 30)
       conn)))
 
+(defun contextls--quiet-sentinel (sentinel process change)
+  "Run jsonrpc's SENTINEL for PROCESS and CHANGE, without jsonrpc's own words.
+It would say `[jsonrpc] Server exited with status 0'; what happened is said
+by `contextls--went-away', in words of this package."
+  (cl-letf (((symbol-function 'jsonrpc--message) #'ignore))
+    (funcall sentinel process change)))
+
 (defun contextls--give-up (conn)
   "CONN did not come up: stop its process; its death is handled as a crash."
   (when (jsonrpc-running-p conn)
@@ -527,6 +572,9 @@ what was known), FAILURES how many starts in a row died before."
 
 (defun contextls--initialized (conn)
   "The server of CONN answered `initialize': tell it, and serve its roots."
+  (when (contextls--again conn)
+    (message "contextls: the server is back, serving %s"
+             (contextls--plural (hash-table-count (contextls--windows conn)) "project")))
   (setf (contextls--state conn) 'ready
         (contextls--failures conn) 0)
   (contextls--notify conn :initialized (make-hash-table))
@@ -601,7 +649,7 @@ It does not wait for the server."
           (contextls-use-daemon nil)
           (contextls-settings (contextls--settings conn)))
       (contextls--start (mapcar #'contextls--window-root windows) windows
-                        (contextls--failures conn)))))
+                        (contextls--failures conn) t))))
 
 (defconst contextls--reconnect-tries 6
   "How many starts in a row may die before the next command has to start it.")
@@ -648,12 +696,27 @@ It does not wait for the server."
     (if asked
         (progn (setq contextls--connections (delq conn contextls--connections))
                (kill-buffer (contextls--stderr conn)))
-      (when (< (contextls--failures conn) contextls--reconnect-tries)
-        (setf (contextls--reconnect-timer conn)
-              (run-at-time (contextls--reconnect-delay (contextls--failures conn)) nil
-                           #'contextls--reconnect conn))))
+      (if (< (contextls--failures conn) contextls--reconnect-tries)
+          (progn
+            (when (zerop (contextls--failures conn))
+              (message "contextls: the server stopped (%s); connecting again in the background"
+                       (contextls--exit-words conn)))
+            (setf (contextls--reconnect-timer conn)
+                  (run-at-time (contextls--reconnect-delay (contextls--failures conn)) nil
+                               #'contextls--reconnect conn)))
+        (message "contextls: the server stopped at start %d times in a row; the next command starts it again and shows why"
+                 (contextls--failures conn))))
     (dolist (root roots) (run-hook-with-args 'contextls-disconnected-functions root))
     (force-mode-line-update t)))
+
+(defun contextls--exit-words (conn)
+  "How the process of CONN ended, in words: `it exited', `killed by signal 9'."
+  (let ((process (jsonrpc--process conn)))
+    (pcase (process-status process)
+      ('signal (format "killed by signal %d" (process-exit-status process)))
+      (_ (if (zerop (process-exit-status process))
+             "it exited: a `contextls daemon stop', or a new version"
+           (format "exit status %d" (process-exit-status process)))))))
 
 (defun contextls--wait-ready (conn)
   "Wait (C-g stops it) until CONN's server answered `initialize'; return CONN."

@@ -111,7 +111,8 @@ it (the server may not have heard of them yet, or may not be able to tell)."
 Only when they changed: every change of the window comes here for every item."
   (let ((stale (eq (plist-get item :stale) t))
         (dress (list (plist-get item :stale) (plist-get item :tokens) (plist-get item :label)
-                     (plist-get (plist-get item :metadata) :staleReason))))
+                     (plist-get (plist-get item :metadata) :staleReason)
+                     (plist-get item :view))))
     (unless (equal dress (overlay-get overlay 'contextls-dress))
       (overlay-put overlay 'contextls-dress dress)
       (contextls--dress-overlay-now overlay item stale))))

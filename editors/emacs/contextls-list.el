@@ -21,6 +21,8 @@
 (declare-function contextls-copy "contextls" ())
 (declare-function contextls-reread "contextls" (&optional ids root))
 (declare-function contextls-forget "contextls" (id &optional query root))
+(declare-function contextls-set-view "contextls" (id view &optional root))
+(declare-function contextls-set-model "contextls" (model &optional root))
 
 (defvar-local contextls--list-root nil
   "The project root this inspector shows.")
@@ -31,7 +33,7 @@
 
 (defun contextls--entry-tokens (entry)
   "The tokens of the inspector's ENTRY, as a number."
-  (string-to-number (replace-regexp-in-string "," "" (aref (cadr entry) 3))))
+  (string-to-number (replace-regexp-in-string "," "" (aref (cadr entry) 4))))
 
 (defun contextls--sort-by (key)
   "A `tabulated-list' sort predicate on the number KEY gives of each entry."
@@ -49,6 +51,9 @@
     (define-key map "F" #'contextls-list-forget)
     (define-key map "s" #'contextls-search)
     (define-key map "c" #'contextls-copy)
+    (define-key map "e" #'contextls-list-expand)
+    (define-key map "o" #'contextls-list-outline)
+    (define-key map "M" #'contextls-set-model)
     map)
   "Keys of the contextls inspector.")
 
@@ -64,9 +69,11 @@
 \\[contextls-list-forget] forgets an item for good.
 \\[contextls-search] searches the archive.
 \\[contextls-copy] copies the rendered context.
+\\[contextls-list-expand] shows an outlined item whole, \\[contextls-list-outline] as its outline.
+\\[contextls-set-model] chooses the model the window counts for.
 \\[next-line] and \\[previous-line] move, as in every list."
   (setq tabulated-list-format `[("Id" 8 ,(contextls--sort-by #'contextls--id-number))
-                                ("Kind" 12 t) ("Label" 50 t)
+                                ("Kind" 12 t) ("View" 10 t) ("Label" 50 t)
                                 ("Tokens" 8 ,(contextls--sort-by #'contextls--entry-tokens)
                                  :right-align t)
                                 ("Flags" 6 t)])
@@ -108,12 +115,14 @@
   (if (consp status)
       (let ((next (plist-get status :nextEviction))
             (reason (contextls--budget-reason status)))
-        (format " %s %s/%s tokens · %s/%s items%s%s\n"
+        (format " %s %s/%s tokens of %s · %s/%s items%s%s%s\n"
                 (contextls--budget-bar status)
                 (contextls--kilo (plist-get status :tokens))
                 (contextls--kilo (contextls--budget status))
+                (contextls--model-words status)
                 (contextls--number (plist-get status :itemCount))
                 (contextls--number (plist-get status :maxItems))
+                (let ((views (contextls--view-counts status))) (if views (format " (%s)" views) ""))
                 (if reason (format " · %s" reason) "")
                 (if next (format " · next out: %s" (contextls--describe next)) "")))
     " contextls: no status yet\n"))
@@ -126,6 +135,7 @@
                     (list (plist-get item :id)
                           (vector (plist-get item :id)
                                   (plist-get item :kind)
+                                  (contextls--view item)
                                   (plist-get item :label)
                                   (contextls--number (plist-get item :tokens))
                                   (concat (if (eq (plist-get item :pinned) t) "P" "")
@@ -240,6 +250,16 @@ inspector is opened again."
   "Forget the item at point for good, after asking."
   (interactive nil contextls-list-mode)
   (contextls-forget (plist-get (contextls--list-item) :id) nil contextls--list-root))
+
+(defun contextls-list-expand ()
+  "Show the item at point whole again (it is an outline)."
+  (interactive nil contextls-list-mode)
+  (contextls-set-view (plist-get (contextls--list-item) :id) "whole" contextls--list-root))
+
+(defun contextls-list-outline ()
+  "Show the item at point as its outline (signatures, no bodies)."
+  (interactive nil contextls-list-mode)
+  (contextls-set-view (plist-get (contextls--list-item) :id) "outline" contextls--list-root))
 
 (defun contextls-list-refresh ()
   "Read the window again."

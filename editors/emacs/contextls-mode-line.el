@@ -5,8 +5,10 @@
 
 ;;; Commentary:
 
-;; The budget of the current project in the mode line, ` ctx 3.2k/8k·12/50 ':
-;; tokens of the budget, items of the maximum.  `contextls-mode' (in
+;; The budget of the current project in the mode line,
+;; ` ctx 3.2k/8k gpt-4o·12/50 ': tokens of the budget in the tokens of the
+;; model the window counts for (`~' before them when its counts are an
+;; estimate), items of the maximum.  `contextls-mode' (in
 ;; contextls.el) puts the entry here in `mode-line-misc-info', as a
 ;; conditional headed by the mode's variable, as Emacs packages do it.
 ;;
@@ -44,12 +46,15 @@ Then the mode line shows the project's window without a command first."
   "The help text of the mode line for STATUS."
   (let ((next (plist-get status :nextEviction))
         (last (contextls--list (plist-get status :lastEvicted)))
-        (reason (contextls--budget-reason status)))
-    (concat (format "contextls: %s of %s tokens, %s of %s items"
+        (reason (contextls--budget-reason status))
+        (views (contextls--view-counts status)))
+    (concat (format "contextls: %s of %s tokens of %s, %s of %s items%s"
                     (contextls--number (plist-get status :tokens))
                     (contextls--number (contextls--budget status))
+                    (contextls--model-words status)
                     (contextls--number (plist-get status :itemCount))
-                    (contextls--number (plist-get status :maxItems)))
+                    (contextls--number (plist-get status :maxItems))
+                    (if views (format " (%s)" views) ""))
             (if reason (concat "\n" reason) "")
             (if next (format "\nNext to be evicted: %s" (contextls--describe next)) "")
             (if last (format "\nLast evicted: %s" (mapconcat #'contextls--describe last ", "))
@@ -59,9 +64,11 @@ Then the mode line shows the project's window without a command first."
 (defun contextls--make-mode-line (status hot)
   "The mode line text of STATUS, in the error face when HOT."
   (let ((stale (or (plist-get status :staleCount) 0)))
-    (propertize (format " ctx %s/%s·%d/%d%s "
+    (propertize (format " ctx %s%s/%s %s·%d/%d%s "
+                        (if (eq (plist-get status :countExact) :json-false) "~" "")
                         (contextls--kilo (plist-get status :tokens))
                         (contextls--kilo (contextls--budget status))
+                        (contextls--model status)
                         (plist-get status :itemCount) (plist-get status :maxItems)
                         (if (> stale 0) (format "·%d stale" stale) ""))
                 'face (cond (hot 'error) ((>= (plist-get status :percent) 90) 'warning))
@@ -76,7 +83,8 @@ background, or by the next command")
   "The mode line text when the server stopped.")
 
 (defun contextls--mode-line-string (&optional root)
-  "The mode line text for ROOT (the current buffer's): ` ctx 3.2k/8k·12/50 '."
+  "The mode line text for ROOT (the current buffer's).
+For example ` ctx 3.2k/8k gpt-4o·12/50 '."
   (let* ((window (contextls--window-of (or root (car (contextls--root-info)))))
          (status (and window (contextls--window-status window))))
     (cond

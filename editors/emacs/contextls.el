@@ -79,7 +79,8 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
   '(contextls/addRegion contextls/addFile contextls/addSymbol contextls/addText
     contextls/addFiles contextls/remove contextls/pin contextls/clear contextls/list
     contextls/render contextls/status contextls/search contextls/restore
-    contextls/refresh contextls/forget contextls/configure)
+    contextls/refresh contextls/forget contextls/configure contextls/symbolAt
+    contextls/addSymbolByName contextls/setView contextls/addMap contextls/serverInfo)
   "The server requests this client sends (checked against the schema).")
 
 (defconst contextls--error-codes '((needs-force . -31013))
@@ -101,12 +102,14 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
 (defun contextls--report (result)
   "Say what an add RESULT added and evicted, on one line; return its item."
   (let ((item (plist-get result :item))
-        (evicted (contextls--list (plist-get result :evicted))))
-    (message "contextls: %s%s"
-             (if (eq (plist-get result :deduplicated) t)
+        (evicted (contextls--list (plist-get result :evicted)))
+        (merged (mapcar #'car (contextls--merged (plist-get result :merged)))))
+    (message "contextls: %s%s%s"
+             (if (and (eq (plist-get result :deduplicated) t) (null merged))
                  (format "%s was already in the window; it is the newest now"
                          (contextls--describe item))
                (format "added %s" (contextls--describe item)))
+             (if merged (format "; it holds %s now" (string-join merged ", ")) "")
              (if evicted (concat "; " (contextls--evictions-message evicted)) ""))
     item))
 
@@ -164,39 +167,169 @@ included); another buffer as code in its language."
                        :pin (if pin t :json-false))
                       root))))
 
+;;; Definitions, outlines and the map
+
+(defconst contextls--container-kinds
+  '("class" "struct" "interface" "enum" "trait" "impl" "module" "namespace" "union")
+  "The kinds of definition that hold others.
+As an outline, they show their members' signatures.")
+
+(defun contextls--symbol-at-point (root)
+  "Ask the server of ROOT for the definition around point; return its answer.
+Its `:symbol' (name, kind, lines), or nil with the `:reason'; `:language' is
+nil when the server does not parse this file's language.  The buffer must be
+open on the server (see `contextls--add-from-buffer'), so its unsaved text
+is what is parsed."
+  (contextls--request :contextls/symbolAt
+                      (contextls--workspace-params
+                       root :uri (contextls--uri buffer-file-name)
+                       :position (contextls--lsp-position (point)))
+                      root))
+
+(defun contextls--add-symbol-by-name (root symbol pin &optional outline)
+  "Add the definition SYMBOL (from `contextls/symbolAt') of ROOT by its name.
+PIN it if asked; OUTLINE shows it as its members' signatures."
+  (contextls--add :contextls/addSymbolByName
+                  (contextls--workspace-params
+                   root :uri (plist-get symbol :uri) :name (plist-get symbol :name)
+                   :language (contextls--language) :pin (if pin t :json-false)
+                   :outline (if outline t :json-false))
+                  root))
+
 (defun contextls--defun-name ()
-  "The name of the definition at point, from `which-function'."
+  "The name of the definition at point, from `which-function' (imenu)."
   (require 'which-func)
   (let ((name (or (ignore-errors (which-function)) (ignore-errors (add-log-current-defun)))))
     (if (consp name) (car name) name)))
 
-;;;###autoload
-(defun contextls-add-defun (&optional pin)
-  "Add the function or definition at point; with a prefix argument, PIN it."
-  (interactive "P")
-  (unless buffer-file-name (user-error "This buffer visits no file"))
-  (let* ((name (or (contextls--defun-name) (user-error "No definition at point")))
+(defun contextls--add-defun-here (root pin)
+  "Add the definition at point as Emacs sees it, as a region of ROOT.
+For a language the server does not parse; PIN it if asked.  The item is a
+region that follows its lines."
+  (let* ((name (or (contextls--defun-name)
+                   (user-error "No definition at point (Emacs finds none here, and contextls does not parse %s)"
+                               (file-name-nondirectory buffer-file-name))))
          (bounds (save-excursion
                    (end-of-line)
                    (beginning-of-defun)
                    (let ((beg (point)))
                      (end-of-defun)
                      (skip-chars-backward " \t\n")
-                     (cons beg (point)))))
-         (root (contextls--root)))
+                     (cons beg (point))))))
+    (contextls--add :contextls/addSymbol
+                    (contextls--workspace-params
+                     root
+                     :uri (contextls--uri buffer-file-name)
+                     :name name
+                     :symbolKind "Function"
+                     :range (contextls--range (car bounds) (cdr bounds))
+                     :text (buffer-substring-no-properties (car bounds) (cdr bounds))
+                     :language (contextls--language)
+                     :pin (if pin t :json-false))
+                    root)))
+
+;;;###autoload
+(defun contextls-add-defun (&optional pin)
+  "Add the definition at point, by its name; with a prefix argument, PIN it.
+The server finds the innermost definition holding point (a method, a
+function, a class) and keeps it by its qualified name: moved within its
+file, the item moves with it; deleted or renamed, it says so.  In a language
+the server does not parse, the definition Emacs finds (imenu) is added as
+a region of lines."
+  (interactive "P")
+  (unless buffer-file-name (user-error "This buffer visits no file"))
+  (let ((root (contextls--root)))
     (contextls--add-from-buffer
      root (lambda ()
-            (contextls--add :contextls/addSymbol
-                            (contextls--workspace-params
-                             root
-                             :uri (contextls--uri buffer-file-name)
-                             :name name
-                             :symbolKind "Function"
-                             :range (contextls--range (car bounds) (cdr bounds))
-                             :text (buffer-substring-no-properties (car bounds) (cdr bounds))
-                             :language (contextls--language)
-                             :pin (if pin t :json-false))
-                            root)))))
+            (let* ((found (contextls--symbol-at-point root))
+                   (symbol (plist-get found :symbol)))
+              (cond (symbol (contextls--add-symbol-by-name root symbol pin))
+                    ((plist-get found :language)
+                     (user-error "Contextls: %s" (plist-get found :reason)))
+                    (t (contextls--add-defun-here root pin))))))))
+
+;;;###autoload
+(defun contextls-add-outline (&optional pin)
+  "Add the class at point as its outline, else this file; prefix argument PINs.
+An outline keeps signatures, the first line of each docstring and the
+lines between definitions, each body one `…' line: a file or class for a
+fraction of its tokens.  \\[contextls-expand] shows it whole again."
+  (interactive "P")
+  (unless buffer-file-name (user-error "This buffer visits no file"))
+  (let ((root (contextls--root)))
+    (contextls--add-from-buffer
+     root (lambda ()
+            (let* ((found (contextls--symbol-at-point root))
+                   (symbol (plist-get found :symbol)))
+              (if (and symbol (member (plist-get symbol :kind) contextls--container-kinds))
+                  (contextls--add-symbol-by-name root symbol pin t)
+                (contextls--add :contextls/addFile
+                                (contextls--workspace-params
+                                 root :uri (contextls--uri buffer-file-name)
+                                 :language (contextls--language)
+                                 :pin (if pin t :json-false) :outline t)
+                                root)))))))
+
+(defun contextls--read-item-of-view (prompt root views)
+  "Read with PROMPT an item of ROOT shown as one of VIEWS (or any id typed).
+The item highlighted at point, if there is one, is taken without asking."
+  (let ((here (contextls--item-at)))
+    (if here
+        (list (cdr here) (car here))
+      (let ((items (seq-filter (lambda (item) (member (contextls--view item) views))
+                               (contextls--read-items root))))
+        (list (contextls--read-item prompt items) root)))))
+
+;;;###autoload
+(defun contextls-set-view (id view &optional root)
+  "Show the item ID of ROOT as VIEW: \"whole\" or \"outline\".
+A whole item may need room: what it evicts is said, with the way back."
+  (let* ((root (or root (contextls--root)))
+         (result (contextls--request :contextls/setView
+                                     (contextls--workspace-params root :ids (vector id)
+                                                                  :view view)
+                                     root))
+         (items (contextls--list (plist-get result :items)))
+         (evicted (contextls--list (plist-get result :evicted))))
+    (message "contextls: %s%s"
+             (if items
+                 (format "%s shown %s" (mapconcat #'contextls--describe items ", ")
+                         (if (equal view "whole") "whole" "as its outline"))
+               (format "%s was already shown %s" id
+                       (if (equal view "whole") "whole" "as its outline")))
+             (if evicted (concat "; " (contextls--evictions-message evicted)) ""))
+    result))
+
+;;;###autoload
+(defun contextls-expand (id &optional root)
+  "Show the outlined item ID of ROOT whole again.
+On a highlighted region, the item there; else one you choose."
+  (interactive (let ((root (contextls--root)))
+                 (contextls--read-item-of-view "Show whole: " root '("outline"))))
+  (contextls-set-view id "whole" root))
+
+;;;###autoload
+(defun contextls-outline (id &optional root)
+  "Show the item ID of ROOT (a file, or a class added by name) as its outline.
+On a highlighted region, the item there; else one you choose."
+  (interactive (let ((root (contextls--root)))
+                 (contextls--read-item-of-view "Show as outline: " root
+                                               '("whole" "definition"))))
+  (contextls-set-view id "outline" root))
+
+;;;###autoload
+(defun contextls-add-map (query &optional pin)
+  "Add a map of the project's definitions, ranked for QUERY; prefix argument PINs.
+The definitions the window's code uses come first, and those QUERY names;
+each is the line that names it, without its body, fitted to the window's
+mapTokens.  It is ranked again as the window and the files change."
+  (interactive (list (string-trim (read-string "Map of the project, for (empty: the window's code): "))
+                     current-prefix-arg))
+  (let ((root (contextls--root)))
+    (contextls--add :contextls/addMap
+                    (apply #'contextls--workspace-params root :pin (if pin t :json-false)
+                           (and query (not (string-empty-p query)) (list :query query)))
+                    root)))
 
 (defun contextls--flymake-text (beg end)
   "The Flymake diagnostics between BEG and END.
@@ -809,7 +942,8 @@ With a prefix argument, KEEP-PINNED items."
     (pcase kind
       ('integer (read-number (format "%s: " name)))
       ('number (read-number (format "%s: " name)))
-      ('string (read-string (format "%s: " name)))
+      ('string (if (equal name "model") (contextls--read-model (contextls--root))
+                 (read-string (format "%s: " name))))
       (_ (completing-read (format "%s: " name) kind nil t)))))
 
 (defun contextls--configure-message (result)
@@ -818,7 +952,7 @@ With a prefix argument, KEEP-PINNED items."
          (changed (contextls--list (plist-get result :changed)))
          (evicted (contextls--list (plist-get result :evicted)))
          (reason (contextls--budget-reason status)))
-    (message "contextls: %s; budget %s tokens%s%s"
+    (message "contextls: %s; budget %s tokens of %s%s%s"
              (if changed
                  (mapconcat (lambda (name)
                               (format "%s is %s" name
@@ -827,6 +961,7 @@ With a prefix argument, KEEP-PINNED items."
                             changed ", ")
                "nothing changed")
              (contextls--kilo (contextls--budget status))
+             (contextls--model-words status)
              (if reason (format " (%s)" reason) "")
              (if evicted (concat "; " (contextls--evictions-message evicted)) ""))))
 
@@ -868,6 +1003,49 @@ the window's content is, up to budgetCeiling."
                                       nil t)))
   (contextls-configure "budgetPolicy" policy))
 
+(defun contextls--read-model (root)
+  "Read a model's name, completing over the models ROOT's server can count for.
+Each says whether its counts are exact; any name the server reads may be typed."
+  (let* ((choices (contextls--list
+                   (plist-get (contextls--request :contextls/serverInfo
+                                                  (contextls--workspace-params root) root)
+                              :models)))
+         (current (contextls--model (contextls--status root)))
+         (annotate (lambda (name)
+                     (when-let ((choice (seq-find (lambda (c) (equal (plist-get c :name) name))
+                                                  choices)))
+                       (let ((missing (plist-get choice :unavailable)))
+                         (format "  %s, %s%s" (plist-get choice :encoding)
+                                 (plist-get choice :label)
+                                 (if (and (stringp missing) (not (string-empty-p missing)))
+                                     (format " (not here: %s)" missing) ""))))))
+         (completion-extra-properties (list :annotation-function annotate))
+         (name (completing-read (format "Count in the tokens of (now %s): " current)
+                                (contextls--ordered-table
+                                 (mapcar (lambda (c) (plist-get c :name)) choices))
+                                nil nil nil nil current)))
+    (if (string-empty-p (string-trim name)) (user-error "No model chosen") (string-trim name))))
+
+;;;###autoload
+(defun contextls-set-model (model &optional root)
+  "Count the window of ROOT in the tokens of MODEL, from the server's list.
+The budget, every item's count and the render are then in its tokens; the
+mode line names it, with `~' when its counts are an estimate."
+  (interactive (list (contextls--read-model (contextls--root))))
+  (let ((default-directory (if root (file-name-as-directory root) default-directory)))
+    (contextls-configure "model" model)))
+
+;;;###autoload
+(defun contextls-set-compaction (value)
+  "Set outline compaction to VALUE: \"outline\" or \"off\".
+With \"outline\", an add that needs room first shows the oldest unpinned
+files (and classes added by name) as their outlines, and evicts only if
+that is not enough."
+  (interactive (list (completing-read "Compaction before eviction: "
+                                      (cdr (assoc "compaction" contextls--window-settings))
+                                      nil t)))
+  (contextls-configure "compaction" value))
+
 ;;; Keys
 
 ;;;###autoload
@@ -893,6 +1071,12 @@ the window's content is, up to budgetCeiling."
     (define-key map "c" #'contextls-configure)
     (define-key map "T" #'contextls-set-task)
     (define-key map "g" #'contextls-gptel-mode)
+    (define-key map "o" #'contextls-add-outline)
+    (define-key map "v" #'contextls-expand)
+    (define-key map "V" #'contextls-outline)
+    (define-key map "m" #'contextls-add-map)
+    (define-key map "M" #'contextls-set-model)
+    (define-key map "O" #'contextls-set-compaction)
     map)
   "Keys for the contextls commands; bind it to a prefix key.
 For example: (global-set-key (kbd \"C-c x\") \\='contextls-command-map).")

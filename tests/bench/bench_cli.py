@@ -1,17 +1,23 @@
 """Bench 8: a CLI command as a person types it, warm, against a minimal client's floor.
 
 Each sample is one process, timed from spawn to exit: ``contextls status``,
-``contextls ls`` and ``contextls add FILE`` on a running daemon (started
-once, before the rounds, as the first command of a day would). The floor is
-what any command-line client of a daemon pays at least: a Python process
-that connects to a Unix socket, sends one framed JSON-RPC request to an echo
-server, reads the answer and exits (stdlib only: socket, json). The old way,
-a server spawned per command (``CONTEXTLS_NO_DAEMON=1``), is measured too.
-Samples alternate between all of them round by round.
+``contextls ls``, ``contextls show`` and ``contextls add FILE`` on a running daemon
+(started once, before the rounds, as the first command of a day would). The floor is
+what any command-line client of a daemon pays at least: a Python process that connects
+to a Unix socket, sends one framed JSON-RPC request to an echo server, reads the answer
+and exits (stdlib only: socket, json). ``contextls --version`` is held to its own
+floor, ``python -c pass``. The old way, a server spawned per command
+(``CONTEXTLS_NO_DAEMON=1``), is measured too. Samples alternate between all of them
+round by round; ratios are of medians in the same run.
 
-Targets: each command's median <= 150 ms, and <= 2x the floor.
+Run it with the interpreter of a user's install (``pip install .``, not editable: an
+editable install's path finder costs every process, the floor's too).
 
-    .venv/bin/python tests/bench/bench_cli.py [--quick]
+Targets: status, ls, show and add FILE <= 1.5x the floor; --version <= 1.5x
+``python -c pass`` (pip's console-script wrapper imports ``re`` before our code runs:
+about 5 ms of it here, our own part is well under 1 ms).
+
+    python tests/bench/bench_cli.py [--quick]
 """
 
 from __future__ import annotations
@@ -30,8 +36,7 @@ from pathlib import Path
 
 from _stats import Row, fmt_us, median, percentile, print_rows, ratio
 
-ABSOLUTE_MS = 150.0
-RATIO = 2.0
+RATIO = 1.5
 
 FLOOR_CLIENT = r"""
 import json, socket, sys
@@ -118,8 +123,11 @@ def run(quick: bool) -> list[Row]:
         "floor: minimal client": lambda n: timed(
             [sys.executable, "-c", FLOOR_CLIENT, str(runtime / "echo.sock")], env, workspace
         ),
+        "floor: python -c pass": lambda n: timed([sys.executable, "-c", "pass"], env, workspace),
+        "--version": lambda n: timed([contextls, "--version"], env, workspace),
         "status": lambda n: timed([contextls, "status"], env, workspace),
         "ls": lambda n: timed([contextls, "ls"], env, workspace),
+        "show": lambda n: timed([contextls, "show"], env, workspace),
         "add FILE": lambda n: timed([contextls, "add", f"mod{n % 2}.py"], env, workspace),
         "status, a server per command": lambda n: timed(
             [contextls, "status"], no_daemon, workspace
@@ -139,19 +147,27 @@ def run(quick: bool) -> list[Row]:
         shutil.rmtree(tmp, ignore_errors=True)
 
     floor = median(samples["floor: minimal client"])
-    rows = [Row("floor: minimal client", fmt_us(floor), "-", None, "-", None)]
-    for name in ("status", "ls", "add FILE"):
+    bare = median(samples["floor: python -c pass"])
+    rows = [
+        Row("floor: minimal client", fmt_us(floor), "-", None, "-", None),
+        Row("floor: python -c pass", fmt_us(bare), "-", None, "-", None),
+    ]
+    for name, against in (
+        ("--version", bare),
+        ("status", floor),
+        ("ls", floor),
+        ("show", floor),
+        ("add FILE", floor),
+    ):
         value = median(samples[name])
-        within_ratio = ratio(value, floor) <= RATIO
-        within_absolute = value <= ABSOLUTE_MS * 1e6
         rows.append(
             Row(
                 f"{name} (p90 {fmt_us(percentile(samples[name], 90))})",
                 fmt_us(value),
-                fmt_us(floor),
-                ratio(value, floor),
-                f"<= {ABSOLUTE_MS:g} ms and <= {RATIO:g}x",
-                within_ratio and within_absolute,
+                fmt_us(against),
+                ratio(value, against),
+                f"<= {RATIO:g}x",
+                ratio(value, against) <= RATIO,
             )
         )
     old = median(samples["status, a server per command"])

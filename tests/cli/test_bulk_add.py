@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import msgspec
+
 from contextls.protocol import AddFilesResult, ErrorCode, ListResult, Status
 
 from .conftest import Cli
@@ -50,7 +52,7 @@ def test_a_set_that_cannot_fit_beside_the_pins_changes_nothing_and_says_by_how_m
     assert "too many" in refused.stderr and "beside the" in refused.stderr
     document = json.loads(cli("add", "big", "--json", code=1).stdout)
     assert document["error"]["code"] == ErrorCode.NO_ROOM
-    room = document["room"]
+    room = document["error"]["data"]
     assert room["shortTokens"] == room["tokens"] - room["availableTokens"] > 0
     assert listed(cli) == ["keep.py", "mine.txt"]
 
@@ -67,6 +69,10 @@ def test_more_than_half_of_the_window_needs_force_and_the_set_never_evicts_itsel
     refused = cli("add", "src", code=1)
     assert "more than half of it; nothing was added" in refused.stderr
     assert "`--force` adds anyway" in refused.stderr
+    document = json.loads(cli("add", "src", "--json", code=1).stdout)
+    assert set(document) == {"error"} and document["error"]["code"] == ErrorCode.NEEDS_FORCE
+    plan = msgspec.convert(document["error"]["data"], AddFilesResult)
+    assert len(plan.items) == 4 and plan.evicted
     dry = cli("add", "src", "--dry-run")
     assert "the add needs --force" in dry.stdout
     forced = cli("add", "src", "--force", "--json").decode(AddFilesResult)
@@ -92,7 +98,8 @@ def test_a_glob_that_matches_nothing_is_refused(cli: Cli) -> None:
     run = cli("add", "nothing/*.py", code=1)
     assert "no file matches" in run.stderr
     document = json.loads(cli("add", "nothing/*.py", "--json", code=1).stdout)
-    assert document["refused"][0]["code"] == ErrorCode.FILE_NOT_FOUND
+    assert document["error"]["code"] == ErrorCode.FILE_NOT_FOUND
+    assert document["error"]["data"]["refused"][0]["code"] == ErrorCode.FILE_NOT_FOUND
 
 
 def test_tokens_takes_folders_and_globs_like_add(cli: Cli) -> None:

@@ -18,7 +18,7 @@ def test_a_definition_by_its_file_and_name(cli: Cli) -> None:
     assert run.stdout.startswith("added ctx-1 code src/shapes.py:6-7 (Circle.area)")
     assert "method" in run.stdout.splitlines()[0]
     whole = cli("add", "src/shapes.py::Square", "--json")
-    assert json.loads(whole.stdout)["item"]["metadata"]["endLine"] == 3
+    assert json.loads(whole.stdout)["items"][0]["metadata"]["endLine"] == 3
 
 
 def test_a_bare_name_that_fits_several_lists_each_as_an_argument(cli: Cli) -> None:

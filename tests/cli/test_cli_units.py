@@ -85,13 +85,14 @@ def test_line_span_covers_through_the_end_of_the_last_line() -> None:
 def test_serve_hands_what_argparse_does_not_know_to_the_server(
     argv: list[str], expected: list[str] | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from contextls_client import cli
+    from contextls_client import commandline
 
     handed: list[list[str]] = []
-    monkeypatch.setattr(cli, "_serve", lambda arguments: handed.append(arguments) or 0)
-    monkeypatch.setattr(cli, "command_handler", {}.__getitem__)  # no other command may run here
+    monkeypatch.setattr(commandline, "_serve", lambda arguments: handed.append(arguments) or 0)
+    # No other command may run here.
+    monkeypatch.setattr(commandline, "command_handler", {}.__getitem__)
     with contextlib.suppress(KeyError, TypeError):  # another command: no handler here
-        cli.main(argv)
+        commandline.main(argv)
     assert handed == ([] if expected is None else [expected])
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from contextls import __version__
-from contextls.protocol import places
+from contextls.common import places, runtime
 
 from .conftest import Cli
 
@@ -136,14 +136,14 @@ def test_a_daemon_running_code_installed_before_is_restarted_once(
     cli.env["PYTHONPATH"] = str(installed_copy)
     cli("status")
     before = json.loads(cli("daemon", "--json").stdout)
-    assert before["executable"] == sys.executable
+    assert before["server"]["executable"] == sys.executable
     module = installed_copy / "contextls" / "core" / "errors.py"
     module.write_text(module.read_text() + "\n# installed again\n")
     again = cli("status")
     assert "installed again; restarting it" in again.stderr
     after = json.loads(cli("daemon", "--json").stdout)
     assert after["pid"] != before["pid"]
-    assert after["build"] != before["build"]
+    assert after["server"]["build"] != before["server"]["build"]
     settled = cli("status")
     assert "restarting" not in settled.stderr
 
@@ -185,7 +185,7 @@ def test_without_xdg_runtime_dir_the_login_sessions_dir_is_used(
     monkeypatch.delenv(places.RUNTIME_DIR_ENV, raising=False)
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     base = Path(tempfile.mkdtemp(prefix="run-"))
-    monkeypatch.setattr(places, "LOGIN_RUNTIME_BASE", base)
+    monkeypatch.setattr(runtime, "LOGIN_RUNTIME_BASE", str(base))
     session = base / str(os.getuid())
     try:
         session.mkdir(mode=0o700)

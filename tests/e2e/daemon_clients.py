@@ -12,6 +12,7 @@ from pathlib import Path
 import msgspec
 
 from contextls.protocol import ServerInfo
+from contextls_client.reports import DaemonReport
 
 from ..cli.conftest import find_executable
 from .conftest import Session, open_session, stop
@@ -45,9 +46,11 @@ def contextls(
 
 
 def daemon_info(env: dict[str, str], cwd: Path) -> ServerInfo:
-    return msgspec.json.decode(
-        contextls(env, cwd, "daemon", "status", "--json").stdout, type=ServerInfo
+    report = msgspec.json.decode(
+        contextls(env, cwd, "daemon", "status", "--json").stdout, type=DaemonReport
     )
+    assert report.running and report.server is not None
+    return report.server
 
 
 async def editors_on(env: dict[str, str], workspace: Path) -> AsyncIterator[list[Session]]:

@@ -8,6 +8,7 @@ that gives up root.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import stat
@@ -18,9 +19,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from lsprotocol import types as lsp
 
+from contextls.common.places import NotPrivate, private_dir
 from contextls.protocol import Status
-from contextls.protocol.places import NotPrivate, private_dir
 
 from ..cli.conftest import find_executable
 from .conftest import TIMEOUT, Session
@@ -208,3 +210,72 @@ def test_a_refused_workspace_says_why_in_the_command_lines_words(
     assert said in done.stderr, done.stderr
     assert "allowAnyFolder" not in done.stderr  # a setting of the editors, not of the CLI
     assert "pass --workspace DIR" in done.stderr or "CONTEXTLS_ALLOW_ANY_FOLDER" in done.stderr
+
+
+def _open(session: Session, uri: str, text: str) -> None:
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_OPEN,
+        lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        ),
+    )
+
+
+def _insert_at_top(session: Session, uri: str, version: int, text: str) -> None:
+    at = lsp.Position(line=0, character=0)
+    session.notify(
+        lsp.TEXT_DOCUMENT_DID_CHANGE,
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                lsp.TextDocumentContentChangePartial(range=lsp.Range(start=at, end=at), text=text)
+            ],
+        ),
+    )
+
+
+async def _lines_of_first_item(session: Session, lines: tuple[int, int]) -> None:
+    deadline = time.monotonic() + TIMEOUT  # against a hang only
+    while True:
+        item = (await session.call("contextls/list"))["items"][0]
+        if (item["metadata"]["startLine"], item["metadata"]["endLine"]) == lines:
+            return
+        assert time.monotonic() < deadline, f"the item never got to {lines}: {item['label']}"
+        await asyncio.sleep(0.05)
+
+
+async def test_two_editors_with_other_unsaved_text_the_last_to_change_it_is_followed(
+    editors: list[Session], workspace: Path
+) -> None:
+    first, second = editors
+    uri = first.uri("src/app.py")
+    text = (workspace / "src" / "app.py").read_text()
+    _open(first, uri, text)
+    _open(second, uri, text)  # the same text: nobody is told anything
+    await first.call("contextls/addRegion", **first.region("src/app.py", 4, 5))
+    told = [len(first.messages), len(second.messages)]
+
+    # The first editor types three lines above, unsaved: the window follows its text, and
+    # the second editor, whose text differs now, is told so.
+    _insert_at_top(first, uri, 2, "# a\n# b\n# c\n")
+    await _lines_of_first_item(first, (7, 8))
+    await second.wait_for(lambda: len(second.messages) > told[1])
+    assert (
+        "app.py has other unsaved text in another editor, which changed it last"
+        in (second.messages[-1])
+    )
+    await first.wait_for(lambda: len(first.messages) > told[0])
+    assert (
+        "the window follows the text here, since this editor changed it last"
+        in (first.messages[-1])
+    )
+
+    # The second editor types one line above in its own text: now its text is followed
+    # (its edits reach the window again), and the first editor is told.
+    told = [len(first.messages), len(second.messages)]
+    _insert_at_top(second, uri, 2, "# z\n")
+    await _lines_of_first_item(first, (5, 6))
+    await first.wait_for(lambda: len(first.messages) > told[0])
+    assert "which changed it last" in first.messages[-1]
+    item = (await second.call("contextls/list"))["items"][0]
+    assert not item["stale"] and item["content"] == "def f2():\n    return 2\n"

@@ -97,3 +97,21 @@ async def test_without_compaction_an_add_evicts_as_it_always_did(
     for name in ("decoder.py", "encoder.py", "__init__.py"):
         last = await session.call("contextls/addFile", uri=session.uri(name))
     assert last["evicted"] and not any("outline" in m for m in session.messages)
+
+
+async def test_a_class_outline_that_absorbs_its_method_stays_an_outline(
+    session: Session, workspace: Path
+) -> None:
+    copy(workspace, "decoder.py")
+    uri = session.uri("decoder.py")
+    await session.call("contextls/addSymbolByName", uri=uri, name="JSONDecoder.decode")
+    outline = await session.call(
+        "contextls/addSymbolByName", uri=uri, name="JSONDecoder", outline=True
+    )
+    assert outline["merged"] == ["ctx-1"]
+    (item,) = (await items(session)).values()
+    assert item["view"] == "outline"
+    # Signatures and the first line of each docstring, no bodies: not the class's text.
+    assert "def decode(self, s, _w=WHITESPACE.match):" in item["content"]
+    assert "obj, end = self.raw_decode(s, idx=_w(s, 0).end())" not in item["content"]
+    assert "| JSON          | Python            |" not in item["content"]

@@ -74,3 +74,17 @@ async def test_switching_encoding_recounts(session: Session) -> None:
         await session.call("contextls/countTokens", text=rendered, encoding="cl100k_base")
     )["tokens"]
     assert cl100k == expected and cl100k != o200k
+
+
+async def test_every_model_offered_is_one_a_window_takes(session: Session) -> None:
+    info = await session.call("contextls/serverInfo")
+    offered = {choice["name"]: choice for choice in info["models"]}
+    assert {"gpt-4o", "claude-opus-4.7", "gemini-2.5"} <= offered.keys()
+    assert offered["gemini-2.5"]["exact"] is False and "estimate" in offered["gemini-2.5"]["label"]
+    for name, choice in offered.items():
+        if choice["unavailable"]:
+            continue
+        result = await session.call("contextls/configure", settings={"model": name})
+        status = result["status"]
+        assert (status["model"], status["encoding"]) == (name, choice["encoding"])
+        assert (status["countExact"], status["countLabel"]) == (choice["exact"], choice["label"])

@@ -149,11 +149,33 @@ async def test_a_symbol_of_a_file_already_whole_refreshes_the_file(
     session: Session, workspace: Path
 ) -> None:
     (workspace / "app.py").write_text(APP)
-    whole = await session.call("contextls/addFile", uri=session.uri("app.py"), outline=True)
+    whole = await session.call("contextls/addFile", uri=session.uri("app.py"))
     again = await session.call(
-        "contextls/addSymbolByName", uri=session.uri("app.py"), name="Parser", outline=True
+        "contextls/addSymbolByName", uri=session.uri("app.py"), name="Parser.parse"
     )
     item = again["item"]
     assert item["id"] == whole["item"]["id"] and again["deduplicated"]
     assert item["view"] == "whole" and item["content"] == APP
     assert "qualifiedName" not in item["metadata"]
+
+
+async def test_a_definition_of_a_file_shown_as_its_outline_is_its_own_item(
+    session: Session, workspace: Path
+) -> None:
+    """A view is how an item is shown: the outline hides bodies, so a definition added by
+    name sits beside it, whole, and an outline added after a definition leaves it be."""
+    (workspace / "app.py").write_text(APP)
+    outlined = await session.call("contextls/addFile", uri=session.uri("app.py"), outline=True)
+    method = await session.call(
+        "contextls/addSymbolByName", uri=session.uri("app.py"), name="Parser.parse"
+    )
+    assert method["item"]["id"] != outlined["item"]["id"] and not method["deduplicated"]
+    assert method["item"]["content"] == "    def parse(self, text):\n        return text.split()\n"
+    listed = {i["id"]: i for i in (await session.call("contextls/list"))["items"]}
+    assert listed[outlined["item"]["id"]]["view"] == "outline"
+    again = await session.call("contextls/addFile", uri=session.uri("app.py"), outline=True)
+    assert again["item"]["id"] == outlined["item"]["id"]  # the outline refreshed, nothing merged
+    rendered = (await session.call("contextls/render"))["text"]
+    assert "return text.split()" in rendered  # the definition's body is still shown
+
+

@@ -226,3 +226,38 @@ async def test_count_tokens_both_encodings(session: Session) -> None:
     result = await session.call("contextls/countTokens", text="hello world", encoding="cl100k_base")
     assert (result["tokens"], result["encoding"], result["exact"]) == (2, "cl100k_base", True)
     assert (result["files"], result["skipped"], result["refused"]) == ([], [], [])
+
+
+def _range(line: int, start: int, end: int) -> dict[str, Any]:
+    return {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}}
+
+
+async def test_a_piece_of_one_line_is_labelled_with_its_columns(
+    session: Session, workspace: Any
+) -> None:
+    long_line = "var x = [" + ", ".join(str(n) for n in range(20_000)) + "];"
+    (workspace / "long.js").write_text(f"// head\n{long_line}\n\nshort();\n")
+    uri = session.uri("long.js")
+    # As an editor sends it: the range and the text it holds.
+    piece = await session.call(
+        "contextls/addRegion", uri=uri, range=_range(1, 16, 316), text=long_line[16:316]
+    )
+    assert piece["item"]["label"] == "long.js:2:17-316"
+    assert piece["item"]["content"] == long_line[16:316]
+    # A whole line (from its start to its end) is labelled as the line.
+    whole = await session.call(
+        "contextls/addRegion", uri=uri, range=_range(3, 0, 8), text="short();"
+    )
+    assert whole["item"]["label"] == "long.js:4"
+    # Lines above it: the piece moves, and keeps its columns.
+    (workspace / "long.js").write_text(f"// one more\n// head\n{long_line}\n\nshort();\n")
+    await session.call("contextls/refresh")  # follows what changed on disk first
+    listed = await session.call("contextls/list")
+    labels = {item["id"]: item["label"] for item in listed["items"]}
+    assert labels[piece["item"]["id"]] == "long.js:3:17-316"
+    # Its own line changed and read again: it holds the whole line, named as the line.
+    (workspace / "long.js").write_text("// one more\n// head\nvar y = 1;\n\nshort();\n")
+    await session.call("contextls/refresh", ids=[piece["item"]["id"]])
+    listed = await session.call("contextls/list")
+    (item,) = [i for i in listed["items"] if i["id"] == piece["item"]["id"]]
+    assert (item["label"], item["content"]) == ("long.js:3", "var y = 1;")

@@ -1,8 +1,9 @@
 """The opening exchange over raw JSON-RPC, at every protocol version a host may send.
 
-``initialize`` at 2025-11-25 is answered before the SDK loads; the SDK's own answer
-to it is held back and compared (a difference is logged on stderr, which these tests
-read). Every other opening is the SDK's to answer.
+``initialize`` at each handshake version and the 2026-07-28 ``server/discover`` are
+answered before the SDK loads; the SDK's own answer is held back and compared (a
+difference is logged on stderr, which these tests read). Any other opening is the
+SDK's to answer.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def test_each_handshake_version_is_answered_once_and_as_the_sdk_would(
     assert result["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
     assert result["serverInfo"]["name"] == "contextls"
     assert "differs" not in log, log
-    assert len(answers[1]["result"]["tools"]) == 13
+    assert len(answers[1]["result"]["tools"]) == 16
 
 
 def test_a_2026_version_in_initialize_gets_the_latest_handshake(project: Cli) -> None:
@@ -104,7 +105,15 @@ def test_a_2026_client_discovers_the_server(project: Cli) -> None:
             }
         },
     }
-    answers, _ = exchange(project, [discover])
+    answers, log = exchange(project, [discover])
     result = answers[0]["result"]
     assert "2026-07-28" in result["supportedVersions"]
     assert result["capabilities"]["resources"]["subscribe"] is True
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "contextls"
+    assert "differs" not in log, log  # the early answer is the SDK's
+
+
+def test_the_tool_list_answered_while_the_sdk_loads_is_the_sdks() -> None:
+    from contextls_client.mcp import tools_json
+
+    assert tools_json.main(["--check"]) == 0, "run `python -m contextls_client.mcp.tools_json`"

@@ -61,7 +61,7 @@ async def test_a_stripped_environment_reaches_the_users_daemon_and_database(
 ) -> None:
     user.run(project.workspace, "add-text", "from the editor")
     daemon = json.loads(user.run(project.workspace, "daemon", "status", "--json"))
-    assert daemon["daemon"] and daemon["pid"]
+    assert daemon["running"] and daemon["server"]["daemon"] and daemon["pid"]
     host_env = {"HOME": str(user.home)}  # over what the SDK keeps: exactly a host's
     async with agent(project, "legacy", env=host_env) as client:
         assert f"Database: {daemon['storage']}" in (client.instructions or "")

@@ -31,6 +31,9 @@ TOOLS = {
     "pin": (False, False),
     "remove": (False, True),
     "refresh": (False, False),
+    "expand": (False, False),
+    "outline": (False, False),
+    "model": (False, False),
 }
 """Each tool, with its (readOnlyHint, destructiveHint)."""
 
@@ -62,6 +65,31 @@ async def test_every_tool_carries_what_hosts_act_on(project: Cli, mode: str) -> 
         assert (
             "1 to 100" in tools["search_archive"].input_schema["properties"]["limit"]["description"]
         )
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_agent_outlines_expands_and_sets_the_model_every_client_sees(
+    project: Cli, mode: str
+) -> None:
+    async with agent(project, mode) as client:
+        await call(client, "add_file", path="app.py")
+        whole = project("ls", "--json").decode(dict)["items"][0]["tokens"]
+        outlined = await call(client, "outline", ids=["ctx-1"])
+        assert outlined.startswith("showing ctx-1 file app.py (") and "as its outline" in outlined
+        listed = project("ls", "--json").decode(dict)["items"][0]
+        assert listed["view"] == "outline" and listed["tokens"] < whole
+        again = await call(client, "outline", ids=["ctx-1"])
+        assert again.startswith("nothing changed: ctx-1 already shown as its outline")
+        expanded = await call(client, "expand", ids=["ctx-1"])
+        assert expanded.startswith("showing ctx-1 file app.py") and "whole" in expanded
+        assert project("ls", "--json").decode(dict)["items"][0]["tokens"] == whole
+
+        assert "counts in gpt-4o tokens" in await call(client, "model")
+        changed = await call(client, "model", model="claude-opus-4.7")
+        assert changed.startswith("the window now counts in claude-opus-4.7 tokens")
+        assert project("status", "--json").decode(dict)["model"] == "claude-opus-4.7"
+        unknown = await refused(client, "model", model="gpt-17")
+        assert "gpt-17" in unknown
 
 
 @pytest.mark.parametrize("mode", ERAS)

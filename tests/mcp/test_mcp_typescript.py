@@ -51,7 +51,7 @@ def test_the_typescript_sdk_client_uses_every_tool_and_hears_every_change(
     assert report["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
     assert "Database: " in report["instructions"]
     tools = {tool["name"]: tool for tool in report["tools"]}
-    assert len(tools) == 13
+    assert len(tools) == 16
     for name, tool in tools.items():
         hints = tool["annotations"]
         assert tool["title"] and not tool["undescribed"] and not tool["hasOutputSchema"], name

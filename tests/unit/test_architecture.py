@@ -1,5 +1,6 @@
 """The server's structure, checked: imports go one way with no circle (``TYPE_CHECKING``
-imports included), modules stay small, and comments say why, never when."""
+imports included), modules stay small, and comments say why, never when. The clients
+import only the wire contract and what server and clients share."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "server" / "contextls"
 LAYERS = {
+    "common": 0,
     "protocol": 0,
     "structure": 1,
     "core": 2,
@@ -149,6 +151,80 @@ def test_below_the_edge_nothing_imports_the_protocol_libraries() -> None:
                 f"{name}: {n}" for n in names if n.split(".")[0] in ("pygls", "lsprotocol")
             ]
     assert not offenders, offenders
+
+
+CLIENTS = REPO / "clients" / "python"
+CLIENT_MAY_IMPORT = ("contextls.protocol", "contextls.common", "contextls_client")
+"""What a client may import of ours: the wire contract, the shared helpers, itself (and
+the bare package ``contextls``, its version)."""
+
+
+def client_imports(path: Path) -> Iterator[tuple[int, str]]:
+    """Every module a client module names in an import, ``importlib.import_module`` or
+    ``__import__`` included; an import by a name the code computes is reported as such."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            yield node.lineno, node.module or ""
+        elif isinstance(node, ast.Call) and node.args:
+            function = node.func
+            called = (
+                function.attr
+                if isinstance(function, ast.Attribute)
+                else function.id
+                if isinstance(function, ast.Name)
+                else ""
+            )
+            if called not in ("import_module", "__import__"):
+                continue
+            named = node.args[0]
+            if isinstance(named, ast.Constant) and isinstance(named.value, str):
+                yield node.lineno, named.value
+            elif (
+                isinstance(named, ast.JoinedStr)
+                and named.values
+                and isinstance(value := named.values[0], ast.FormattedValue)
+                and isinstance(value.value, ast.Name)
+                and value.value.id == "__name__"
+            ):
+                continue  # a module of the importing package's own
+            else:
+                yield node.lineno, "<a name computed at run time>"
+
+
+def test_clients_import_only_the_wire_contract_and_the_shared_package() -> None:
+    offenders = [
+        f"{path.relative_to(REPO)}:{line}: {name}"
+        for path in sorted(CLIENTS.rglob("*.py"))
+        for line, name in client_imports(path)
+        if name.startswith(("contextls.", "<"))
+        and not any(
+            name == allowed or name.startswith(f"{allowed}.") for allowed in CLIENT_MAY_IMPORT
+        )
+    ]
+    assert not offenders, offenders
+
+
+def test_the_client_import_check_sees_every_kind_of_import(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import importlib\n"
+        "from contextls.core.secrets import is_secret_path\n"
+        "import contextls.app.service\n"
+        "importlib.import_module('contextls.daemon.cli')\n"
+        "__import__('contextls.lsp')\n"
+        "importlib.import_module(f'{__name__}.window')\n"
+        "importlib.import_module(name)\n"
+    )
+    assert [name for _, name in client_imports(sample)] == [
+        "importlib",
+        "contextls.core.secrets",
+        "contextls.app.service",
+        "contextls.daemon.cli",
+        "contextls.lsp",
+        "<a name computed at run time>",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(modules()))

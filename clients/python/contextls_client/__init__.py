@@ -9,9 +9,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from contextls_client.lsp_client import DEFAULT_SERVER_COMMAND, ContextlsClient
     from contextls_client.messages import ContextlsError, ReceivedNotification, ServerGoneError
 

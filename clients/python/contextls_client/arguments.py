@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
-from typing import Any, Final, get_args
+from typing import Any, Final, NoReturn, get_args
 
 from contextls import __version__
 from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat, SearchMode
@@ -29,6 +30,23 @@ CONTEXTLS_RUNTIME_DIR (where the daemon's socket lives).
 """
 
 
+class UsageExit(SystemExit):
+    """argparse refused the command line: exit code 2, and what it said (for ``--json``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, whose refusals keep their words for the ``--json`` error document."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise UsageExit(message)
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text.replace(",", ""))
@@ -39,14 +57,14 @@ def positive_int(text: str) -> int:
     return value
 
 
-def _global_options(inside_subcommand: bool) -> argparse.ArgumentParser:
+def _global_options(inside_subcommand: bool) -> Parser:
     """Options accepted before and after the subcommand name.
 
     The copy inside each subcommand defaults to SUPPRESS so that it only
     overrides what was given before the subcommand when it is given itself.
     """
     unset = argparse.SUPPRESS if inside_subcommand else None
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = Parser(add_help=False)
     group = parent.add_argument_group("global options")
     group.add_argument(
         "-w",
@@ -110,7 +128,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     Building every command's parser costs ~10 ms, a tenth of a warm command;
     the command is known before parsing, so the others are left unbuilt.
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROGRAM,
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -258,7 +276,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     restore.add_argument("ids", nargs="+", metavar="ID")
     restore.add_argument("--pin", action="store_true", help="pin them as they come back")
 
-    count = command("tokens", "count the tokens of files, or of stdin with '-'")
+    count = command(
+        "tokens", "count the tokens of the workspace's files, folders and globs, or of stdin ('-')"
+    )
     count.add_argument("sources", nargs="+", metavar="PATH|-")
     count.add_argument(
         "--model",

@@ -1,167 +1,48 @@
 """``contextls``: the command-line client (and ``contextls serve``, the server).
 
-Every command (but ``serve``, ``connect`` and ``daemon``) is one LSP session:
-on the user's daemon through its socket (``socket_client``; started on
-demand by ``daemon``), or, with ``$CONTEXTLS_NO_DAEMON=1`` or an in-memory
-database, on a server spawned for it (``lsp_client``). The CLI never imports
-the server's core, only :mod:`contextls.protocol`.
+Every command (but ``serve``, ``connect`` and ``daemon``) is one LSP session: on the
+user's daemon through its socket (``socket_client``; started on demand by ``daemon``),
+or, with ``$CONTEXTLS_NO_DAEMON=1`` or an in-memory database, on a server spawned for it.
+The commands people run most, on a daemon that runs, take the quick path (``quick``:
+the standard library only); everything else, and anything unusual, goes through
+argparse (``commandline``). A client imports only ``contextls.protocol`` and
+``contextls.common`` of the server.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Final
 
-from contextls.protocol import ErrorCode
-from contextls.protocol.places import NotPrivate, log_path
-from contextls_client.arguments import PROGRAM, build_parser, command_in
-from contextls_client.commands import COMMANDS
-from contextls_client.commands import handler as command_handler
-from contextls_client.config_store import ConfigError, ConfigStore
-from contextls_client.console import Console
-from contextls_client.daemon import DaemonError, wanted
-from contextls_client.messages import ContextlsError, ServerGoneError
-from contextls_client.reports import ErrorDocument, ErrorReport
-from contextls_client.session import Invocation, Place, UnreadableInput, UsageError
-from contextls_client.socket_client import run_blocking
-from contextls_client.targets import TargetError
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-EXIT_OK: Final = 0
-EXIT_REFUSED: Final = 1
-EXIT_USAGE: Final = 2
-EXIT_INTERRUPTED: Final = 130
-LOCAL_FAILURE_CODE: Final = 0
-"""``code`` of a ``--json`` error that never reached the server (unreadable file, bad config)."""
-USAGE_CODE: Final = int(ErrorCode.INVALID_PARAMS)
-"""``code`` of a ``--json`` usage error (the command line asks for something impossible)."""
+EXIT_OK = 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns (and, as a console script, exits with) its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    named = command_in(arguments)
-    parser = build_parser(only=named if named in COMMANDS else None)
     try:
-        # `serve` hands what argparse does not know (--stdio, --tcp, --help) to the
-        # server; every other command takes only its own arguments.
-        args, extra = parser.parse_known_args(arguments)
-        if args.command == "serve":
-            return _serve(extra)
-        if args.command == "connect":
-            # Editors add their own flags (vscode-languageclient: --stdio); they mean stdio here.
-            return _connect(args.storage)
-        if args.command == "mcp":
-            return _mcp(args.workspace, args.storage)
-        if extra:
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
-        code = int(exit_request.code or 0)
-        if code == EXIT_USAGE and "--json" in arguments:
-            problem = "the command line is not valid (the usage above says what it takes)"
-            Console(json_mode=True).json(
-                ErrorDocument(error=ErrorReport(code=USAGE_CODE, message=problem))
-            )
-        return code
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        if arguments == ["--version"]:
+            from contextls import __version__
 
-    console = Console(json_mode=args.json)
-    try:
-        place = Place.from_options(args.workspace, args.storage)
-        invocation = Invocation(args, place, console, ConfigStore())
-        return _run_retrying_once(invocation, console)
-    except (UsageError, TargetError) as error:
-        parser.print_usage(sys.stderr)
-        console.note(f"{PROGRAM}: error: {error}")
-        console.json(ErrorDocument(error=ErrorReport(code=USAGE_CODE, message=str(error))))
-        return EXIT_USAGE
-    except ContextlsError as error:
-        return _refused(console, error.code, error.message)
-    except (ServerGoneError, ConfigError, UnreadableInput, DaemonError, NotPrivate) as error:
-        return _refused(console, LOCAL_FAILURE_CODE, str(error))
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+            print(f"contextls {__version__}")
+            return EXIT_OK
+        from contextls_client import quick
+
+        code = quick.run(arguments)
+        if code is not None:
+            return code
+        from contextls_client import commandline
+
+        return commandline.main(arguments)
     except BrokenPipeError:
         # The reader went away (`contextls show | head`): not an error. Point
         # stdout at devnull so the interpreter's final flush does not complain.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-
-
-def _run_retrying_once(invocation: Invocation, console: Console) -> int:
-    """Run the command; if the daemon went away under it, start it again and retry once."""
-    handler = command_handler(invocation.args.command)
-    if not wanted(invocation.place.storage):
-        import asyncio  # a server of its own, spawned and spoken to with asyncio
-
-        return asyncio.run(handler(invocation))
-    try:
-        return run_blocking(handler(invocation))
-    except ServerGoneError as gone:
-        if invocation.args.command == "daemon":
-            raise
-        console.note(f"{PROGRAM}: the daemon went away ({gone.reason}); starting it again")
-        try:
-            return run_blocking(handler(invocation))
-        except ServerGoneError as again:
-            log = log_path(invocation.place.storage)
-            raise ServerGoneError(
-                f"the daemon went away again ({again.reason}); see {log}"
-            ) from again
-
-
-def _mcp(workspace: str | None, storage: str | None) -> int:
-    """The MCP server; stdout is its protocol, so every word for a person goes to stderr."""
-    try:
-        from contextls_client.mcp_server import main as serve_mcp
-    except ImportError as error:
-        print(
-            f"{PROGRAM} mcp needs the MCP SDK ({error.name or error}): "
-            "pip install 'contextls[mcp]'",
-            file=sys.stderr,
-        )
-        return EXIT_REFUSED
-    try:
-        place = Place.from_options(workspace, storage)
-        return serve_mcp(place, workspace_given=workspace is not None)
-    except (DaemonError, UsageError) as error:
-        print(f"{PROGRAM} mcp: {error}", file=sys.stderr)
-        return EXIT_REFUSED
-
-
-def _connect(storage: str | None) -> int:
-    from contextls.protocol.places import can_check_peers
-    from contextls_client.bridge import bridge
-
-    if not can_check_peers():
-        print(
-            f"{PROGRAM} connect: this platform cannot check who connects to a shared daemon; "
-            "serving this editor on its own",
-            file=sys.stderr,
-        )
-        return _serve([])
-    try:
-        place = Place.from_options(None, storage)
-        return bridge(place.storage)
-    except (DaemonError, UsageError) as error:
-        print(f"{PROGRAM} connect: {error}", file=sys.stderr)
-        return EXIT_REFUSED
-
-
-def _refused(console: Console, code: int, message: str) -> int:
-    console.note(f"{PROGRAM}: {message}")
-    console.json(ErrorDocument(error=ErrorReport(code=code, message=message)))
-    return EXIT_REFUSED
-
-
-def _serve(arguments: list[str]) -> int:
-    """Hand over to the server; imported only now so other commands stay light."""
-    server_cli = importlib.import_module("contextls.daemon.cli")
-    return int(server_cli.main(arguments))
 
 
 if __name__ == "__main__":

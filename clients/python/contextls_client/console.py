@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
 
-import msgspec
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 class Console:
@@ -35,7 +36,17 @@ class Console:
     def json(self, value: Any) -> None:
         """The result document, in ``--json`` mode only. Structs keep their wire names."""
         if self.json_mode:
+            import msgspec  # the quick path prints the daemon's own JSON (``raw_json``)
+
             self.stdout.write(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
+            self.stdout.write("\n")
+
+    def raw_json(self, value: object) -> None:
+        """A document decoded from the daemon's JSON, as ``json`` prints its Struct."""
+        if self.json_mode:
+            import json
+
+            self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
             self.stdout.write("\n")
 
     def note(self, *lines: str) -> None:

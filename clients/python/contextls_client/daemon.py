@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Final
 
-from contextls.protocol.places import (
+from contextls.common.places import (
     NotPrivate,
     can_check_peers,
     log_path,

@@ -1,12 +1,24 @@
-"""Text for people: numbers, the token bar, tables, item and eviction lines."""
+"""Text for people: numbers, the token bar, tables, item and eviction lines.
+
+Written once for the protocol's Structs (the full CLI, MCP) and for the plain classes the
+quick path decodes (``wire_types``): attributes only, no protocol import at run time.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
-from urllib.parse import unquote, urlparse
+import os
 
-from contextls.protocol import ContextItem, ItemSummary, SemanticStatus, Status
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Final
+
+    from contextls import protocol as p
+    from contextls_client import wire_types as w
+
+    Item = p.ContextItem | p.ItemSummary | w.ContextItem | w.ItemSummary
+    AnyStatus = p.Status | w.Status
+    AnySemantic = p.SemanticStatus | w.SemanticStatus
 
 BAR_WIDTH: Final = 30
 UNICODE_BAR: Final = ("█", "░")
@@ -40,34 +52,60 @@ def bar(used: int, total: int, width: int = BAR_WIDTH, ascii_only: bool = False)
 
 def uri_to_path(uri: str) -> str:
     """``file:///a%20b`` → ``/a b``; anything else is returned unchanged."""
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else uri
+    if not uri.startswith("file://"):
+        return uri
+    path = uri[len("file://") :]
+    path = path[path.find("/") :] if not path.startswith("/") else path  # file://host/…
+    if "%" not in path:
+        return path
+    from urllib.parse import unquote  # ~5 ms: only for a path that needs it
+
+    return unquote(path)
 
 
-def flags(item: ContextItem | ItemSummary, view: bool = True) -> str:
+def shown_path(target: str) -> str:
+    """A refusal's target as a person named it: a file URI as a path (relative to the
+    current directory when below it); a glob or a relative path as it is."""
+    if not target.startswith("file:"):
+        return target
+    path = uri_to_path(target)
+    here = os.getcwd()
+    return path[len(here) + 1 :] if path.startswith(here + os.sep) else path
+
+
+def refusal_text(refusal: p.TargetRefusal | w.TargetRefusal) -> str:
+    """The refusal's message, naming its file when the message does not."""
+    shown = shown_path(refusal.target)
+    file = shown.partition("::")[0]  # FILE::NAME: the file is what the message names
+    if not shown or file in refusal.message or refusal.target in refusal.message:
+        return refusal.message
+    return f"{shown}: {refusal.message}"
+
+
+def flags(item: Item, view: bool = True) -> str:
     """``pinned,stale,outline``; ``view``: say outline or map (item_line says it too)."""
     marks = ["pinned"] if item.pinned else []
-    if isinstance(item, ContextItem) and item.stale:
+    if getattr(item, "stale", False):
         marks.append("stale")
     if view and item.view != "whole":
         marks.append(item.view)
     return ",".join(marks)
 
 
-def item_line(item: ContextItem | ItemSummary) -> str:
+def item_line(item: Item) -> str:
     """``ctx-3 code src/a.py:1-20 (312 tokens)``."""
     shown = "" if item.view == "whole" else f", {item.view}"
     return f"{item.id} {item.kind} {item.label} ({tokens(item.tokens)}{shown})"
 
 
-def eviction_line(item: ContextItem | ItemSummary) -> str:
+def eviction_line(item: Item) -> str:
     return (
         f"evicted {item.id} ({item.label}, {tokens(item.tokens)}) to the archive; "
         f"`contextls restore {item.id}` brings it back"
     )
 
 
-def window_line(status: Status) -> str:
+def window_line(status: AnyStatus) -> str:
     """One-line window summary printed after commands that change it."""
     return (
         f"window: {count(status.item_count)}/{count(status.max_items)} items, "
@@ -76,7 +114,7 @@ def window_line(status: Status) -> str:
     )
 
 
-def status_report(status: Status, database: str = "", ascii_only: bool = False) -> list[str]:
+def status_report(status: AnyStatus, database: str = "", ascii_only: bool = False) -> list[str]:
     """The lines of ``contextls status``."""
     budget = budget_of(status)
     gauge = bar(status.tokens, budget, ascii_only=ascii_only)
@@ -98,9 +136,10 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
         lines.append("next out   nothing: every item is pinned")
     else:
         lines.append("next out   nothing: the window is empty")
+    last_out: Sequence[Item] = status.last_evicted
     lines.extend(
         f"{'last out' if index == 0 else '':<10} {item_line(item)}"
-        for index, item in enumerate(status.last_evicted)
+        for index, item in enumerate(last_out)
     )
     lines.append(
         f"window     {status.model or status.encoding} ({status.encoding}, "
@@ -118,12 +157,12 @@ def status_report(status: Status, database: str = "", ascii_only: bool = False) 
     return lines
 
 
-def budget_of(status: Status) -> int:
+def budget_of(status: AnyStatus) -> int:
     """The budget in effect: the adaptive one, or ``maxTokens``."""
     return status.budget or status.max_tokens
 
 
-def adaptive_reason(status: Status) -> str:
+def adaptive_reason(status: AnyStatus) -> str:
     """Why the budget is what it is: ``adaptive: debugging, complexity 0.72 → 14.0k of
     base 8k``."""
     return (
@@ -140,7 +179,7 @@ def short(number: int) -> str:
     return f"{thousands:.0f}k" if thousands == int(thousands) else f"{thousands:.1f}k"
 
 
-def semantic_line(semantic: SemanticStatus) -> str:
+def semantic_line(semantic: AnySemantic) -> str:
     """How the archive is searched, and the embedding backlog."""
     if not semantic.available:
         return f"by words only: search by meaning is unavailable ({semantic.reason})"
@@ -183,7 +222,7 @@ def table(
 EVICTION_LINES_SHOWN: Final = 10
 
 
-def eviction_lines(items: Sequence[ContextItem | ItemSummary]) -> list[str]:
+def eviction_lines(items: Sequence[Item]) -> list[str]:
     """One line per evicted item; a long run ends in a summary line instead."""
     if len(items) <= EVICTION_LINES_SHOWN + 2:
         return [eviction_line(item) for item in items]
@@ -195,3 +234,58 @@ def eviction_lines(items: Sequence[ContextItem | ItemSummary]) -> list[str]:
         "to the archive; `contextls search QUERY` finds them, `contextls restore ID` "
         "brings one back",
     ]
+
+
+EMPTY_WINDOW: Final = "the window is empty; `contextls add PATH` puts a file in it"
+LABEL_COLUMN: Final = 2
+
+
+def listing_lines(items: Sequence[Item], status: AnyStatus, width: int | None) -> list[str]:
+    """``contextls ls``: one row per item, then the window line."""
+    if not items:
+        return [EMPTY_WINDOW]
+    rows = [[item.id, item.kind, item.label, count(item.tokens), flags(item)] for item in items]
+    return [
+        *table(
+            ["ID", "KIND", "LABEL", "TOKENS", "FLAGS"],
+            rows,
+            right_aligned=[3],
+            shrink_column=LABEL_COLUMN,
+            max_width=width,
+        ),
+        "",
+        window_line(status),
+    ]
+
+
+def render_notes(rendered: p.RenderResult | w.RenderResult, max_tokens: int | None) -> list[str]:
+    """What ``contextls show`` says on stderr beside the context: once why each item it
+    left out is out (the server's warnings explain the items they name), what came from
+    the archive, and the warnings."""
+    notes = []
+    if not rendered.item_ids and not rendered.history_ids:
+        notes.append(EMPTY_WINDOW)
+    explained = {
+        word
+        for warning in rendered.warnings
+        for word in warning.replace(",", " ").replace("(", " ").replace(")", " ").split()
+        if word.startswith("ctx-")
+    }
+    unexplained = [item_id for item_id in rendered.omitted_ids if item_id not in explained]
+    if unexplained:
+        notes.append(
+            f"left out {plural(len(unexplained), 'item')} to stay within "
+            f"{count(rendered.budget or max_tokens or 0)} tokens: " + ", ".join(unexplained)
+        )
+    if rendered.history_ids:
+        scores = zip(rendered.history_ids, rendered.history_scores, strict=False)
+        found = ", ".join(f"{item_id} ({score:.2f})" for item_id, score in scores)
+        notes.append(f"from the archive: {found}")
+    left: Sequence[p.Omission | w.Omission] = rendered.history_omitted
+    if left:
+        notes.append(
+            f"left out of the relevant history, to stay within {count(rendered.budget)} tokens: "
+            + "; ".join(f"{omission.id} ({omission.reason})" for omission in left)
+        )
+    notes.extend(f"contextls: {warning}" for warning in rendered.warnings)
+    return notes

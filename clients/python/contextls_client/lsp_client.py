@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
+import socket as sockets
 import sys
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -31,27 +31,18 @@ import msgspec
 
 from contextls.protocol import (
     DidEvictParams,
-    Notification,
     Request,
     Settings,
     Status,
     Wire,
 )
-from contextls.protocol.framing import FramingError, MessageReader, frame
 from contextls_client.messages import (
     CLIENT_NAME,
     ContextlsError,
     ReceivedNotification,
     ServerGoneError,
-    _ErrorResponse,
-    _Incoming,
-    _NotificationOut,
-    _or_unset,
-    _Request,
-    _Response,
-    _ResponseError,
-    initialize_params,
 )
+from contextls_client.rpc import Answer, Connection, NotificationHandler
 
 __all__ = ["ContextlsClient", "ContextlsError", "ReceivedNotification", "ServerGoneError"]
 
@@ -63,20 +54,19 @@ DEFAULT_SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-P", "-m", "c
 """The server this client spawns unless told otherwise: the same interpreter's package.
 ``-P``: the current directory, which may hold a ``types.py``, is never on ``sys.path``."""
 
-METHOD_NOT_FOUND: Final = -32601
-"""JSON-RPC's code (lsprotocol's ErrorCodes.MethodNotFound; not imported: it is slow to load)."""
 STDERR_LINES_KEPT: Final = 200
-
-
-NotificationHandler = Callable[[ReceivedNotification], None]
+READ_CHUNK: Final = 256 * 1024
 
 
 class ContextlsClient:
-    """An LSP client for one ``contextls serve`` process, or one session on the daemon.
+    """An LSP client for one ``contextls serve`` process, or one session on the daemon: the
+    asyncio driver of ``rpc.Connection``.
 
-    ``socket`` is the daemon's Unix socket (see ``contextls.protocol.places``); without
+    ``socket`` is the daemon's Unix socket (see ``contextls.common.places``); without
     it, ``command`` is the argv of the server to spawn (default
-    :data:`DEFAULT_SERVER_COMMAND`).
+    :data:`DEFAULT_SERVER_COMMAND`). ``connected`` is a connection already made to the
+    daemon, with the ``connection`` that spoke on it (the MCP server reaches the daemon
+    once, blocking, and goes on on the same connection).
     ``request_timeout`` bounds every request, in seconds. Notifications the
     server sends are kept in :attr:`notifications`; :meth:`evictions` and
     :attr:`latest_status` decode the two contextls ones.
@@ -91,6 +81,9 @@ class ContextlsClient:
         request_timeout: float = 120.0,
         socket: Path | None = None,
         on_gone: Callable[[ServerGoneError], object] | None = None,
+        client_name: str = CLIENT_NAME,
+        connected: sockets.socket | None = None,
+        connection: Connection | None = None,
     ) -> None:
         """``on_gone`` is told at once when the server goes away (a request waiting on it
         is told too; a long-lived client also needs to know between requests)."""
@@ -102,13 +95,11 @@ class ContextlsClient:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.request_timeout = request_timeout
-        self.notifications: list[ReceivedNotification] = []
+        self.rpc = connection or Connection(client_name)
         self.server_capabilities: dict[str, Any] = {}
-        self._settings: dict[str, Any] = {}
+        self._connected = connected
         self._process: asyncio.subprocess.Process | None = None
-        self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
-        self._ids = itertools.count(1)
-        self._handlers: list[NotificationHandler] = []
+        self._pending: dict[int, asyncio.Future[Answer]] = {}
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
         self._tasks: list[asyncio.Task[None]] = []
         self._write_lock = asyncio.Lock()
@@ -121,6 +112,12 @@ class ContextlsClient:
         """Connect to the daemon (``socket``), or spawn the server; then read its output."""
         if self._process is not None or self._writer is not None:
             raise RuntimeError("the server is already started")
+        if self._connected is not None:
+            sock, self._connected = self._connected, None
+            sock.setblocking(False)
+            self._reader, self._writer = await asyncio.open_unix_connection(sock=sock)
+            self._tasks = [asyncio.create_task(self._read_messages(), name="contextls-read")]
+            return
         if self.socket is not None:
             await self._connect(self.socket)
             return
@@ -144,7 +141,7 @@ class ContextlsClient:
         ]
 
     async def _connect(self, path: Path) -> None:
-        from contextls.protocol.places import peer_uid
+        from contextls.common.places import peer_uid
 
         try:
             self._reader, self._writer = await asyncio.open_unix_connection(str(path))
@@ -164,12 +161,12 @@ class ContextlsClient:
         ``options`` become ``initializationOptions``: a :class:`Settings` or a
         flat camelCase mapping holding only the settings to override.
         """
-        if isinstance(options, Settings):
-            self._settings = msgspec.to_builtins(options)
-        else:
-            self._settings = dict(options or {})
-        params = initialize_params(root, self._settings)
-        result = await self.request("initialize", params, dict[str, Any])
+        settings = (
+            msgspec.to_builtins(options) if isinstance(options, Settings) else dict(options or {})
+        )
+        request_id = self.rpc.initialize(root, settings)
+        answer = await self._answer(request_id, "initialize", None)
+        result = answer.decode(dict[str, Any], "initialize")
         self.server_capabilities = result.get("capabilities", {})
         await self.notify("initialized", {})
         return self.server_capabilities
@@ -219,6 +216,11 @@ class ContextlsClient:
 
     # ------------------------------------------------------------------ messages
 
+    @property
+    def notifications(self) -> list[ReceivedNotification]:
+        """Every notification the server sent so far."""
+        return self.rpc.notifications
+
     async def request(
         self,
         method: str,
@@ -232,61 +234,28 @@ class ContextlsClient:
         Raises :class:`ContextlsError` when the server answers with an error and
         :class:`ServerGoneError` when it cannot answer at all.
         """
-        raw = await self.request_raw(method, params, timeout=timeout)
-        try:
-            return msgspec.json.decode(raw or b"null", type=result_type)  # type: ignore[arg-type]
-        except msgspec.ValidationError as error:
-            raise ServerGoneError(
-                f"the server's answer to {method} does not match the protocol: {error}"
-            ) from error
-
-    async def request_raw(
-        self,
-        method: str,
-        params: msgspec.Struct | Mapping[str, Any] | None,
-        *,
-        timeout: float | None = None,
-    ) -> msgspec.Raw:
-        """Send a request; return the undecoded JSON result."""
         self._check_alive()
-        request_id = next(self._ids)
-        future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
-            await self._send(_Request(id=request_id, method=method, params=_or_unset(params)))
-            return await asyncio.wait_for(future, timeout or self.request_timeout)
-        except TimeoutError as error:
-            raise ServerGoneError(
-                f"no answer to {method} within {timeout or self.request_timeout:g}s",
-                self.stderr_tail,
-            ) from error
-        finally:
-            self._pending.pop(request_id, None)
+        answer = await self._answer(self.rpc.request(method, params), method, timeout)
+        return answer.decode(result_type, method)
 
     async def notify(self, method: str, params: msgspec.Struct | Mapping[str, Any] | None) -> None:
         """Send a notification (no answer expected)."""
         self._check_alive()
-        await self._send(_NotificationOut(method=method, params=_or_unset(params)))
+        self.rpc.notify(method, params)
+        await self._flush()
 
     def on_notification(self, handler: NotificationHandler) -> None:
         """Call ``handler`` for every notification, as it arrives."""
-        self._handlers.append(handler)
+        self.rpc.handlers.append(handler)
 
     def evictions(self) -> list[DidEvictParams]:
         """Every ``contextls/didEvict`` received so far, decoded."""
-        return [
-            note.decode(DidEvictParams)
-            for note in self.notifications
-            if note.method == Notification.DID_EVICT
-        ]
+        return self.rpc.evictions()
 
     @property
     def latest_status(self) -> Status | None:
         """The last ``contextls/didChangeStatus`` pushed by the server, if any."""
-        for note in reversed(self.notifications):
-            if note.method == Notification.DID_CHANGE_STATUS:
-                return note.decode(Status)
-        return None
+        return self.rpc.latest_status
 
     # ------------------------------------------------------------------ typed requests
 
@@ -302,10 +271,26 @@ class ContextlsClient:
         if self._gone is not None:
             raise self._gone
 
-    async def _send(self, message: msgspec.Struct) -> None:
+    async def _answer(self, request_id: int, method: str, timeout: float | None) -> Answer:
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self._flush()
+            return await asyncio.wait_for(future, timeout or self.request_timeout)
+        except TimeoutError as error:
+            raise ServerGoneError(
+                f"no answer to {method} within {timeout or self.request_timeout:g}s",
+                self.stderr_tail,
+            ) from error
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def _flush(self) -> None:
         assert self._writer is not None
-        data = frame(msgspec.json.encode(message))
         async with self._write_lock:
+            data = self.rpc.data_to_send()
+            if not data:
+                return
             try:
                 self._writer.write(data)
                 await self._writer.drain()
@@ -317,12 +302,15 @@ class ContextlsClient:
         reader = self._reader
         assert reader is not None
         try:
-            messages = MessageReader()
-            while (body := await messages.read_async(reader)) is not None:
-                await self._dispatch(msgspec.json.decode(body, type=_Incoming))
-            reason = "the server closed its output"
-        except (FramingError, msgspec.DecodeError) as error:
-            reason = f"the server broke the protocol: {error}"
+            while chunk := await reader.read(READ_CHUNK):
+                for answer in self.rpc.receive(chunk):
+                    future = self._pending.get(answer.id)
+                    if future is not None and not future.done():
+                        future.set_result(answer)
+                await self._flush()  # answers to the server's own requests
+            reason = self.rpc.end_of_input()
+        except ServerGoneError as error:
+            reason = error.reason
         except Exception as error:  # a notification handler failed: stop cleanly, say why
             reason = f"the client failed while reading: {error!r}"
         if not self._shut_down and self._process is not None:
@@ -338,43 +326,6 @@ class ContextlsClient:
         assert self._process is not None and self._process.stderr is not None
         while line := await self._process.stderr.readline():
             self._stderr_tail.append(line.decode("utf-8", errors="replace"))
-
-    async def _dispatch(self, message: _Incoming) -> None:
-        if message.method is not None and message.id is not None:
-            await self._answer_server_request(message)
-        elif message.method is not None:
-            note = ReceivedNotification(message.method, message.params)
-            self.notifications.append(note)
-            for handler in self._handlers:
-                handler(note)
-        elif isinstance(message.id, int) and (future := self._pending.get(message.id)):
-            if future.done():
-                return
-            if message.error is not None:
-                error = message.error
-                future.set_exception(ContextlsError(error.code, error.message, error.data))
-            else:
-                future.set_result(message.result)
-
-    async def _answer_server_request(self, message: _Incoming) -> None:
-        """Answer the few requests a server may send a plain client."""
-        if message.method == "workspace/configuration":
-            items = msgspec.json.decode(message.params or b"{}", type=dict[str, Any]).get(
-                "items", []
-            )
-            await self._send(_Response(id=message.id, result=[self._settings for _ in items]))
-        elif message.method in (
-            "client/registerCapability",
-            "client/unregisterCapability",
-            "window/workDoneProgress/create",
-            "window/showMessageRequest",
-        ):
-            await self._send(_Response(id=message.id, result=None))
-        else:
-            not_found = _ResponseError(
-                METHOD_NOT_FOUND, f"{CLIENT_NAME} does not handle {message.method}"
-            )
-            await self._send(_ErrorResponse(id=message.id, error=not_found))
 
     def _mark_gone(self, reason: str) -> ServerGoneError:
         if self._gone is None:

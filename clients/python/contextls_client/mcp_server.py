@@ -18,7 +18,8 @@ import os
 from typing import Final
 
 from contextls import __version__
-from contextls.protocol.places import resolve_storage
+from contextls.common.places import resolve_storage
+from contextls_client.mcp.early import EarlyAnswers
 from contextls_client.mcp.handshake import Wire, early_answer, encode, note
 from contextls_client.session import Place
 
@@ -45,9 +46,12 @@ def main(place: Place, workspace_given: bool) -> int:
     instructions = INSTRUCTIONS.format(database=database)
     wire = Wire()
     opening = wire.read_line()
-    answered = early_answer(opening, {"name": "contextls", "version": __version__}, instructions)
+    server_info = {"name": "contextls", "version": __version__}
+    answered = early_answer(opening, server_info, instructions)
     if answered is not None:
         wire.write(encode(answered))
+    modern = answered is not None and "supportedVersions" in answered["result"]
+    early = EarlyAnswers(wire, answered, modern, server_info)  # tools/list, while the SDK loads
     note(f"database {database}; contextls {__version__}, pid {os.getpid()}")
 
     from contextls_client.mcp.link import DaemonLink
@@ -59,5 +63,5 @@ def main(place: Place, workspace_given: bool) -> int:
     from contextls_client.mcp.server import ContextServer
 
     server = ContextServer(place, workspace_given, instructions, link)
-    anyio.run(server.run, wire, opening, answered)
+    anyio.run(server.run, wire, opening, early)
     return 0

@@ -1,24 +1,22 @@
-"""What both CLI clients (``lsp_client`` over stdio, ``socket_client`` to the daemon) share:
-the errors they raise, the JSON-RPC envelopes, and the ``initialize`` they send.
+"""What every client of the Python clients says of the server: the errors a request ends
+in, the notifications it keeps. The conversation itself is ``rpc``.
 
 Light on purpose: the daemon path of every CLI command imports it, never asyncio.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any, Final, TypeVar
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import msgspec
 
 from contextls.protocol import ErrorCode
+from contextls_client.names import CLIENT_NAME as CLIENT_NAME
+from contextls_client.names import JSONRPC_VERSION as JSONRPC_VERSION
 
 ResultT = TypeVar("ResultT")
 
-CLIENT_NAME: Final = "contextls-cli"
-JSONRPC_VERSION: Final = "2.0"
 
 
 class ContextlsError(Exception):
@@ -47,6 +45,17 @@ class ContextlsError(Exception):
         return self.message
 
 
+class NotUtf8(Exception):
+    """Text the protocol cannot carry (JSON is UTF-8): a folder's name, words given on the
+    command line that are not UTF-8; exit code 1, said in words."""
+
+
+def printable(text: str) -> str:
+    """``text`` with the bytes that are not UTF-8 written as ``\\xff`` (so it can be said,
+    in JSON too)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 class ServerGoneError(Exception):
     """The server process exited, hung, or broke the framing; no answer will come."""
 
@@ -59,52 +68,6 @@ class ServerGoneError(Exception):
         super().__init__(detail)
         self.reason = reason
         self.stderr_tail = stderr_tail
-
-
-class _ResponseError(msgspec.Struct):
-    code: int
-    message: str
-    data: Any = None
-
-
-class _Incoming(msgspec.Struct):
-    """Any message from the server; which fields are present says what it is."""
-
-    id: int | str | None = None
-    method: str | None = None
-    params: msgspec.Raw = msgspec.Raw(b"")
-    result: msgspec.Raw = msgspec.Raw(b"")
-    error: _ResponseError | None = None
-
-
-class _Request(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    id: int
-    method: str
-    params: Any = msgspec.UNSET
-    """Left out of the message when there are none, as JSON-RPC asks (not ``null``)."""
-
-
-class _NotificationOut(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    method: str
-    params: Any = msgspec.UNSET
-
-
-class _Response(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    id: int | str | None
-    result: Any
-
-
-class _ErrorResponse(msgspec.Struct, kw_only=True):
-    jsonrpc: str = JSONRPC_VERSION
-    id: int | str | None
-    error: _ResponseError
-
-
-def _or_unset(params: object) -> object:
-    return msgspec.UNSET if params is None else params
 
 
 class ReceivedNotification(msgspec.Struct, frozen=True):
@@ -127,18 +90,3 @@ def shown_messages(notifications: Iterable[ReceivedNotification]) -> list[str]:
             if isinstance(message, str):
                 texts.append(message)
     return texts
-
-
-def initialize_params(root: str | os.PathLike[str], options: Mapping[str, Any]) -> dict[str, Any]:
-    """``initialize`` for one workspace folder, ``root``."""
-    root_path = Path(root).resolve()
-    root_uri = root_path.as_uri()
-    return {
-        "processId": os.getpid(),
-        "clientInfo": {"name": CLIENT_NAME},
-        "rootUri": root_uri,
-        "rootPath": str(root_path),
-        "workspaceFolders": [{"uri": root_uri, "name": root_path.name or root_uri}],
-        "capabilities": {"workspace": {"workspaceFolders": True}},
-        "initializationOptions": dict(options),
-    }

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 
+from contextls.common.places import resolve_storage
 from contextls.protocol import (
     STORAGE_ENV,
     ConfigureParams,
     ContextItem,
     Requests,
-    ServerInfoParams,
     WindowSettingsChange,
 )
-from contextls.protocol.places import resolve_storage
 from contextls_client.config_store import ConfigError, ConfigStore
 from contextls_client.console import Console
 from contextls_client.daemon import (
@@ -29,11 +28,15 @@ from contextls_client.daemon import (
     wanted,
 )
 from contextls_client.human import eviction_lines
-from contextls_client.messages import ContextlsError, shown_messages
+from contextls_client.messages import (
+    CLIENT_NAME,
+    ContextlsError,
+    NotUtf8,
+    printable,
+    shown_messages,
+)
+from contextls_client.project import project_root
 from contextls_client.socket_client import DaemonClient
-
-if TYPE_CHECKING:
-    from contextls_client.lsp_client import ContextlsClient
 
 IN_MEMORY: Final = ":memory:"
 ALLOW_ANY_FOLDER_ENV: Final = "CONTEXTLS_ALLOW_ANY_FOLDER"
@@ -41,6 +44,15 @@ ALLOW_ANY_FOLDER_ENV: Final = "CONTEXTLS_ALLOW_ANY_FOLDER"
 
 class UsageError(Exception):
     """The command line asks for something impossible; exit code 2."""
+
+
+def utf8(text: str) -> bool:
+    """Whether ``text`` (a path or an argument, decoded with ``surrogateescape``) is UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class UnreadableInput(Exception):
@@ -65,9 +77,14 @@ class Place(msgspec.Struct, frozen=True):
         if workspace:
             root = Path(workspace).expanduser().resolve()
         else:
-            root = project_root(Path.cwd().resolve())
+            root = Path(project_root(str(Path.cwd().resolve())))
         if not root.is_dir():
             raise UsageError(f"workspace {root} is not a directory")
+        if not utf8(str(root)):
+            raise NotUtf8(
+                f"the workspace folder {printable(str(root))} is not UTF-8 text, which the "
+                "protocol cannot carry; rename the folder whose name is not"
+            )
         chosen = storage if storage is not None else os.environ.get(STORAGE_ENV) or None
         if chosen is not None and chosen != IN_MEMORY:
             chosen = str(Path(chosen).expanduser().resolve())
@@ -82,32 +99,10 @@ class Place(msgspec.Struct, frozen=True):
         return options
 
 
-MARKER: Final = ".contextls"
-"""A file or directory that makes its folder a workspace (for a project without git, or
-a part of a repository that should have a window of its own)."""
-
-
-def project_root(start: Path) -> Path:
-    """The workspace of a command run in ``start``: the nearest folder holding a
-    ``.contextls`` marker, else the nearest holding ``.git`` (the repository's root),
-    else ``start`` itself. The search stops below your home directory and ``/``,
-    which are never workspaces (a dotfiles repository in ~ does not make ~ one)."""
-    home = Path.home().resolve()
-    git_root: Path | None = None
-    for folder in (start, *start.parents):
-        if folder in (home, Path(folder.anchor)):
-            break
-        if (folder / MARKER).exists():
-            return folder
-        if git_root is None and (folder / ".git").exists():
-            git_root = folder
-    return git_root or start
-
-
 class Session(msgspec.Struct):
     """A started, initialised client bound to one workspace."""
 
-    client: DaemonClient | ContextlsClient
+    client: DaemonClient
     place: Place
     console: Console
     reported: set[str] = msgspec.field(default_factory=set)
@@ -159,26 +154,21 @@ class Session(msgspec.Struct):
                 self.console.note(f"contextls: warning: {warning}")
 
 
-@contextlib.asynccontextmanager
-async def open_session(
+@contextlib.contextmanager
+def open_session(
     place: Place,
     console: Console,
     config: ConfigStore,
-    client: DaemonClient | ContextlsClient | None = None,
-) -> AsyncIterator[Session]:
+    client: DaemonClient | None = None,
+) -> Iterator[Session]:
     """Reach the daemon (or spawn a server), initialise for ``place``, and end the session."""
     if client is None:
-        if wanted(place.storage):
-            client = await current_daemon(place, console)
-        else:
-            from contextls_client.lsp_client import ContextlsClient
-
-            client = ContextlsClient()
+        client = current_daemon(place, console) if wanted(place.storage) else DaemonClient()
     session = Session(client, place, console)
     try:
-        async with session.client:
-            await session.client.initialize(place.root, place.initialization_options())
-            await _move_settings_into_the_window(session, config)
+        with session.client:
+            session.client.initialize(place.root, place.initialization_options())
+            _move_settings_into_the_window(session, config)
             yield session
     except BaseException:
         # The refusal says what matters; the server's own words for the editors
@@ -188,7 +178,9 @@ async def open_session(
     session.flush_evictions()
 
 
-async def current_daemon(place: Place, console: Console) -> DaemonClient:
+def current_daemon(
+    place: Place, console: Console, client_name: str = CLIENT_NAME, session: bool = True
+) -> DaemonClient:
     """A session on the daemon of this database, which runs this contextls's code.
 
     A daemon started before contextls was installed again (upgraded, or the same
@@ -198,15 +190,16 @@ async def current_daemon(place: Place, console: Console) -> DaemonClient:
     client resolved is never used.
     """
     from contextls import __version__
-    from contextls.protocol.build import build_id
+    from contextls.common.build import build_id
 
     path = daemon_socket(place.storage)
-    client = DaemonClient(path, connected=connect_or_start(place.storage))
-    await client.start()
-    info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
+    client = DaemonClient(path, connected=connect_or_start(place.storage), client_name=client_name)
+    client.start()
+    root, options = (place.root, place.initialization_options()) if session else (None, None)
+    info = client.hello(root, options)
     database = resolve_storage(place.storage)
     if info.storage != database:
-        await client.close()
+        client.close()
         raise DaemonError(
             f"the daemon on {path} serves {info.storage}, not {database}; "
             f"stop it (kill {info.pid}) and try again"
@@ -214,19 +207,20 @@ async def current_daemon(place: Place, console: Console) -> DaemonClient:
     build = build_id()
     if info.build == build:
         return client
-    await client.close()
+    client.close()
     if info.version != __version__:
         why = f"runs contextls {info.version}, this is {__version__}"
     else:
         why = "runs the code contextls had before it was installed again"
     console.note(f"contextls: the daemon (pid {info.pid}) {why}; restarting it")
     stop_daemon(path, info.pid)
-    fresh = DaemonClient(path, connected=connect_or_start(place.storage))
-    await fresh.start()
+    fresh = DaemonClient(path, connected=connect_or_start(place.storage), client_name=client_name)
+    fresh.start()
+    fresh.hello(root, options)
     return fresh
 
 
-async def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
+def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
     """Settings a development build of the CLI kept in its own file move into the window, once.
 
     Such a build's ``config set`` wrote them to a file and the CLI sent them at
@@ -240,7 +234,7 @@ async def _move_settings_into_the_window(session: Session, config: ConfigStore) 
     if not chosen:
         return
     try:
-        result = await session.client.call(
+        result = session.client.call(
             Requests.CONFIGURE,
             ConfigureParams(
                 workspace=session.workspace, settings=msgspec.convert(chosen, WindowSettingsChange)
@@ -268,7 +262,7 @@ class Invocation(msgspec.Struct):
     console: Console
     config: ConfigStore
 
-    def session(self) -> contextlib.AbstractAsyncContextManager[Session]:
+    def session(self) -> contextlib.AbstractContextManager[Session]:
         """Spawn and initialise a server for this invocation."""
         return open_session(self.place, self.console, self.config)
 

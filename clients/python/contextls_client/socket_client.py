@@ -1,86 +1,91 @@
-"""The CLI's client for a session on the daemon: blocking I/O on its Unix socket.
+"""The blocking driver of ``rpc.Connection``: the CLI's session on the daemon's Unix socket,
+or on a server of its own spawned over stdio (``$CONTEXTLS_NO_DAEMON``, ``:memory:``).
 
-A CLI command sends a handful of requests one after another, so it needs no
-event loop. Its methods are coroutines only so that the command handlers
-(written for ``lsp_client``, which spawns a server and is asyncio) run
-unchanged: ``run_blocking`` drives them, and none of them ever suspends.
-Importing asyncio alone costs a CLI command ~30 ms, as much as the rest of
-a warm command.
+A CLI command sends a few requests one after another, so it needs no event loop
+(importing asyncio alone would cost a command ~30 ms, as much as the rest of a warm one).
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import os
 import socket
-from collections.abc import Coroutine, Mapping
+import sys
+from collections import deque
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
-from contextls.protocol import DidEvictParams, Notification, Request, Status, Wire
-from contextls.protocol.framing import FramingError, MessageReader, frame
-from contextls.protocol.places import peer_uid
+from contextls.common.places import peer_uid
+from contextls.protocol import (
+    DidEvictParams,
+    Request,
+    Requests,
+    ServerInfo,
+    ServerInfoParams,
+    Status,
+    Wire,
+)
 from contextls_client.messages import (
+    CLIENT_NAME,
     ContextlsError,
     ReceivedNotification,
     ServerGoneError,
-    _Incoming,
-    _NotificationOut,
-    _or_unset,
-    _Request,
-    _Response,
-    initialize_params,
 )
+from contextls_client.rpc import Answer, Connection
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from subprocess import Popen
+
 ResultT = TypeVar("ResultT")
 P = TypeVar("P", bound=Wire)
 R = TypeVar("R", bound=Wire)
 
-
-def run_blocking(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends (it awaits only this module's clients)."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    coroutine.close()
-    raise RuntimeError("a CLI command waited on an event loop while talking to the daemon")
-
-
-class _Stream:
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-
-    def read1(self, size: int = 65536, /) -> bytes:
-        return self._sock.recv(size)
+READ_CHUNK: Final = 256 * 1024
+SERVER_COMMAND: Final[tuple[str, ...]] = (sys.executable, "-P", "-m", "contextls", "serve")
+"""A server of one command: this interpreter's package. ``-P``: the current directory,
+which may hold a ``types.py``, is never on ``sys.path``."""
 
 
 class DaemonClient:
-    """One LSP session on the user's daemon, for one CLI command."""
+    """One LSP session for one CLI command: on the daemon's socket, or on a spawned server."""
 
     def __init__(
         self,
-        socket_path: Path,
+        socket_path: Path | None = None,
         request_timeout: float = 120.0,
         connected: socket.socket | None = None,
+        command: Sequence[str] | None = None,
+        client_name: str = CLIENT_NAME,
     ) -> None:
-        """``connected``: a connection already made to ``socket_path`` (see ``daemon``)."""
+        """``connected``: a connection already made to ``socket_path`` (see ``daemon``);
+        no ``socket_path``: spawn ``command`` (default :data:`SERVER_COMMAND`)."""
         self.socket = socket_path
         self.request_timeout = request_timeout
-        self._connected = connected
-        self.notifications: list[ReceivedNotification] = []
+        self.command = tuple(command) if command else SERVER_COMMAND
+        self.rpc = Connection(client_name)
+        self.server_info: ServerInfo | None = None
+        """What the daemon said of itself, when asked (``session.current_daemon``)."""
+        self._initializing: int | None = None
         self.server_capabilities: dict[str, Any] = {}
+        self._connected = connected
         self._sock: socket.socket | None = None
-        self._messages = MessageReader()
-        self._ids = itertools.count(1)
+        self._process: Popen[bytes] | None = None
+        self._answers: deque[Answer] = deque()
 
-    async def start(self) -> None:
-        if self._sock is not None:
+    @property
+    def notifications(self) -> list[ReceivedNotification]:
+        return self.rpc.notifications
+
+    def start(self) -> None:
+        if self._sock is not None or self._process is not None:
             return  # already connected (asked the daemon's version first, say)
+        if self.socket is None:
+            self._spawn()
+            return
         if self._connected is not None:
             self._sock, self._connected = self._connected, None
             self._sock.settimeout(self.request_timeout)
@@ -99,118 +104,180 @@ class DaemonClient:
             raise ServerGoneError(f"{self.socket} is served by another user; not talking to it")
         self._sock = sock
 
-    async def initialize(
+    def _spawn(self) -> None:
+        import subprocess  # only for a server of its own: ~10 ms a warm command never pays
+
+        try:
+            self._process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None,  # the server's own words reach the person as they come
+            )
+        except OSError as error:
+            raise ServerGoneError(
+                f"cannot start the server {list(self.command)}: {error}"
+            ) from error
+
+    def hello(
+        self, root: str | os.PathLike[str] | None, options: Mapping[str, Any] | None = None
+    ) -> ServerInfo:
+        """Ask what the daemon runs and, with ``root``, open the session on that folder, in
+        one write: one round trip. Opening a session changes nothing, so it may go out
+        before the answer says whether this daemon is the one to use."""
+        asked = self.rpc.request(Requests.SERVER_INFO.method, ServerInfoParams())
+        if root is not None:
+            self._initializing = self.rpc.initialize(root, options or {})
+            self.rpc.notify("initialized", {})
+        info = self._wait(asked, "serverInfo").decode(ServerInfo, "serverInfo")
+        self.server_info = info
+        return info
+
+    def initialize(
         self, root: str | os.PathLike[str], options: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        result = await self.request(
-            "initialize", initialize_params(root, options or {}), dict[str, Any]
-        )
+        """Open the session on ``root`` (or wait for the answer ``hello`` asked for)."""
+        sent, self._initializing = self._initializing, None
+        if sent is None:
+            sent = self.rpc.initialize(root, options or {})
+            self.rpc.notify("initialized", {})
+        result = self._wait(sent, "initialize").decode(dict[str, Any], "initialize")
         self.server_capabilities = result.get("capabilities", {})
-        await self.notify("initialized", {})
         return self.server_capabilities
 
-    async def shutdown(self, timeout: float = 10.0) -> None:
-        """End the session (``shutdown``, ``exit``); the daemon goes on."""
-        if self._sock is None:
-            return
-        try:
-            self._sock.settimeout(timeout)
-            await self.request("shutdown", None, None)
-            await self.notify("exit", None)
-        except (ServerGoneError, ContextlsError, OSError):
-            pass
-        await self.close()
+    def detach(self) -> socket.socket:
+        """Hand the daemon's connection over (to the asyncio driver, with ``rpc``)."""
+        sock, self._sock = self._sock, None
+        assert sock is not None and not self._answers, "nothing may be waiting on it"
+        sock.settimeout(None)
+        return sock
 
-    async def close(self) -> None:
+    def close(self) -> None:
+        """End the session. On the daemon, closing the connection ends it (the daemon
+        goes on); a server of its own is told ``exit`` and waited for."""
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+        process = self._process
+        if process is not None:
+            import subprocess
 
-    async def __aenter__(self) -> DaemonClient:
-        await self.start()
+            with contextlib.suppress(ServerGoneError, ContextlsError):
+                self._wait(self.rpc.request("shutdown", None), "shutdown")
+                self.rpc.notify("exit", None)
+                self._flush()
+            self._process = None
+            assert process.stdin is not None
+            process.stdin.close()
+            try:
+                process.wait(10.0)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+
+    def __enter__(self) -> DaemonClient:
+        self.start()
         return self
 
-    async def __aexit__(
+    def __exit__(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
         if exc is None or isinstance(exc, ContextlsError):
-            await self.shutdown()
-        else:
-            await self.close()
+            self.finish()
+        self.close()
+
+    def finish(self) -> None:
+        """Read the notifications the server sent with its last answer (the CLI reports
+        evictions from them). The daemon writes a turn's answers and the notifications of
+        its commit in one write, after the commit: they are here already, and the session
+        needs no ``shutdown`` round trip (closing the connection ends it). A server of its
+        own is told ``shutdown`` in ``close``, whose answer comes after everything."""
+        sock = self._sock
+        if sock is None:
+            return
+        sock.setblocking(False)
+        try:
+            while data := sock.recv(READ_CHUNK):
+                self._answers.extend(self.rpc.receive(data))
+        except (BlockingIOError, InterruptedError, ServerGoneError, OSError):
+            pass
+        finally:
+            sock.settimeout(self.request_timeout)
 
     # ------------------------------------------------------------------ messages
 
-    async def call(self, request: Request[P, R], params: P, *, timeout: float | None = None) -> R:
-        return await self.request(request.method, params, request.result)
+    def call(self, request: Request[P, R], params: P) -> R:
+        return self.request(request.method, params, request.result)
 
-    async def request(
+    def request(
         self,
         method: str,
         params: msgspec.Struct | Mapping[str, Any] | None,
         result_type: type[ResultT] | None,
-        *,
-        timeout: float | None = None,
     ) -> ResultT:
-        request_id = next(self._ids)
-        self._send(_Request(id=request_id, method=method, params=_or_unset(params)))
-        while True:
-            message = self._receive(method)
-            if message.method is not None:
-                if message.id is not None:  # a request to the client: nothing to offer
-                    self._send(_Response(id=message.id, result=None))
-                else:
-                    self.notifications.append(ReceivedNotification(message.method, message.params))
-                continue
-            if message.id != request_id:
-                continue
-            if message.error is not None:
-                error = message.error
-                raise ContextlsError(error.code, error.message, error.data)
-            try:
-                return msgspec.json.decode(message.result or b"null", type=result_type)  # type: ignore[arg-type]
-            except msgspec.ValidationError as error:
-                raise ServerGoneError(
-                    f"the daemon's answer to {method} does not match the protocol: {error}"
-                ) from error
+        return self._wait(self.rpc.request(method, params), method).decode(result_type, method)
 
-    async def notify(self, method: str, params: msgspec.Struct | Mapping[str, Any] | None) -> None:
-        self._send(_NotificationOut(method=method, params=_or_unset(params)))
+    def notify(self, method: str, params: msgspec.Struct | Mapping[str, Any] | None) -> None:
+        self.rpc.notify(method, params)
+        self._flush()
 
     def evictions(self) -> list[DidEvictParams]:
-        return [
-            note.decode(DidEvictParams)
-            for note in self.notifications
-            if note.method == Notification.DID_EVICT
-        ]
+        return self.rpc.evictions()
 
     @property
     def latest_status(self) -> Status | None:
-        for note in reversed(self.notifications):
-            if note.method == Notification.DID_CHANGE_STATUS:
-                return note.decode(Status)
-        return None
+        return self.rpc.latest_status
 
     # ----------------------------------------------------------------- internals
 
-    def _send(self, message: msgspec.Struct) -> None:
-        if self._sock is None:
-            raise ServerGoneError("not connected to the daemon")
+    def _flush(self) -> None:
+        data = self.rpc.data_to_send()
+        if not data:
+            return
         try:
-            self._sock.sendall(frame(msgspec.json.encode(message)))
+            if self._sock is not None:
+                self._sock.sendall(data)
+            elif self._process is not None:
+                stdin = self._process.stdin
+                assert stdin is not None
+                stdin.write(data)
+                stdin.flush()
+            else:
+                raise ServerGoneError("not connected to the server")
         except OSError as error:
-            raise ServerGoneError(f"the daemon closed the connection ({error})") from error
+            raise ServerGoneError(f"the server closed the connection ({error})") from error
 
-    def _receive(self, method: str) -> _Incoming:
-        assert self._sock is not None
+    def _read(self, method: str) -> bytes:
         try:
-            body = self._messages.read(_Stream(self._sock))
+            if self._sock is not None:
+                return self._sock.recv(READ_CHUNK)
+            if self._process is not None:
+                stdout: IO[bytes] | None = self._process.stdout
+                assert stdout is not None
+                return stdout.read1(READ_CHUNK)  # type: ignore[attr-defined,no-any-return]
         except TimeoutError as error:
             raise ServerGoneError(f"no answer to {method} from the daemon in time") from error
-        except (OSError, FramingError) as error:
-            raise ServerGoneError(f"the daemon broke the connection ({error})") from error
-        if body is None:
-            raise ServerGoneError(f"the daemon closed the connection before answering {method}")
-        return msgspec.json.decode(body, type=_Incoming)
+        except OSError as error:
+            raise ServerGoneError(f"the server broke the connection ({error})") from error
+        raise ServerGoneError("not connected to the server")
+
+    def _wait(self, request_id: int, method: str) -> Answer:
+        self._flush()
+        while True:
+            while self._answers:
+                answer = self._answers.popleft()
+                if answer.id == request_id:
+                    return answer
+            data = self._read(method)
+            if not data:
+                why = self.rpc.end_of_input()
+                if self._process is not None and self._process.poll() is not None:
+                    why += f" (exit code {self._process.returncode})"
+                raise ServerGoneError(f"{why} before answering {method}")
+            self._answers.extend(self.rpc.receive(data))
+            self._flush()  # answers to the server's own requests

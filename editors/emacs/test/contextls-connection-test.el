@@ -102,13 +102,22 @@
     (let ((root (directory-file-name root)))
       (with-current-buffer (find-file-noselect (expand-file-name "c.py"))
         (contextls-add-buffer)
-        (let ((first (contextls-test--conn root)))
-          (delete-process (jsonrpc--process first))
-          (contextls-test--wait (lambda () (eq (contextls--status root) 'crashed)))
-          (should (equal (contextls--mode-line-string root) " ctx ✗ "))
-          ;; Nobody runs a command: a new server comes, and the window with it.
-          (contextls-test--wait (lambda () (not (eq (contextls-test--conn root) first))) 5)
-          (contextls-test--wait (lambda () (consp (contextls--status root))) 10)
+        (let* ((first (contextls-test--conn root))
+               (said (contextls-test--messages
+                      (lambda ()
+                        (signal-process (jsonrpc--process first) 'kill)
+                        (contextls-test--wait (lambda () (eq (contextls--status root) 'crashed)))
+                        (should (equal (contextls--mode-line-string root) " ctx ✗ "))
+                        ;; Nobody runs a command: a new server comes, and the window with it.
+                        (contextls-test--wait
+                         (lambda () (not (eq (contextls-test--conn root) first))) 5)
+                        (contextls-test--wait (lambda () (consp (contextls--status root))) 10)))))
+          ;; What happened, in this package's words; none of jsonrpc's.
+          (should (member "contextls: the server stopped (killed by signal 9); connecting again in the background"
+                          said))
+          (should (member "contextls: the server is back, serving 1 project"
+                          said))
+          (should-not (seq-find (lambda (line) (string-match-p "jsonrpc" line)) said))
           (should (string-match-p "·1/50" (contextls--mode-line-string root)))
           ;; The buffer is open on it: an unsaved edit is what renders.
           (goto-char (point-max))

@@ -69,17 +69,17 @@ letting process output in: what is drawn is what Emacs knew already."
           (progn
             ;; Visiting a file of a project is enough: no command first.
             (contextls-terminal-test--visit (expand-file-name "tool.py"))
-            (should (string-match-p " ctx 0/8k·0/50 +[0-9]+:[0-9]+"
+            (should (string-match-p " ctx 0/8k gpt-4o·0/50 +[0-9]+:[0-9]+"
                                     (contextls-terminal-test--formatted)))
-            (should (string-match-p " ctx 0/8k·0/50 +[0-9]+:[0-9]+"
-                                    (contextls-terminal-test--drawn " ctx 0/8k·0/50 ")))
+            (should (string-match-p " ctx 0/8k gpt-4o·0/50 +[0-9]+:[0-9]+"
+                                    (contextls-terminal-test--drawn " ctx 0/8k gpt-4o·0/50 ")))
             ;; With which-func and the clock: a space on each side, nothing glued.
             (which-function-mode 1)
             (goto-char (point-min)) (forward-line 1)
             (contextls-test--select-line 1)
             (contextls-add-region (region-beginning) (region-end))
             (which-func-update)
-            (should (string-match-p " ctx [0-9]+/8k·1/50 \\[tool\\] [0-9]+:[0-9]+"
+            (should (string-match-p " ctx [0-9]+/8k gpt-4o·1/50 \\[tool\\] [0-9]+:[0-9]+"
                                     (contextls-terminal-test--drawn "·1/50 \\[tool")))
             ;; Off: the budget goes, the clock and which-func stay; on: back.
             (contextls-mode -1)
@@ -87,8 +87,8 @@ letting process output in: what is drawn is what Emacs knew already."
               (should-not (string-match-p "ctx" line))
               (should (string-match-p "\\[tool\\] +[0-9]+:[0-9]+" line)))
             (contextls-mode 1)
-            (should (string-match-p " ctx [0-9]+/8k·1/50 \\[tool\\] [0-9]+:[0-9]+"
-                                    (contextls-terminal-test--drawn "ctx [0-9]+/8k·1/50"))))
+            (should (string-match-p " ctx [0-9]+/8k gpt-4o·1/50 \\[tool\\] [0-9]+:[0-9]+"
+                                    (contextls-terminal-test--drawn "ctx [0-9]+/8k gpt-4o·1/50"))))
         (which-function-mode -1)
         (display-time-mode -1)))))
 
@@ -110,7 +110,7 @@ letting process output in: what is drawn is what Emacs knew already."
     (should-not (overlays-at (point)))
     (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
       (contextls-clear))
-    (should (string-match-p " ctx 0/8k·0/50 " (contextls-terminal-test--drawn " ctx 0/8k·0/50 ")))))
+    (should (string-match-p " ctx 0/8k gpt-4o·0/50 " (contextls-terminal-test--drawn " ctx 0/8k gpt-4o·0/50 ")))))
 
 (ert-deftest contextls-terminal-test-two-projects-each-in-its-window ()
   (contextls-test--with-workspace '(("a/one.py" . "a1 = 1\na2 = 2\n") ("b/two.py" . "b1 = 1\n"))
@@ -260,7 +260,7 @@ Unlike a keyboard macro, its messages reach the echo area."
                      (contextls-terminal-test--echo-area "read ctx-1")))
             (should (equal (plist-get (car (contextls-test--items (contextls--root))) :content)
                            marked))
-            (should (string-match-p " ctx [0-9.]+k?/8k·1/50 "
+            (should (string-match-p " ctx [0-9.]+k?/8k gpt-4o·1/50 "
                                     (contextls-terminal-test--drawn "·1/50 "))))
         (global-eldoc-mode 1)
         (define-key map (kbd "C-c x") nil)))))
@@ -353,6 +353,9 @@ Returns how many of them the command loop handled, once it handled them all."
               (should (zerop (call-process contextls-test--server nil nil nil "daemon" "stop")))
               (contextls-test--wait (lambda () (eq (contextls--state before) 'crashed)))
               (should (string-match-p " ctx ✗ " (contextls-terminal-test--drawn " ctx ✗ ")))
+              ;; Said in words of our own, not jsonrpc's `Server exited with status 0'.
+              (should (string-match-p "\\`contextls: the server stopped (it exited: a `contextls daemon stop', or a new version); connecting again"
+                                      (contextls-terminal-test--echo-area "server stopped")))
               ;; No command: Emacs starts it again in the background.  Starting
               ;; returns at once, before the server answers: nothing waits on it.
               (let ((returned nil) (typed nil))
@@ -377,8 +380,10 @@ Returns how many of them the command loop handled, once it handled them all."
                 (contextls-test--wait
                  (lambda () (string-match-p "·1/50 " (contextls-terminal-test--formatted))) 20)
                 (let ((line (contextls-terminal-test--drawn "·1/50 ")))
-                  (should (string-match-p " ctx [0-9]+/8k·1/50 " line))
-                  (should-not (string-match-p "✗" line))))
+                  (should (string-match-p " ctx [0-9]+/8k gpt-4o·1/50 " line))
+                  (should-not (string-match-p "✗" line)))
+                (should-not (with-current-buffer (messages-buffer)
+                              (string-match-p "\\[jsonrpc\\]" (buffer-string)))))
               ;; The buffer is open on the new server: its edits move the region.
               (goto-char (point-min))
               (insert "# new first line\n")
@@ -408,6 +413,64 @@ Returns how many of them the command loop handled, once it handled them all."
   (with-temp-buffer
     (insert-file-contents (find-library-name "jsonrpc"))
     (if (re-search-forward "^;; Version: \\(.*\\)$" nil t) (match-string 1) "unknown")))
+
+;;; Definitions, outlines, the model
+
+(ert-deftest contextls-terminal-test-views-and-the-model-as-drawn ()
+  (contextls-terminal-test--with-project
+      '(("circle.py" . "def radius(c):\n    return c.r\n")
+        ("shapes.py" . "class Square:\n    def area(self):\n        return self.side ** 2\n\n\ndef total(shapes):\n    return sum(s.area() for s in shapes)\n"))
+    (progn
+      (define-key global-map (kbd "C-c x") contextls-command-map)
+      (unwind-protect
+          (progn
+            (contextls-terminal-test--visit (expand-file-name "shapes.py"))
+            ;; The definition at point, by its name, with the key a person presses.
+            (contextls-terminal-test--goto-line 3)
+            (contextls-terminal-test--press "C-c x f")
+            (should (string-match-p "contextls: added ctx-1 (shapes.py:2-3 (Square.area), [0-9]+ tokens)"
+                                    (contextls-terminal-test--echo-area "added ctx-1")))
+            ;; The file as its outline.
+            (contextls-terminal-test--goto-line 7)
+            (contextls-terminal-test--press "C-c x o")
+            (should (string-match-p "contextls: added ctx-2 (shapes.py, outline, [0-9]+ tokens); it holds ctx-1 now"
+                                    (contextls-terminal-test--echo-area "added ctx-2")))
+            (should (string-match-p " ctx [0-9]+/8k gpt-4o·1/50 "
+                                    (contextls-terminal-test--drawn "gpt-4o·1/50 ")))
+            ;; A definition of another file beside it.
+            (find-file (expand-file-name "circle.py"))
+            (contextls-terminal-test--goto-line 2)
+            (contextls-terminal-test--press "C-c x f")
+            (should (string-match-p "contextls: added ctx-3 (circle.py:1-2 (radius), [0-9]+ tokens)"
+                                    (contextls-terminal-test--echo-area "added ctx-3")))
+            ;; The inspector says how each item is shown.
+            (contextls-list)
+            (redisplay t)
+            (let ((screen (contextls-terminal-test--screen)))
+              (should (seq-find (lambda (line) (string-match-p "ctx-2 +file +outline +shapes.py " line))
+                                screen))
+              (should (seq-find (lambda (line) (string-match-p "ctx-3 +code +definition +circle.py:1-2 (radius)" line))
+                                screen))
+              (should (seq-find (lambda (line) (string-match-p "tokens of gpt-4o (exact) · 2/50 items (1 outlined)" line))
+                                screen)))
+            ;; `e' on the outline shows it whole.
+            (goto-char (point-min))
+            (forward-line 1)
+            (should (equal (tabulated-list-get-id) "ctx-2"))
+            (contextls-terminal-test--press "e")
+            (should (string-match-p "contextls: ctx-2 (shapes.py, [0-9]+ tokens) shown whole"
+                                    (contextls-terminal-test--echo-area "shown whole")))
+            (contextls-test--wait
+             (lambda () (seq-find (lambda (line) (string-match-p "ctx-2 +file +whole " line))
+                                  (progn (redisplay t) (contextls-terminal-test--screen)))))
+            (quit-window)
+            ;; The model set from the command line: the mode line names it.
+            (contextls-test--cli "config" "set" "model" "claude-opus-4.7")
+            (contextls-test--wait
+             (lambda () (string-match-p "claude-opus-4.7·2/50" (contextls-terminal-test--formatted))))
+            (should (string-match-p " ctx [0-9.]+k?/8k claude-opus-4.7·2/50 "
+                                    (contextls-terminal-test--drawn "claude-opus-4.7·2/50 "))))
+        (define-key global-map (kbd "C-c x") nil)))))
 
 ;;; Search
 

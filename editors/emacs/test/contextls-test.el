@@ -62,7 +62,16 @@
                     ("ConfigureParams" "settings" "reset")
                     ("ConfigureResult" "settings" "changed" "evicted" "status")
                     ("ContextItem" "id" "kind" "label" "tokens" "pinned" "stale" "metadata")
-                    ("DidEvictParams" "items" "reason"))))
+                    ("DidEvictParams" "items" "reason")
+                    ("AddFileParams" "outline")
+                    ("SymbolAtParams" "uri" "position") ("SymbolAtResult" "symbol" "language" "reason")
+                    ("SymbolInfo" "name" "kind" "uri")
+                    ("AddNamedSymbolParams" "name" "uri" "outline" "pin" "language")
+                    ("SetViewParams" "ids" "view") ("SetViewResult" "items" "evicted" "status")
+                    ("AddMapParams" "query" "pin")
+                    ("ServerInfo" "models") ("ModelChoice" "name" "encoding" "label" "unavailable")
+                    ("Status" "model" "countExact" "countLabel" "outlinedCount" "mapCount")
+                    ("ContextItem" "view"))))
       (dolist (entry fields)
         (let ((properties (gethash "properties" (gethash (car entry) defs))))
           (dolist (field (cdr entry))
@@ -143,6 +152,164 @@
       (should (equal (contextls-test--meta item :startLine) 5))
       (should (equal (contextls-test--meta item :endLine) 7))
       (should (string-prefix-p "(defun m-two" (plist-get item :content))))))
+
+;;; Definitions by name, outlines, the map, the model
+
+(defconst contextls-test--parser-py
+  "import os\n\n\nclass Parser:\n    \"\"\"Reads words.\"\"\"\n\n    def parse(self, text):\n        words = text.split()\n        return words\n\n    def other(self):\n        return os.sep\n"
+  "A Python file with a class of two methods: parse is lines 7-9.")
+
+(defun contextls-test--item (id)
+  "The server's item ID of the current directory's window, or nil."
+  (seq-find (lambda (item) (equal (plist-get item :id) id)) (contextls-test--items)))
+
+(ert-deftest contextls-test-a-definition-added-by-name-follows-its-name ()
+  (contextls-test--with-workspace (list (cons "p.py" contextls-test--parser-py))
+    (with-current-buffer (find-file-noselect (expand-file-name "p.py"))
+      (goto-char (point-min))
+      (search-forward "words = ")
+      (let ((said (contextls-test--messages #'contextls-add-defun)))
+        (should (seq-find (lambda (line)
+                            (string-match-p "\\`contextls: added ctx-1 (p.py:7-9 (Parser.parse), [0-9]+ tokens)\\'"
+                                            line))
+                          said)))
+      (let ((item (contextls-test--item "ctx-1")))
+        (should (equal (contextls-test--meta item :symbol) "Parser.parse"))
+        (should (equal (contextls--view item) "definition"))
+        (should (string-prefix-p "    def parse(self, text):" (plist-get item :content))))
+      ;; Moved below `other' (unsaved): the item goes with it, and is not stale.
+      (goto-char (point-min))
+      (search-forward "    def parse")
+      (beginning-of-line)
+      (let ((method (delete-and-extract-region (point) (progn (forward-line 4) (point)))))
+        (goto-char (point-max))
+        (insert "\n" method))
+      (contextls-test--wait
+       (lambda () (let ((item (contextls-test--item "ctx-1")))
+                    (equal (contextls-test--meta item :startLine) 10))))
+      (let ((item (contextls-test--item "ctx-1")))
+        (should-not (eq (plist-get item :stale) t))
+        (should (equal (contextls-test--meta item :endLine) 12)))
+      ;; Deleted: stale, because its definition is missing; its text is kept.
+      (goto-char (point-min))
+      (search-forward "    def parse")
+      (delete-region (line-beginning-position) (point-max))
+      (contextls-test--wait
+       (lambda () (let ((item (contextls-test--item "ctx-1")))
+                    (and (eq (plist-get item :stale) t)
+                         (equal (contextls-test--meta item :staleReason) "missing")))))
+      (set-buffer-modified-p nil))))
+
+(ert-deftest contextls-test-a-piece-of-a-line-is-labelled-with-its-columns ()
+  (contextls-test--with-workspace '(("long.js" . "var total = alpha + beta + gamma;\n\nnext();\n"))
+    (with-current-buffer (find-file-noselect (expand-file-name "long.js"))
+      (goto-char (point-min))
+      (search-forward "alpha")
+      (let ((beg (match-beginning 0)))
+        (search-forward "beta")
+        (let ((said (contextls-test--messages
+                     (lambda () (contextls-add-region beg (point))))))
+          (should (seq-find (lambda (line)
+                              (string-match-p "\\`contextls: added ctx-1 (long.js:1:13-24, [0-9]+ tokens)\\'" line))
+                            said))))
+      ;; A whole line is named as the line.
+      (contextls-test--select-line 3)
+      (contextls-add-region (region-beginning) (region-end))
+      (should (equal (mapcar (lambda (item) (plist-get item :label)) (contextls-test--items))
+                     '("long.js:1:13-24" "long.js:3"))))))
+
+(ert-deftest contextls-test-a-defun-in-a-language-the-server-does-not-parse ()
+  (contextls-test--with-workspace '(("x.rb" . "def hello\n  1\nend\n\ndef bye\n  2\nend\n"))
+    (with-current-buffer (find-file-noselect (expand-file-name "x.rb"))
+      (ruby-mode)
+      (goto-char (point-min))
+      (search-forward "  2")
+      (contextls-add-defun))
+    (let ((item (car (contextls-test--items))))
+      ;; Named as Emacs's imenu names it (`#bye': an instance method).
+      (should (string-suffix-p "bye" (contextls-test--meta item :symbol)))
+      (should (equal (contextls-test--meta item :startLine) 5))
+      (should (equal (plist-get item :content) "def bye\n  2\nend")))))
+
+(ert-deftest contextls-test-outline-then-whole-then-outline ()
+  (contextls-test--with-workspace (list (cons "p.py" contextls-test--parser-py))
+    (with-current-buffer (find-file-noselect (expand-file-name "p.py"))
+      ;; In a method: the file, as its outline.
+      (goto-char (point-min))
+      (search-forward "words = ")
+      (contextls-add-outline)
+      (let ((item (contextls-test--item "ctx-1")))
+        (should (equal (plist-get item :kind) "file"))
+        (should (equal (contextls--view item) "outline"))
+        (should-not (string-match-p "words = text" (plist-get item :content)))
+        (should (string-match-p "def parse(self, text):" (plist-get item :content))))
+      (let ((said (contextls-test--messages (lambda () (contextls-expand "ctx-1")))))
+        (should (seq-find (lambda (line) (string-match-p "\\`contextls: ctx-1 (p.py, [0-9]+ tokens) shown whole\\'" line))
+                          said)))
+      (let ((item (contextls-test--item "ctx-1")))
+        (should (equal (contextls--view item) "whole"))
+        (should (string-match-p "words = text.split()" (plist-get item :content))))
+      (contextls-outline "ctx-1")
+      (should (equal (contextls--view (contextls-test--item "ctx-1")) "outline"))
+      (contextls-remove "ctx-1")
+      ;; On a class's line: the class, by its name, as its outline.
+      (goto-char (point-min))
+      (search-forward "class Parser")
+      (contextls-add-outline)
+      (let ((item (car (last (contextls-test--items)))))
+        (should (equal (contextls-test--meta item :symbol) "Parser"))
+        (should (equal (plist-get item :view) "outline"))
+        (should (string-match-p "(p.py:4-12 (Parser), outline, [0-9]+ tokens)"
+                                (contextls--describe item)))))))
+
+(ert-deftest contextls-test-the-map-is-added-and-shown-as-a-map ()
+  (contextls-test--with-workspace (list (cons "p.py" contextls-test--parser-py)
+                                        (cons "use.py" "from p import Parser\n\n\ndef run(text):\n    return Parser().parse(text)\n"))
+    (contextls-test--git-init root)
+    (contextls-add-map "parse")
+    (let ((item (car (contextls-test--items))))
+      (should (equal (plist-get item :view) "map"))
+      ;; Its label says it is a map: the view is not said twice.
+      (should (string-match-p "\\`ctx-1 (map of the repository, [0-9,]+ tokens)\\'"
+                              (contextls--describe item)))
+      (should (string-match-p "def parse" (plist-get item :content))))
+    (let ((buffer (contextls-list)))
+      (with-current-buffer buffer
+        (goto-char (point-min))
+        (should (string-match-p "\\bmap\\b" (buffer-substring (line-beginning-position)
+                                                           (line-end-position))))
+        (should (string-match-p "(1 map)" (overlay-get (contextls--budget-overlay)
+                                                       'before-string))))
+      (kill-buffer buffer))))
+
+(ert-deftest contextls-test-the-model-is-named-wherever-tokens-show ()
+  (contextls-test--with-workspace '(("n.py" . "n = 1\n"))
+    (contextls-add-text "a note")
+    (let ((root (directory-file-name root)))
+      (should (string-match-p "\\` ctx [0-9]+/8k gpt-4o·1/50 \\'" (contextls--mode-line-string root)))
+      ;; Chosen from the server's list, as a person would.
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (prompt table &rest _)
+                   (should (string-match-p "now gpt-4o" prompt))
+                   (should (member "claude-opus-4.7" (all-completions "" table)))
+                   "claude-opus-4.7")))
+        (call-interactively #'contextls-set-model))
+      (should (equal (plist-get (contextls--status root) :model) "claude-opus-4.7"))
+      (should (string-match-p " ctx [0-9]+/8k claude-opus-4.7·1/50 " (contextls--mode-line-string root)))
+      (should (string-match-p "tokens of claude-opus-4.7 (exact)"
+                              (get-text-property 1 'help-echo (contextls--mode-line-string root))))
+      ;; From the command line, another process: the mode line follows, and
+      ;; says an estimate is one.
+      (contextls-test--cli "config" "set" "model" "gemini-2.5")
+      (contextls-test--wait
+       (lambda () (equal (plist-get (contextls--status root) :model) "gemini-2.5")))
+      (should (string-match-p " ctx ~[0-9]+/8k gemini-2.5·1/50 " (contextls--mode-line-string root)))
+      (should (string-match-p "tokens of gemini-2.5 (estimate (o200k x 1.17"
+                              (get-text-property 1 'help-echo (contextls--mode-line-string root))))
+      (with-current-buffer (contextls-list)
+        (should (string-match-p "tokens of gemini-2.5 (estimate"
+                                (overlay-get (contextls--budget-overlay) 'before-string)))
+        (kill-buffer)))))
 
 (defun contextls-test--flymake-backend (report &rest _)
   "A Flymake backend that reports one error on line 2, through REPORT."
@@ -292,7 +459,7 @@
         (contextls-add-region (region-beginning) (region-end))
         ;; From the answer, at once: no push waited for.
         (should (contextls--overlays-of root "ctx-1"))
-        (should (string-match-p "\\` ctx [0-9]+/8k·1/2 \\'" (contextls--mode-line-string root)))
+        (should (string-match-p "\\` ctx [0-9]+/8k gpt-4o·1/2 \\'" (contextls--mode-line-string root)))
         (let ((overlay (car (contextls--overlays-of root "ctx-1"))))
           (should (eq (overlay-get overlay 'face) 'contextls-region))
           (should (= (overlay-start overlay) (point-min))))
@@ -325,9 +492,10 @@
   ;; The mode line shows the effective budget, and says why it is not maxTokens.
   (let* ((status (list :revision 3 :tokens 3100 :maxTokens 8000 :budget 14000
                        :budgetPolicy "adaptive" :task "debugging" :complexity 0.72
-                       :itemCount 6 :maxItems 50 :percent 22.1 :staleCount 0))
+                       :itemCount 6 :maxItems 50 :percent 22.1 :staleCount 0
+                       :model "gpt-4o" :countExact t :countLabel "exact"))
          (text (contextls--make-mode-line status nil)))
-    (should (equal (substring-no-properties text) " ctx 3.1k/14k·6/50 "))
+    (should (equal (substring-no-properties text) " ctx 3.1k/14k gpt-4o·6/50 "))
     (should (string-match-p "^adaptive: debugging, complexity 0.72 -> 14.0k of base 8k$"
                             (get-text-property 1 'help-echo text)))
     (should (string-match-p "3,100 of 14,000 tokens" (get-text-property 1 'help-echo text)))
@@ -335,7 +503,7 @@
                     (contextls--make-mode-line (plist-put (copy-sequence status)
                                                           :budgetPolicy "fixed")
                                                nil))
-                   " ctx 3.1k/14k·6/50 "))
+                   " ctx 3.1k/14k gpt-4o·6/50 "))
     (should-not (string-match-p "adaptive"
                                 (get-text-property
                                  1 'help-echo
@@ -562,8 +730,8 @@
     (contextls-add-text "another note")
     (with-current-buffer (contextls-list)
       ;; The column headers, and the budget above the table.
-      (should (string-match-p "Id.*Kind.*Label.*Tokens.*Flags" (format "%s" header-line-format)))
-      (should (string-match-p "\\`\\s-*\\[[█░]+\\] .*tokens · 3/50 items"
+      (should (string-match-p "Id.*Kind.*View.*Label.*Tokens.*Flags" (format "%s" header-line-format)))
+      (should (string-match-p "\\`\\s-*\\[[█░]+\\] .*tokens of gpt-4o (exact) · 3/50 items"
                               (overlay-get (contextls--budget-overlay) 'before-string)))
       (goto-char (point-min))
       (should (equal (tabulated-list-get-id) "ctx-3"))  ; newest first
@@ -575,12 +743,12 @@
       (should (equal (tabulated-list-get-id) "ctx-2"))
       (execute-kbd-macro "P")
       (should (eq (plist-get (cadr (contextls-test--items)) :pinned) t))
-      (should (string-match-p "P" (aref (tabulated-list-get-entry) 4)))
+      (should (string-match-p "P" (aref (tabulated-list-get-entry) 5)))
       (execute-kbd-macro "p")
       (should (equal (tabulated-list-get-id) "ctx-3"))
       ;; Two marks: both go, and the message names both.
       (execute-kbd-macro "dd")
-      (should (string-match-p "tokens · 3/50 items"
+      (should (string-match-p "tokens of gpt-4o (exact) · 3/50 items"
                               (overlay-get (contextls--budget-overlay) 'before-string)))
       (let* ((inhibit-message nil)
              (said (contextls-test--messages (lambda () (execute-kbd-macro "x")))))
@@ -589,7 +757,7 @@
       ;; The table shows it at once, from the answer.
       (goto-char (point-min))
       (should (equal (tabulated-list-get-id) "ctx-1"))
-      (should (string-match-p "tokens · 1/50 items"
+      (should (string-match-p "tokens of gpt-4o (exact) · 1/50 items"
                               (overlay-get (contextls--budget-overlay) 'before-string)))
       ;; Opened again: still one budget line.
       (contextls-list)
@@ -653,9 +821,9 @@
         (tabulated-list-sort 0)
         (should (equal (funcall column 0)
                        (mapcar (lambda (n) (format "ctx-%d" n)) (number-sequence 1 11))))
-        (tabulated-list-sort 3)
+        (tabulated-list-sort 4)
         (let ((tokens (mapcar (lambda (text) (string-to-number (string-replace "," "" text)))
-                              (funcall column 3))))
+                              (funcall column 4))))
           (should (equal tokens (sort (copy-sequence tokens) #'<)))
           (should (> (car (last tokens)) 100))))
       (kill-buffer))))
@@ -1048,6 +1216,63 @@ Then add a region of the modified buffer: it is the buffer's text."
             ;; ...and the next command starts it again, with this buffer open.
             (contextls-test--edit-above-and-check root (current-buffer))
             (should (string-match-p "\\` ctx " (contextls--mode-line-string root))))
+        (ignore-errors (contextls-shutdown root))
+        (call-process contextls-test--server nil nil nil "daemon" "stop")
+        (delete-directory runtime t)))))
+
+(ert-deftest contextls-test-two-editors-with-other-unsaved-text-are-told ()
+  (contextls-test--with-workspace (list (cons "p.py" contextls-test--parser-py))
+    (let* ((runtime (make-temp-file "cls-" t))
+           (process-environment (append (list (concat "CONTEXTLS_RUNTIME_DIR=" runtime)
+                                              (concat "CONTEXTLS_STATE_DIR=" runtime))
+                                        process-environment))
+           (contextls-server-command nil)
+           (contextls-use-daemon t)
+           (exec-path (cons (file-name-directory contextls-test--server) exec-path))
+           (root (directory-file-name root))
+           (other nil)
+           (said nil))
+      (unwind-protect
+          (with-current-buffer (find-file-noselect (expand-file-name "p.py"))
+            (goto-char (point-min))
+            (search-forward "words = ")
+            (contextls-add-defun)
+            (cl-letf (((symbol-function 'message)
+                       (lambda (format &rest args)
+                         (when format (push (apply #'format format args) said)))))
+              ;; Another editor opens the file and types two lines above, unsaved: the
+              ;; window follows its text, and Emacs says so.
+              (setq other (let ((default-directory (expand-file-name "../../../" contextls-test--dir)))
+                            (make-process
+                             :name "other-editor" :buffer (generate-new-buffer " *other*")
+                             :command (list (expand-file-name "python" (file-name-directory
+                                                                         contextls-test--server))
+                                            "-m" "tests.support.other_editor"
+                                            root "p.py" "# one\n# two"
+                                            contextls-test--server "connect" "--stdio")
+                             :connection-type 'pipe :noquery t)))
+              (contextls-test--wait
+               (lambda () (equal (contextls-test--meta (car (contextls-test--items)) :startLine) 9))
+               20)
+              (contextls-test--wait
+               (lambda () (seq-find (lambda (line)
+                                      (string-match-p "\\`contextls: p.py has other unsaved text in other-editor, which changed it last" line))
+                                    said)))
+              ;; Emacs types one line above in its own text: its text is followed again,
+              ;; and the other editor is told.
+              (goto-char (point-min))
+              (insert "# mine\n")
+              (contextls--send-changes (current-buffer))
+              (contextls-test--wait
+               (lambda () (equal (contextls-test--meta (car (contextls-test--items)) :startLine) 8)))
+              (contextls-test--wait
+               (lambda () (with-current-buffer (process-buffer other)
+                            (string-match-p "p.py has other unsaved text in contextls.el, which changed it last"
+                                            (buffer-string))))))
+            (set-buffer-modified-p nil))
+        (when (process-live-p other)
+          (process-send-eof other)
+          (accept-process-output other 2))
         (ignore-errors (contextls-shutdown root))
         (call-process contextls-test--server nil nil nil "daemon" "stop")
         (delete-directory runtime t)))))

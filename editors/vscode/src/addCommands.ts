@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { enclosingBlock, type BlockKind } from './blocks';
 import { NotRunning, ServerError, type ContextClient } from './client';
 import { askModal, consentTo, folderOrThrow, note, UserError, workspaceUri } from './commandKit';
-import type { AddResult, ContextItem, Range } from './generated/protocol';
+import type { AddResult, ContextItem, Range, SymbolAtResult, SymbolInfo } from './generated/protocol';
 import * as ext from './lsp_ext';
 import { addAsAWhole, addedWords, addReport, describeTargets } from './planned';
 import { problemLines, problemsText } from './problems';
@@ -23,6 +23,8 @@ export class AddCommands {
       'contextls.addFile': (uri, uris) => this.addFile(uri, uris, false),
       'contextls.addFilePinned': (uri, uris) => this.addFile(uri, uris, true),
       'contextls.addSymbol': () => this.addSymbol(),
+      'contextls.addOutline': (uri, uris) => this.addOutline(uri, uris),
+      'contextls.addMap': (query) => this.addMap(query),
       'contextls.addProblems': () => this.addProblems(),
       'contextls.addTerminalSelection': () => this.addTerminalSelection(),
       'contextls.addText': (text) => this.addText(text),
@@ -120,11 +122,91 @@ export class AddCommands {
     return result.items;
   }
 
+  /**
+   * The definition at the cursor, by its name: the server parses the file (as this editor has it)
+   * and keeps the definition by its qualified name, so it follows its name when code moves. A
+   * language the server does not parse falls back to this editor's symbol provider (a region).
+   */
   async addSymbol(): Promise<ContextItem> {
     const editor = vscode.window.activeTextEditor;
     if (!editor) throw new UserError('Open a file and put the cursor in a symbol to add it.');
     const doc = editor.document;
     const at = editor.selection.active;
+    if (isFile(doc)) {
+      const found = await this.symbolAt(doc, at);
+      if (found.symbol) {
+        const result = await this.addByName(found.symbol, doc.languageId, false);
+        report([result]);
+        return result.item;
+      }
+      if (found.language) throw new UserError(`No definition here: ${found.reason ?? 'the server found none'}.`);
+    }
+    return this.addSymbolOfEditor(editor, at);
+  }
+
+  private async symbolAt(doc: vscode.TextDocument, at: vscode.Position): Promise<SymbolAtResult> {
+    return this.client.request(ext.symbolAt, {
+      workspace: workspaceUri(),
+      uri: doc.uri.toString(),
+      position: { line: at.line, character: at.character },
+    });
+  }
+
+  private async addByName(symbol: SymbolInfo, language: string, outline: boolean): Promise<AddResult> {
+    return naming(
+      `${symbol.path}:${String(symbol.startLine)}-${String(symbol.endLine)} (${symbol.name})`,
+      this.client.request(ext.addSymbolByName, { workspace: workspaceUri(), uri: symbol.uri, name: symbol.name, language, outline }),
+    );
+  }
+
+  /**
+   * A file, or the class at the cursor, as its outline: signatures and the first line of each
+   * docstring, every body one `…` line. From the Explorer: the files chosen there.
+   */
+  async addOutline(uri: unknown, uris: unknown): Promise<ContextItem[]> {
+    const chosen = Array.isArray(uris) ? uris.filter((u): u is vscode.Uri => u instanceof vscode.Uri) : uri instanceof vscode.Uri ? [uri] : [];
+    const editor = vscode.window.activeTextEditor;
+    if (chosen.length === 0 && editor && isFile(editor.document)) {
+      const doc = editor.document;
+      const found = await this.symbolAt(doc, editor.selection.active);
+      if (found.symbol && CONTAINERS.has(found.symbol.kind)) {
+        const result = await this.addByName(found.symbol, doc.languageId, true);
+        report([result]);
+        return [result.item];
+      }
+      chosen.push(doc.uri);
+    }
+    if (chosen.length === 0) throw new UserError('Open a file, or choose files in the Explorer, to add as outlines.');
+    const results: AddResult[] = [];
+    for (const target of chosen) {
+      const relative = vscode.workspace.asRelativePath(target, false);
+      results.push(await naming(relative, this.client.request(ext.addFile, { uri: target.toString(), outline: true })));
+    }
+    report(results);
+    return results.map((r) => r.item);
+  }
+
+  /** A map of the folder's definitions, ranked for the words asked (or the window's code). */
+  async addMap(given: unknown): Promise<ContextItem | undefined> {
+    folderOrThrow();
+    let query = typeof given === 'string' ? given : undefined;
+    if (query === undefined) {
+      query = await vscode.window.showInputBox({
+        title: 'contextls: Add Map of the Folder',
+        prompt: 'The definitions the window\'s code uses come first, then those these words name; each as the line that names it, no bodies.',
+        placeHolder: 'Words to rank for (empty: the window\'s code)',
+      });
+      if (query === undefined) return undefined;
+    }
+    const words = query.trim();
+    const result = await naming('the map', this.client.request(ext.addMap, { workspace: workspaceUri(), ...(words ? { query: words } : {}) }));
+    report([result]);
+    return result.item;
+  }
+
+  /** The definition this editor's symbol provider (or the enclosing block) finds: a region. */
+  private async addSymbolOfEditor(editor: vscode.TextEditor, at: vscode.Position): Promise<ContextItem> {
+    const doc = editor.document;
     const symbols = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
       'vscode.executeDocumentSymbolProvider',
       doc.uri,
@@ -225,6 +307,9 @@ export class AddCommands {
     return result.item;
   }
 }
+
+/** The kinds of definition that hold others: shown as an outline, their members' signatures. */
+const CONTAINERS = new Set(['class', 'struct', 'interface', 'enum', 'trait', 'impl', 'module', 'namespace', 'union']);
 
 /** The protocol's target list has at least one target (the schema's minItems). */
 function nonEmptyTargets<T>(targets: readonly T[]): [T, ...T[]] {

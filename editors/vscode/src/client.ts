@@ -13,6 +13,7 @@ import {
   ShowMessageNotification,
   State,
   TransportKind,
+  type CloseHandlerResult,
   type LanguageClientOptions,
   type RequestType,
   type ServerOptions,
@@ -148,8 +149,13 @@ export class ContextClient implements vscode.Disposable {
       initializationOptions: () => this.settings(),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // `handled`: the library would show its own words ("Client contextls: connection to server
+      // is erroring…") in a notification; the output and the status bar say ours.
       errorHandler: {
-        error: () => ({ action: ErrorAction.Continue }),
+        error: (error) => {
+          this.output.warn(`the connection to the server failed: ${error.message}`);
+          return { action: ErrorAction.Continue, handled: true };
+        },
         closed: () => this.serverClosed(),
       },
     };
@@ -167,6 +173,7 @@ export class ContextClient implements vscode.Disposable {
     // and the view are fetched anew; Stopped means nothing the server said holds any more.
     client.onDidChangeState(({ newState }) => {
       if (newState === State.Running && this.client === client) {
+        if (this.restarting) vscode.window.setStatusBarMessage('contextls: the server is back; the window is as it was', 5000);
         this.restarting = false;
         this.setRunning(true);
         this.readyEmitter.fire();
@@ -246,14 +253,15 @@ export class ContextClient implements vscode.Disposable {
   readonly onLocated = this.locatedEmitter.event;
 
   /** The server went away: restart it, unless it keeps crashing (3 times in 3 minutes). */
-  private serverClosed(): { action: CloseAction; message?: string } {
+  private serverClosed(): CloseHandlerResult {
     const now = Date.now();
     this.crashes.push(now);
     while (this.crashes.length > 0 && (this.crashes[0] ?? now) < now - 180_000) this.crashes.shift();
     if (this.crashes.length <= 3) {
       this.output.warn('the contextls server stopped; starting it again');
+      vscode.window.setStatusBarMessage('contextls: the server stopped (a `contextls daemon stop`, a new version, or a crash); starting it again…', 10_000);
       this.restarting = true;
-      return { action: CloseAction.Restart };
+      return { action: CloseAction.Restart, handled: true };
     }
     this.restarting = false;
     this.output.error('the contextls server stopped 4 times in 3 minutes; not restarting it');

@@ -39,6 +39,8 @@ export function registerCommands(parts: CommandParts): vscode.Disposable[] {
     'contextls.search': (query) => search(parts, query),
     'contextls.windowSettings': () => parts.windowSettings.show(),
     'contextls.setTask': () => parts.windowSettings.show('task'),
+    'contextls.setModel': () => parts.windowSettings.show('model'),
+    'contextls.setCompaction': () => parts.windowSettings.show('compaction'),
     'contextls.restartServer': () => parts.client.restart(),
     'contextls.showOutput': () => {
       parts.output.show(true);

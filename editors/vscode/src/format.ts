@@ -25,18 +25,27 @@ export function budgetOf(status: Pick<Status, 'budget' | 'maxTokens'>): number {
   return status.budget > 0 ? status.budget : status.maxTokens;
 }
 
-/** The status bar text, with its units: `$(library) 3.2k/8k tokens · 12/50 items`. */
+/** The status bar text, with its units and the model they count in: `$(library) 3.2k/8k gpt-4o tokens · 12/50 items`;
+ * `~` before the counts when the model's are an estimate. */
 export function statusText(status: Status): string {
-  return `$(library) ${formatCount(status.tokens)}/${formatCount(budgetOf(status))} tokens · ${status.itemCount}/${status.maxItems} items`;
+  const about = status.countExact ? '' : '~';
+  return `$(library) ${about}${formatCount(status.tokens)}/${formatCount(budgetOf(status))} ${modelOf(status)} tokens · ${status.itemCount}/${status.maxItems} items`;
+}
+
+/** The model whose tokens the window counts: `claude-opus-4.7`. */
+export function modelOf(status: Pick<Status, 'model' | 'encoding'>): string {
+  return status.model || status.encoding;
 }
 
 /** What a screen reader says for the status item: words, no markdown, no abbreviations. */
 export function statusAccessibilityLabel(status: Status): string {
   const parts = [
-    `${grouped(status.tokens)} of ${grouped(budgetOf(status))} tokens (${formatPercent(status.percent)})`,
+    `${grouped(status.tokens)} of ${grouped(budgetOf(status))} ${modelOf(status)} tokens, ${status.countExact ? 'exact' : 'estimated'} (${formatPercent(status.percent)})`,
     `${status.itemCount} of ${status.maxItems} items`,
   ];
   if (status.pinnedCount > 0) parts.push(`${status.pinnedCount} pinned`);
+  if (status.outlinedCount > 0) parts.push(`${status.outlinedCount} shown as outlines`);
+  if (status.mapCount > 0) parts.push(`${status.mapCount} ${status.mapCount === 1 ? 'map' : 'maps'}`);
   if (status.staleCount > 0) parts.push(`${status.staleCount} stale`);
   if (status.budgetPolicy === 'adaptive') parts.push(`adaptive budget for ${taskWords(status.task)}`);
   const next = status.nextEviction ? `. Next to be evicted: ${status.nextEviction.label}` : '';
@@ -76,17 +85,15 @@ export function statusTooltip(status: Status, workspaceName?: string): string {
     `Budget: ${grouped(status.tokens)} / ${grouped(budgetOf(status))} tokens (${formatPercent(status.percent)}) · ` +
       `${status.itemCount} / ${status.maxItems} items`,
     '',
-    `Pinned ${status.pinnedCount} · stale ${status.staleCount} · archived ${status.archivedCount} · ` +
-      `evicted so far ${status.evictedTotal}`,
+    `Pinned ${status.pinnedCount} · stale ${status.staleCount} · outlined ${status.outlinedCount} · maps ${status.mapCount} · ` +
+      `archived ${status.archivedCount} · evicted so far ${status.evictedTotal}`,
     '',
     `Next to be evicted: ${status.nextEviction ? summary(status.nextEviction) : 'nothing (empty, or all pinned)'}`,
   ];
   const adaptive = adaptiveReason(status);
   if (adaptive !== undefined) lines.splice(3, 0, '', escapeMarkdown(adaptive));
   // A budget in another model's tokens, or an estimate, says so: the figures above are in them.
-  if (status.model || !status.countExact) {
-    lines.splice(3, 0, '', `Tokens of ${escapeMarkdown(status.model || status.encoding)}: ${escapeMarkdown(status.countLabel)}`);
-  }
+  lines.splice(3, 0, '', `Tokens of ${escapeMarkdown(modelOf(status))}: ${escapeMarkdown(status.countLabel)}`);
   if (status.lastEvicted.length > 0) {
     lines.push('', 'Last evicted:', '');
     for (const item of status.lastEvicted) lines.push(`- ${summary(item)}`);

@@ -27,6 +27,8 @@ export class ItemCommands {
       'contextls.remove': (node, nodes) => this.remove(node, nodes),
       'contextls.removeFocused': () => this.removeFocused(),
       'contextls.reread': (node, nodes) => this.reread(node, nodes),
+      'contextls.showWhole': (node, nodes) => this.setView(node, nodes, 'whole'),
+      'contextls.showOutline': (node, nodes) => this.setView(node, nodes, 'outline'),
       'contextls.forget': (node, nodes) => this.forget(node, nodes),
       'contextls.copyItem': (node, nodes) => this.copyItem(node, nodes),
       'contextls.openItem': (node) => this.openItem(node),
@@ -69,6 +71,25 @@ export class ItemCommands {
         : 'contextls: nothing to read again',
     );
     return result.refreshed;
+  }
+
+  /** Shows items whole again, or as their outlines; a whole file may need room (said, as any eviction). */
+  async setView(node: unknown, nodes: unknown, view: 'whole' | 'outline'): Promise<ContextItem[]> {
+    const ids = await this.idsFrom(
+      node,
+      nodes,
+      view === 'whole' ? 'Show which outline whole?' : 'Show which item as its outline?',
+      (i) => (view === 'whole' ? i.view === 'outline' : i.view === 'whole' && (i.kind === 'file' || typeof i.metadata.symbol === 'string')),
+    );
+    if (ids.length === 0) return [];
+    const result = await this.client.request(ext.setView, { workspace: workspaceUri(), ids: nonEmpty(ids), view });
+    const how = view === 'whole' ? 'whole' : 'as its outline';
+    note(
+      result.items.length > 0
+        ? `contextls: ${result.items.map((i) => `${i.label} (${plural(i.tokens, 'token')})`).join(', ')} shown ${how}`
+        : `contextls: already shown ${how}`,
+    );
+    return result.items;
   }
 
   /** Copies the items' text (several: one after the other, each under its label). */

@@ -1,7 +1,7 @@
 // The items view (`contextls.items`): the window newest first, pinned items grouped on top.
 import * as vscode from 'vscode';
 import type { ContextItem } from './generated/protocol';
-import { budgetOf, formatCount } from './format';
+import { statusText } from './format';
 import { groupsOf, type ItemGroup, type ItemRow } from './treeModel';
 import type { WindowModel } from './model';
 
@@ -20,7 +20,7 @@ export class ItemsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
         this.changed.fire(undefined);
       }),
       model.onDidChangeStatus((s) => {
-        this.view.description = s ? `${formatCount(s.tokens)}/${formatCount(budgetOf(s))} tokens · ${s.itemCount}/${s.maxItems} items` : undefined;
+        this.view.description = s ? statusText(s).replace('$(library) ', '') : undefined;
       }),
     );
   }

@@ -31,6 +31,10 @@ export const refresh = request('contextls/refresh');
 export const forget = request('contextls/forget');
 export const configure = request('contextls/configure');
 export const serverInfo = request('contextls/serverInfo');
+export const symbolAt = request('contextls/symbolAt');
+export const addSymbolByName = request('contextls/addSymbolByName');
+export const setView = request('contextls/setView');
+export const addMap = request('contextls/addMap');
 
 export const didChangeStatus = notification('contextls/didChangeStatus');
 export const didEvict = notification('contextls/didEvict');

@@ -20,6 +20,8 @@ export const WINDOW_KEYS = [
   'budgetPolicy',
   'task',
   'budgetCeiling',
+  'compaction',
+  'mapTokens',
 ] as const satisfies readonly NonNullable<ConfigureParams['reset']>[number][];
 export type WindowKey = (typeof WINDOW_KEYS)[number];
 

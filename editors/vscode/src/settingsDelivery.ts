@@ -4,6 +4,9 @@
 // the Settings UI or VS Code; a change from a file or a picker is a whole value and goes at once.
 // A change that would evict more than half of the window is not sent: the setting goes back to
 // what it was, and a notification says what it would evict and offers to set it all the same.
+// In the Settings UI such a value may be a number half typed (a pause after the 1 of 15000): it
+// waits there, unsent and unasked, until the person types on or leaves; and a question answered
+// after a newer change of its setting is out of date, and says so instead of setting anything.
 import * as vscode from 'vscode';
 import type { ContextClient } from './client';
 import { consentTo } from './commandKit';
@@ -35,6 +38,9 @@ export class SettingsDelivery implements vscode.Disposable {
    * events are not a person's. */
   private readonly writing = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** How many changes of each folder's key were handled: a question asked at an older count is
+   * out of date. */
+  private readonly generation = new Map<string, number>();
   private sending: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
 
@@ -133,6 +139,15 @@ export class SettingsDelivery implements vscode.Disposable {
     if (changes.length > 0) {
       const [{ items }, status] = await Promise.all([this.client.request(ext.list, { workspace }), this.client.request(ext.status, { workspace })]);
       const plan = settingsPlan(items, status, after);
+      if (plan.asks && inSettingsEditor()) {
+        // Maybe half typed: ask once the person leaves the Settings UI (or types on).
+        const pending = this.pending.get(workspace) ?? new Set();
+        for (const key of keys) pending.add(key);
+        this.pending.set(workspace, pending);
+        vscode.window.setStatusBarMessage(`contextls: ${words} is not sent: ${settingsQuestion(plan, words)} Type on, or leave the Settings to decide.`, TYPING_MS);
+        return;
+      }
+      for (const key of keys) this.generation.set(slot(folder, key), (this.generation.get(slot(folder, key)) ?? 0) + 1);
       if (plan.asks) {
         this.log.info(`settings not sent to the window of ${folder.name}: ${settingsQuestion(plan, words)}`);
         const typedIn = await this.putBack(folder, keys);
@@ -140,6 +155,7 @@ export class SettingsDelivery implements vscode.Disposable {
         return;
       }
     }
+    for (const key of keys) this.generation.set(slot(folder, key), (this.generation.get(slot(folder, key)) ?? 0) + 1);
     await this.client.request(ext.configure, { workspace, settings, reset });
     this.log.info(`settings sent to the window of ${folder.name}: ${words}`);
     this.remember(folder, keys);
@@ -174,14 +190,21 @@ export class SettingsDelivery implements vscode.Disposable {
     now: WindowSettings,
     typedIn: Map<WindowKey, vscode.ConfigurationTarget>,
   ): Promise<void> {
-    const config = vscode.workspace.getConfiguration('contextls', folder.uri);
-    const kept = [...typedIn.keys()].map((key) => `${key} ${shown(config.get(key) ?? now[key])}`).join(', ');
+    const kept = [...typedIn.keys()].map((key) => `${key} ${shown(now[key])}`).join(', ');
+    const asked = new Map([...typedIn.keys()].map((key) => [key, this.generation.get(slot(folder, key)) ?? 0]));
     const go = `Set ${words.replace(/ \(its default\)/g, '')} and Evict ${grouped(evicted.length)}`;
     const answer = await vscode.window.showWarningMessage(
-      `contextls: ${question} Nothing was evicted: the setting is back at ${kept}${multiRoot() ? ` for ${folder.name}` : ''}.`,
+      `contextls: ${question} Nothing was evicted: the window keeps ${kept}${multiRoot() ? ` for ${folder.name}` : ''}.`,
       go,
     );
     if (answer !== go) return;
+    const newer = [...asked].filter(([key, at]) => (this.generation.get(slot(folder, key)) ?? 0) !== at).map(([key]) => key);
+    if (newer.length > 0) {
+      const { settings } = await this.client.request(ext.configure, { workspace: folder.uri.toString() });
+      const holds = newer.map((key) => `${key} ${shown(settings[key])}`).join(', ');
+      void vscode.window.showInformationMessage(`contextls: that question is out of date: ${newer.join(', ')} changed after it, and the window holds ${holds}. Nothing was changed.`);
+      return;
+    }
     consentTo(evicted);
     await this.client.request(ext.configure, { workspace: folder.uri.toString(), ...change });
     // The Settings UI shows what the window now holds: the value the person typed.

@@ -78,7 +78,7 @@ export function changeWords(settings: Partial<Record<WindowKey, unknown>>, reset
   const set = Object.entries(settings).map(([key, value]) => `${key} to ${shown(value)}`);
   const back = reset.map((key) => {
     const value = defaultOf(key);
-    return value === undefined ? `${key} back to its default` : `${key} to ${shown(value)} (its default)`;
+    return value === undefined || value === '' ? `${key} back to its default` : `${key} to ${shown(value)} (its default)`;
   });
   const all = [...set, ...back];
   return all.length <= 1 ? (all[0] ?? 'nothing') : `${all.slice(0, -1).join(', ')} and ${all.at(-1) ?? ''}`;

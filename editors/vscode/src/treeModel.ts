@@ -10,8 +10,9 @@ export interface ItemRow {
   readonly description: string;
   /** A codicon id (ThemeIcon). */
   readonly icon: string;
-  /** `contextls.item`, `contextls.item.pinned`, then `.file` if it comes from a file and
-   * `.stale` if it is: selects the row's actions (package.json). */
+  /** `contextls.item`, `contextls.item.pinned`, then `.file` if it comes from a file,
+   * `.stale` if it is, and `.outline` (shown as its outline) or `.outlinable` (a whole file or
+   * class that can be): selects the row's actions (package.json). */
   readonly contextValue: string;
   readonly tooltip: string;
   /** What a screen reader says: the label, the kind, the tokens, the markers, in words. */
@@ -39,8 +40,34 @@ export function iconOf(item: Pick<ContextItem, 'kind' | 'metadata'>): string {
   return KIND_ICONS[item.kind];
 }
 
+/** The kinds of definition that hold others, which an outline can show. */
+const CONTAINERS = new Set(['class', 'struct', 'interface', 'enum', 'trait', 'impl', 'module', 'namespace', 'union']);
+
+/** How an item is shown: whole, as its outline, a map of the folder, or one definition by its name. */
+export type ViewName = 'whole' | 'outline' | 'map' | 'definition';
+
+export function viewOf(item: Pick<ContextItem, 'view' | 'metadata'>): ViewName {
+  if (item.view === 'outline' || item.view === 'map') return item.view;
+  return typeof item.metadata.symbol === 'string' ? 'definition' : 'whole';
+}
+
+const VIEW_NOTES: Record<ViewName, string | undefined> = {
+  whole: undefined,
+  outline: 'Shown as its outline: signatures, no bodies (Show Whole brings them back).',
+  map: 'A map of the folder: its definitions, best first, each as the line that names it.',
+  definition: 'A definition kept by its name: it follows the name when code moves.',
+};
+
+function outlinable(item: ContextItem): boolean {
+  if (item.view !== 'whole') return false;
+  if (item.kind === 'file') return true;
+  return item.kind === 'code' && typeof item.metadata.symbolKind === 'string' && CONTAINERS.has(item.metadata.symbolKind);
+}
+
 export function rowOf(item: ContextItem): ItemRow {
+  const view = viewOf(item);
   const markers = [`${formatCount(item.tokens)} tok`];
+  if (view !== 'whole') markers.push(view);
   if (item.pinned) markers.push('pinned');
   if (item.stale) markers.push('stale');
   const span = lineSpanOf(item);
@@ -49,6 +76,7 @@ export function rowOf(item: ContextItem): ItemRow {
     `${item.id} · ${item.kind} · ${item.tokens.toLocaleString('en-US')} tokens`,
     item.pinned ? 'Pinned: never evicted.' : undefined,
     item.stale ? 'Stale: its text changed since it was added.' : undefined,
+    VIEW_NOTES[view],
   ]
     .filter((l) => l !== undefined)
     .join('\n');
@@ -57,9 +85,20 @@ export function rowOf(item: ContextItem): ItemRow {
     label: item.label,
     description: markers.join(' · '),
     icon: item.pinned ? 'pinned' : iconOf(item),
-    contextValue: (item.pinned ? 'contextls.item.pinned' : 'contextls.item') + (file?.startsWith('file:') ? '.file' : '') + (item.stale ? '.stale' : ''),
+    contextValue:
+      (item.pinned ? 'contextls.item.pinned' : 'contextls.item') +
+      (file?.startsWith('file:') ? '.file' : '') +
+      (item.stale ? '.stale' : '') +
+      (item.view === 'outline' ? '.outline' : outlinable(item) ? '.outlinable' : ''),
     tooltip,
-    accessibleLabel: [item.label, item.kind, `${item.tokens.toLocaleString('en-US')} tokens`, item.pinned ? 'pinned' : '', item.stale ? 'stale: its text changed' : '']
+    accessibleLabel: [
+      item.label,
+      item.kind,
+      view === 'whole' ? '' : view === 'outline' ? 'as its outline' : view,
+      `${item.tokens.toLocaleString('en-US')} tokens`,
+      item.pinned ? 'pinned' : '',
+      item.stale ? 'stale: its text changed' : '',
+    ]
       .filter(Boolean)
       .join(', '),
     target: span ? { span } : file ? { file } : undefined,

@@ -30,6 +30,8 @@ const DESCRIBED: Record<WindowKey, Described> = {
   budgetPolicy: { title: 'Budget policy', values: ['fixed', 'adaptive'] },
   task: { title: 'Task (scales an adaptive budget)', values: ['general', 'coding', 'debugging', 'research', 'complex_analysis'] },
   budgetCeiling: { title: 'Most an adaptive budget may reach (0: four times the token budget)', min: 0 },
+  compaction: { title: 'Before evicting, show the oldest files and classes as outlines (outline) or not (off)', values: ['off', 'outline'] },
+  mapTokens: { title: 'Most tokens a map of the folder takes', min: 64 },
 };
 
 function shown(key: WindowKey, value: unknown): string {
@@ -74,6 +76,7 @@ export class WindowSettingsEditor {
   private async ask(key: WindowKey, settings: WindowSettings): Promise<string | number | undefined> {
     const { title, values, min, text } = DESCRIBED[key];
     const current = settings[key];
+    if (key === 'model') return this.askModel(String(current));
     if (text) {
       const typed = await vscode.window.showInputBox({
         title: `contextls: ${title}`,
@@ -95,5 +98,26 @@ export class WindowSettingsEditor {
       validateInput: (text) => (/^\d+$/.test(text.trim()) && Number(text) >= (min ?? 0) ? undefined : `A whole number, at least ${min ?? 0}`),
     });
     return typed === undefined ? undefined : Number(typed.trim());
+  }
+
+  /** The model, from the server's list: each says its tokenizer and whether its counts are exact. */
+  private async askModel(current: string): Promise<string | undefined> {
+    const info = await this.client.request(ext.serverInfo, {});
+    const other = 'Another name…';
+    const picked = await vscode.window.showQuickPick(
+      [
+        ...info.models.map((m) => ({
+          label: m.name,
+          description: [m.name === current ? 'now' : '', m.exact ? 'exact' : 'estimate', m.encoding].filter(Boolean).join(' · '),
+          detail: m.unavailable ? `Not on this machine: ${m.unavailable}` : m.exact ? undefined : m.label,
+        })),
+        { label: other, description: 'claude-sonnet-4.5, claude-opus-4-5-20251101…: any name the server reads', detail: undefined },
+      ],
+      { title: 'contextls: The model the context is for', placeHolder: `Counts are in its tokens (now ${current || 'the encoding\'s'})`, matchOnDescription: true },
+    );
+    if (!picked) return undefined;
+    if (picked.label !== other) return picked.label;
+    const typed = await vscode.window.showInputBox({ title: 'contextls: The model the context is for', value: current });
+    return typed?.trim();
   }
 }

@@ -13,13 +13,25 @@ from contextls.core.candidates import Candidate
 from contextls.core.errors import (
     InvalidParams,
 )
-from contextls.core.items import Item
+from contextls.core.items import END_COLUMN, START_COLUMN, Item, is_outlined
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
 from contextls.protocol import (
     AddResult,
     ItemKind,
 )
+
+
+def _columns(start: Position, end: Position, source: str | None) -> tuple[int, int] | None:
+    """The 1-based columns of a range inside one line that is not the whole line (its label
+    names them: 300 characters of a 240,000-character line are not that line); else None."""
+    if start[0] != end[0] or end[1] <= start[1]:
+        return None
+    if start[1] == 0:
+        lines = source.splitlines() if source is not None else []
+        if start[0] >= len(lines) or end[1] >= len(lines[start[0]].encode("utf-16-le")) // 2:
+            return None
+    return start[1] + 1, end[1]
 
 
 class Adding(WorkspaceState):
@@ -72,9 +84,15 @@ class Adding(WorkspaceState):
             content, lines = text, display_lines(start, end)
             found = self.sources.current(rel, uri, max_bytes)
             source = found if isinstance(found, str) else None
-        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
+        if any(
+            item.is_whole_file and not is_outlined(item) for item in self.window.items_for_path(rel)
+        ):
             # The whole file is already context: refresh it rather than add a piece of it.
+            # (A file shown as its outline hides the bodies: a region of it is its own item.)
             return self.file_candidate(uri, language, metadata, pin)
+        columns = _columns(start, end, source)
+        if columns is not None:
+            metadata = {**(metadata or {}), START_COLUMN: columns[0], END_COLUMN: columns[1]}
         return candidates.region(
             content, uri, rel, lines, language, metadata, pin, symbol, symbol_kind, source
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import msgspec
 
@@ -16,7 +17,8 @@ from contextls.core.errors import (
     NotArchived,
     thousands,
 )
-from contextls.core.items import Item
+from contextls.core.items import VIEW, Item, is_outlined
+from contextls.core.outlines import WHOLE_TOKENS, outline_text
 from contextls.core.window import Window
 from contextls.protocol import (
     ClearResult,
@@ -90,7 +92,7 @@ class Changing(WorkspaceState):
                 raise NotArchived(_not_archived_message(missing, self.window))
             restored: list[Item] = []
             for item_id in wanted:
-                old = found[item_id]
+                old = shown_again(found[item_id])
                 try:
                     outcome = self.window.add(
                         Candidate(old.kind, old.content, old.metadata, pin or old.pinned, id=old.id)
@@ -113,6 +115,18 @@ class Changing(WorkspaceState):
 
         result = self.rehearse(apply) if dry_run else self.change(apply)
         return msgspec.structs.replace(result, status=self.status())
+
+
+def shown_again(archived: Item) -> Item:
+    """An archived item as it comes back: one archived from its outline comes back as its
+    outline of the whole text the archive kept (whole, when that has nothing to hide)."""
+    if not is_outlined(archived):
+        return archived
+    shown = outline_text(archived.content, archived)
+    if shown is not None:
+        return replace(archived, content=shown)
+    kept = {k: v for k, v in archived.metadata.items() if k not in (VIEW, WHOLE_TOKENS)}
+    return replace(archived, metadata=kept)
 
 
 def _no_room_to_restore(item: Item, window: Window, wanted: list[str]) -> str:

@@ -24,9 +24,9 @@ from contextls.app.expand import expand
 from contextls.app.facts_cache import FactsCache, cache_path
 from contextls.app.sources import Gone, Sources
 from contextls.app.workers import OverBudget, Workers
+from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.protocol import FileTarget
-from contextls.protocol.build import build_id
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.tags import FileFacts, facts
 from contextls.structure.uses import Uses

@@ -12,7 +12,7 @@ from contextls.core.errors import (
     ContextError,
 )
 from contextls.core.follow import Follow, Seen, follow, lines_of_text
-from contextls.core.items import STALE_REASON, Item
+from contextls.core.items import STALE_REASON, Item, as_whole_lines
 from contextls.core.text import lines_with_ends
 from contextls.protocol import (
     ErrorCode,
@@ -194,6 +194,7 @@ class Following(WorkspaceState):
                 change.touch(item)
                 if content != item.content:
                     change.record_evictions(self.window.replace_content(item_id, content))
+                    as_whole_lines(item)
                 if item.stale:
                     change.record_evictions(self.window.set_stale(item_id, False))
                 done.append(item)
@@ -222,8 +223,8 @@ class Following(WorkspaceState):
         lines = lines_with_ends(text)
         if span[1] > len(lines):
             raise ContextError(
-                f"{item.label}: {rel} has {len(lines)} lines now; remove the item or add the "
-                "region again",
+                f"{item.label}: {rel} has {len(lines)} line{'' if len(lines) == 1 else 's'} now; "
+                "remove the item or add the region again",
                 ErrorCode.INVALID_RANGE,
             )
         piece = "".join(lines[span[0] - 1 : span[1]])

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from contextls.core import adaptive
-from contextls.core.items import Item
+from contextls.core.items import Item, view_of
 from contextls.core.models import TOKENIZERS, model_of
-from contextls.core.outlines import view_of
 from contextls.core.window import Window
 from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
 from contextls.storage.store import ArchiveState
@@ -86,7 +87,9 @@ def status(
         count_label=TOKENIZERS[settings.encoding].label,
         # What left and is still out: an item restored since is not "last out".
         last_evicted=[
-            summary(item) for item in reversed(window.last_evicted) if item.id not in window
+            summary(counted_now(window, item))
+            for item in reversed(window.last_evicted)
+            if item.id not in window
         ],
         next_eviction=summary(next_item) if next_item is not None else None,
         archive_bytes=archive.bytes,
@@ -107,3 +110,11 @@ def pruned(archive: ArchiveState) -> Pruned | None:
         return None
     count, size, at, why = archive.last_pruned
     return Pruned(count=count, bytes=size, at=at, why=why)
+
+
+def counted_now(window: Window, item: Item) -> Item:
+    """``item`` in the tokens of the window's model now (what left under another model
+    says what it would take if it came back)."""
+    if item.encoding == window.encoding:
+        return item
+    return replace(item, tokens=window.costs.of(replace(item, tokens=0)), encoding=window.encoding)

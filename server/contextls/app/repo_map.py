@@ -24,8 +24,7 @@ from contextls.app.workers import Workers
 from contextls.core import candidates
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
-from contextls.core.items import Item
-from contextls.core.outlines import VIEW, view_of
+from contextls.core.items import VIEW, Item, view_of
 from contextls.protocol import AddResult, ErrorCode
 from contextls.structure.repomap import fit, rank
 from contextls.structure.tags import FileFacts
@@ -115,7 +114,10 @@ class Mapping(SymbolAdding, Viewing):
         wishes.update({"definitions": shown, "rankMs": spent})
         existing = self._map_item()
         if existing is not None:
-            self.remove_quietly(existing)
+            # The new map takes the old one's place: the old goes to the archive (it can be
+            # restored), and a pin the person set stays with the map.
+            pin = pin or existing.pinned
+            self._replaced(existing)
         return self.add_candidate(candidates.text("custom", content, None, wishes, pin))
 
     def map_is_due(self) -> bool:
@@ -209,12 +211,10 @@ class Mapping(SymbolAdding, Viewing):
             raise
         return content, shown, round((time.perf_counter() - started) * 1000)
 
-    def remove_quietly(self, item: Item) -> None:
-        """Take the old map out (its replacement is added next)."""
-
+    def _replaced(self, item: Item) -> None:
         def apply(change: Change) -> None:
-            change.touch(item)
-            self.window.remove([item.id])
+            for taken in self.window.remove([item.id]):
+                change.to_archive(taken, "replaced")
 
         self.change(apply)
 

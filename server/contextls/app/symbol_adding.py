@@ -10,6 +10,7 @@ from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
+from contextls.core.items import is_outlined
 from contextls.core.text import Position
 from contextls.protocol import (
     AddResult,
@@ -49,8 +50,11 @@ class SymbolAdding(Adding):
         as_outline: bool = False,
     ) -> AddResult:
         symbol, file_uri, rel, text, found = self.find_symbol(name, uri, language)
-        if any(item.is_whole_file for item in self.window.items_for_path(rel)):
-            # The whole file is context already: refreshed, as a region of it would be.
+        if any(
+            item.is_whole_file and not is_outlined(item) for item in self.window.items_for_path(rel)
+        ):
+            # The whole file is context already: refreshed, as a region of it would be. (A
+            # file shown as its outline hides the body: the definition is its own item.)
             return self.add_file(file_uri, language, metadata, pin)
         start, end = symbol.lines
         lines = text.split("\n")

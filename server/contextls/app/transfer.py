@@ -148,6 +148,9 @@ class Importing:
                 )
                 change.record(outcome)
                 self.mapping[item.id] = outcome.item.id
+                path = outcome.item.path
+                if path is not None:  # its file decides whether it is stale: looked at next
+                    workspace.dirty.add(path)
                 continue
             new = Item(
                 id=window.new_id(),
@@ -155,10 +158,15 @@ class Importing:
                 content=item.content,
                 metadata=dict(item.metadata),
                 timestamp=item.timestamp,
-                tokens=tokenizer.count(item.content),
+                tokens=0,
                 pinned=item.pinned,
                 encoding=tokenizer.encoding,
             )
+            copies = workspace.store.archived_duplicates(workspace.root_uri, new)
+            if copies:  # imported before (or archived here): the same text from the same source
+                self.mapping[item.id] = copies[0]
+                continue
+            new.tokens = tokenizer.count(item.content)
             change.archive_delta += workspace.store.archive(
                 workspace.root_uri, [new], item.reason or "imported", item.archived_at or 0
             )

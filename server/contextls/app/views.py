@@ -11,12 +11,10 @@ from contextls.app.changes import Change
 from contextls.app.following import Following
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
-from contextls.core.items import Item
+from contextls.core.items import VIEW, Item, is_outlined
 from contextls.core.outlines import (
-    VIEW,
     WHOLE_TOKENS,
     can_outline,
-    is_outlined,
     outline_text,
     outlined_if,
     take_outlined,
@@ -32,11 +30,24 @@ class Viewing(Following):
         self.window.outline_of = lambda item: outlined_if(self.settings.compaction, item)
 
     def _save(self, change: Change) -> None:
-        """What a change showed as outlines is saved with it, then told to every client."""
+        """What a change showed as outlines is saved with it, then told to every client.
+        An item archived while shown as its outline is archived whole: a view is how an
+        item is shown, the archive keeps what shows it whole again (and search reads it)."""
         said = take_outlined(self.window, change.touch)
+        for item_id, (item, reason) in list(change.archived.items()):
+            if is_outlined(item) and item_id not in self.window:
+                change.archived[item_id] = (replace(item, content=self._whole_text(item)), reason)
         super()._save(change)
         for message in said:
             self.warn(message)
+
+    def _whole_text(self, item: Item) -> str:
+        """What an outlined item shows the outline of, as its source holds it now (its
+        outline follows the source); the outline itself when the source is gone."""
+        try:
+            return self._current_text(item)
+        except ContextError:
+            return item.content
 
     def outlined_candidate(self, candidate: Candidate, or_whole: bool = False) -> Candidate:
         """A file to add as its outline; one with nothing to hide is refused (or, with

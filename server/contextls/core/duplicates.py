@@ -3,7 +3,9 @@
 A note or an error is the same item as another of the same kind and text. A whole file
 is the same as the file item of its path, and absorbs that file's regions. A region is
 the same as a region of the same lines, absorbs the regions it touches or overlaps, and
-is itself the file item when the whole file is already there.
+is itself the file item when the whole file is already there. A view is how an item is
+shown, not what it is: a file shown as its outline hides bodies, so it neither absorbs
+a definition shown whole nor stands for one.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from contextls.core.candidates import Candidate
-from contextls.core.items import Item, lines_of
+from contextls.core.items import VIEW, Item, is_outlined, lines_of
 from contextls.core.regions import touching_closure
 from contextls.protocol import RANGED_KINDS
 
@@ -28,10 +30,13 @@ def duplicates(
     same: Item | None = None
     absorbed: list[Item] = []
     if candidate.kind == "file":
+        # A file shown as its outline sits beside the definitions shown whole: it hides
+        # their bodies, so it never takes their place.
+        outline = candidate.metadata.get(VIEW) == "outline"
         for item in items_for_path(path):
             if item.is_whole_file:
                 same = item
-            elif item.is_region:
+            elif item.is_region and not outline:
                 absorbed.append(item)
         return same, absorbed
     lines = lines_of(candidate.metadata)
@@ -40,6 +45,8 @@ def duplicates(
     regions = []
     for item in items_for_path(path):
         if item.is_whole_file:
+            if is_outlined(item):
+                continue  # the file shows no bodies: a definition of it is its own item
             return item, []
         if item.is_region:
             if item.lines == lines:

@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from contextls.core.follow_lines import Span, map_span, place_by_content
-from contextls.core.items import STALE_REASON, Item, StaleReason
-from contextls.core.outlines import is_outlined, outline_text
+from contextls.core.items import STALE_REASON, Item, StaleReason, is_outlined
+from contextls.core.outlines import outline_text
 from contextls.core.text import lines_with_ends
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.model import Symbol
 from contextls.structure.outline import outline
 from contextls.structure.resolve import resolve
-from contextls.structure.symbols import symbols
+from contextls.structure.symbols import parsed as symbols_parsed
 
 MAX_OCCURRENCES: Final = 1000
 """How many places of a region's text are weighed before the nearest is taken."""
@@ -70,12 +70,12 @@ def follow(
     last followed, which tells where a stale region's place went; ``lines``: those of
     ``text`` (``lines_of_text``), when the caller has them."""
     changes: list[Follow] = []
-    parsed: dict[str, list[Symbol] | None] = {}
+    parsed: dict[str, tuple[list[Symbol], bool] | None] = {}
     for item in items:
-        found = _definitions(item, text, parsed) if text is not None else None
-        if found is not None:
+        known = _definitions(item, text, parsed) if text is not None else None
+        if known is not None:
             assert text is not None
-            change = follow_symbol(item, text, found)
+            change = follow_symbol(item, text, *known)
             if change is not None:
                 changes.append(change)
         elif text is None:
@@ -126,10 +126,10 @@ QUALIFIED_NAME: Final = "qualifiedName"
 
 
 def _definitions(
-    item: Item, text: str, parsed: dict[str, list[Symbol] | None]
-) -> list[Symbol] | None:
-    """The definitions of ``text`` when ``item`` follows one by name and the file's
-    language is parsed here; None: follow its text instead."""
+    item: Item, text: str, parsed: dict[str, tuple[list[Symbol], bool] | None]
+) -> tuple[list[Symbol], bool] | None:
+    """The definitions of ``text``, and whether it parsed cleanly, when ``item`` follows
+    one by name and the file's language is parsed here; None: follow its text instead."""
     if not isinstance(item.metadata.get(QUALIFIED_NAME), str) or item.is_whole_file:
         return None
     given = item.metadata.get("language")
@@ -138,23 +138,33 @@ def _definitions(
         return None
     if language not in parsed:
         try:
-            parsed[language] = symbols(text, language)
+            parsed[language] = symbols_parsed(text, language)
         except Unsupported:
             parsed[language] = None
     return parsed[language]
 
 
-def follow_symbol(item: Item, text: str, found: list[Symbol]) -> Follow | None:
+def follow_symbol(
+    item: Item, text: str, found: list[Symbol], clean: bool = True
+) -> Follow | None:
     """A symbol found again by its name: moved code moves the item, a changed body
-    makes it stale (at its new place), a name no longer defined makes it stale too."""
+    makes it stale (at its new place), a name no longer defined makes it stale too, but
+    only when the file parses (``clean``): a half-typed line above a definition can hide
+    it from the parser while the person types, and the item waits for a clean parse."""
     name = item.metadata[QUALIFIED_NAME]
     hits = [s for s in resolve(found, name) if s.display == name]
     if len(hits) != 1:
-        if item.stale and item.metadata.get(STALE_REASON) == "missing":
+        if not clean or (item.stale and item.metadata.get(STALE_REASON) == "missing"):
             return None
         return Follow(item.id, stale=True, why="missing")
     symbol = hits[0]
     moved = symbol.lines if symbol.lines != item.lines else None
+    if not clean:  # what the parser made of text that does not parse: only a plain move
+        lines = text.split("\n")[symbol.start_line - 1 : symbol.end_line]
+        piece = "\n".join(lines) + ("\n" if item.content.endswith("\n") else "")
+        if moved and piece == item.content and item.metadata.get("view") != "outline":
+            return Follow(item.id, stale=item.stale, lines=moved)
+        return None
     if item.metadata.get("view") == "outline":
         shown = outline(text, found, symbol.lines)
         if shown != item.content or moved or item.stale:

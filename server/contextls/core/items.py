@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from contextls.protocol import RANGED_KINDS, ItemKind
+from contextls.protocol import RANGED_KINDS, ItemKind, ItemView
 
 StaleReason = Literal["changed", "lost", "deleted", "unreadable", "outside", "too large", "missing"]
 STALE_REASON: Final = "staleReason"
@@ -97,7 +97,7 @@ def make_label(kind: str, content: str, metadata: dict[str, Any]) -> str:
     repeats it (``text text: …``)."""
     path = metadata.get("path")
     if isinstance(path, str) and path:
-        label = source_label(kind, path, lines_of(metadata))
+        label = source_label(kind, path, lines_of(metadata), columns_of(content, metadata))
         symbol = metadata.get("symbol")
         if isinstance(symbol, str) and symbol:
             label = f"{label} ({symbol})"
@@ -150,11 +150,42 @@ def lines_of(metadata: dict[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def source_label(kind: str, path: str, lines: tuple[int, int] | None) -> str:
-    """Where an item comes from: ``src/app.py:10-24``, ``src/app.py:7``, or the path of a file."""
+START_COLUMN: Final = "startColumn"
+END_COLUMN: Final = "endColumn"
+"""Metadata of a region inside one line: its 1-based columns (UTF-16, inclusive)."""
+
+
+def columns_of(content: str, metadata: dict[str, Any]) -> tuple[int, int] | None:
+    """The columns of a region inside one line while its text is still that piece: read
+    again or merged, it holds whole lines, and its columns no longer say where it is."""
+    start, end = metadata.get(START_COLUMN), metadata.get(END_COLUMN)
+    if not isinstance(start, int) or not isinstance(end, int) or "\n" in content:
+        return None
+    if len(content) > end or len(content.encode("utf-16-le")) // 2 != end - start + 1:
+        return None
+    return start, end
+
+
+def as_whole_lines(item: Item) -> None:
+    """A piece of a line read again holds the whole line: its columns go, and its label
+    names the line."""
+    if START_COLUMN in item.metadata:
+        item.metadata = {
+            k: v for k, v in item.metadata.items() if k not in (START_COLUMN, END_COLUMN)
+        }
+        item.label = make_label(item.kind, item.content, item.metadata)
+
+
+def source_label(
+    kind: str, path: str, lines: tuple[int, int] | None, columns: tuple[int, int] | None = None
+) -> str:
+    """Where an item comes from: ``src/app.py:10-24``, ``src/app.py:7``, a piece of one line
+    ``long.js:2:17-316``, or the path of a file."""
     if lines is None or kind == "file":
         return path
     start, end = lines
+    if start == end and columns is not None:
+        return f"{path}:{start}:{columns[0]}-{columns[1]}"
     return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
 
 
@@ -174,3 +205,17 @@ def split_lines(content: str) -> list[str]:
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
+
+
+VIEW: Final = "view"
+"""Metadata of how an item shows its source (a view is how it is shown, not what it is)."""
+
+
+def view_of(item: Item) -> ItemView:
+    """How the item shows its source: ``whole``, ``outline`` or ``map``."""
+    view = item.metadata.get(VIEW)
+    return view if view in ("outline", "map") else "whole"
+
+
+def is_outlined(item: Item) -> bool:
+    return item.metadata.get(VIEW) == "outline"

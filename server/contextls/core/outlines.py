@@ -7,28 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from contextls.core.items import Item
+from contextls.core.items import Item, is_outlined
 from contextls.core.window import Window
-from contextls.protocol import ItemView
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.model import CONTAINERS
 from contextls.structure.outline import outline
 from contextls.structure.symbols import symbols
 
-VIEW: Final = "view"
 """Metadata: ``outline`` when an item shows its outline (absent: it shows all of it)."""
 WHOLE_TOKENS: Final = "wholeTokens"
 """Metadata of an outlined item: the tokens it took whole (what ``expand`` brings back)."""
-
-
-def view_of(item: Item) -> ItemView:
-    """How the item shows its source: ``whole``, ``outline`` or ``map``."""
-    view = item.metadata.get(VIEW)
-    return view if view in ("outline", "map") else "whole"
-
-
-def is_outlined(item: Item) -> bool:
-    return item.metadata.get(VIEW) == "outline"
 
 
 def can_outline(item: Item) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextls.core.candidates import Candidate
-from contextls.core.items import Item, lines_of, split_lines
+from contextls.core.items import END_COLUMN, START_COLUMN, Item, lines_of, split_lines
 
 
 def touching_closure(lines: tuple[int, int], regions: list[Item]) -> list[Item]:
@@ -31,6 +31,13 @@ def merge_regions(absorbed: list[Item], candidate: Candidate) -> tuple[str, dict
     """One region covering all of them: the file's text over the merged lines when the
     candidate carries it, else the pieces' lines (the newest text wins where they overlap)."""
     newline_at_end = candidate.content.endswith("\n")
+    span = lines_of(candidate.metadata)
+    if candidate.metadata.get("view") == "outline" and span is not None:
+        # A class shown as its outline absorbs what lies inside it and stays an outline: the
+        # file's text over its lines would be the whole class under the outline's name.
+        inside = all(i.lines and span[0] <= i.lines[0] and i.lines[1] <= span[1] for i in absorbed)
+        if inside:
+            return candidate.content, merged_metadata(candidate, *span)
     if candidate.source is not None:
         return merge_from_source(absorbed, candidate, candidate.source)
     by_line: dict[int, str] = {}
@@ -68,8 +75,11 @@ def merge_from_source(
 
 def merged_metadata(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
     metadata = dict(candidate.metadata)
+    metadata.pop(START_COLUMN, None)  # merged, it holds whole lines
+    metadata.pop(END_COLUMN, None)
     if (start, end) != lines_of(candidate.metadata):
         metadata.pop("symbol", None)
         metadata.pop("symbolKind", None)
+        metadata.pop("view", None)  # the file's text over the merged lines: whole
     metadata["startLine"], metadata["endLine"] = start, end
     return metadata

@@ -66,7 +66,8 @@ def slice_range(text: str, start: Position, end: Position, label: str = "the doc
         raise ContextError(f"{label} is empty", ErrorCode.INVALID_RANGE)
     if start_line >= len(lines):
         raise ContextError(
-            f"the range starts at line {start_line + 1}, but {label} has {len(lines)} lines",
+            f"the range starts at line {start_line + 1}, but {label} has "
+            f"{len(lines)} line{'' if len(lines) == 1 else 's'}",
             ErrorCode.INVALID_RANGE,
         )
     if end_line >= len(lines):

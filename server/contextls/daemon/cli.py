@@ -55,7 +55,7 @@ def _logging(level: str, log_file: str | None) -> None:
     if log_file:  # a log names files and workspaces: the user's alone
         from pathlib import Path
 
-        from contextls.protocol.places import keep_private, private_file
+        from contextls.common.places import keep_private, private_file
 
         private_file(Path(log_file))
         keep_private(Path(log_file), 0o600)
@@ -94,8 +94,8 @@ def daemon_parser() -> argparse.ArgumentParser:
 def daemon_main(argv: list[str] | None = None) -> int:
     import os
 
+    from contextls.common.places import NotPrivate
     from contextls.daemon import server as daemon
-    from contextls.protocol.places import NotPrivate
 
     args = daemon_parser().parse_args(argv)
     _logging(args.log_level, args.log_file)

@@ -25,11 +25,11 @@ import signal
 from pathlib import Path
 from typing import IO
 
+from contextls.common.places import peer_uid, socket_path
 from contextls.lsp.handlers import register
 from contextls.lsp.hub import Hub
 from contextls.lsp.server import ContextServer, shared_service
 from contextls.lsp.transport import FrameProtocol
-from contextls.protocol.places import peer_uid, socket_path
 
 log = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ from contextls.app.model_counts import count_for_models
 from contextls.core import candidates
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError
+from contextls.lsp.agents import refuse_secrets_to_agents
 from contextls.lsp.progress import Reporter
 from contextls.lsp.registry import handles
 from contextls.lsp.server import ContextServer
@@ -39,6 +40,7 @@ def _symbol_kind(kind: str | int | None) -> str | int | None:
 
 @handles(p.Requests.ADD_REGION)
 def add_region(ls: ContextServer, params: p.AddRegionParams) -> p.AddResult:
+    refuse_secrets_to_agents(ls.session.client, params.uri)
     start, end = _start_end(params.range)
     workspace = ls.session.route(params.workspace, params.uri)
     return workspace.add_region(
@@ -71,6 +73,7 @@ an outline of a 900 KB file takes ~1 s)."""
 
 @handles(p.Requests.ADD_FILE)
 def add_file(ls: ContextServer, params: p.AddFileParams) -> p.AddResult | Awaitable[p.AddResult]:
+    refuse_secrets_to_agents(ls.session.client, params.uri)
     workspace = ls.session.route(params.workspace, params.uri)
     if params.outline or _large_file(params.uri):
         return _add_file_off_loop(ls, params)

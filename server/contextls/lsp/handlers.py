@@ -25,12 +25,13 @@ from contextls.app import transfer
 from contextls.app.configuring import precount
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
+from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.lsp import add_handlers, structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
+from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
-from contextls.protocol.build import build_id
 
 log = logging.getLogger(__name__)
 
@@ -81,16 +82,19 @@ def _register_lifecycle(server: ContextServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ContextServer, params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        _guarded(lambda: ls.hub.edited(ls, uri))
         _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ContextServer, params: lsp.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
+        _guarded(lambda: ls.hub.opened(ls, uri))
         _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ContextServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        _guarded(lambda: ls.hub.closed(ls, uri))
         _guarded(lambda: ls.service.document_changed(uri))
 
     @server.feature(lsp.SHUTDOWN)
@@ -239,6 +243,7 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         log=hub.log,
         executable=sys.executable,
         build=BUILD,
+        models=model_choices(),
     )
 
 

@@ -8,9 +8,9 @@ wire (``rename="camel"``). Every request takes an optional ``workspace`` (a fold
 or path); without it the server routes by the folder that contains ``uri``, else the
 only open folder.
 
-It is the only part of the server a client imports: ``framing`` (LSP's Content-Length
-frames), ``places`` (where the daemon of a database listens) and ``build`` (what
-identifies the installed code) are the contract between the command line and its daemon.
+With ``contextls.common`` (where a daemon listens, what identifies the installed code), it
+is the only part of the server a client imports; ``framing`` (LSP's Content-Length frames)
+is part of the contract.
 """
 
 from contextls.protocol import (

@@ -45,6 +45,9 @@ class ErrorCode(IntEnum):
     """The name fits more than one definition; ``data`` lists them."""
     NO_STRUCTURE = -31016
     """The file's language is not parsed here: add a range instead."""
+    SECRET_FILE = -31017
+    """An agent's client (``AGENT_CLIENTS``) named a file whose name says it holds secrets
+    (``.env``, keys); only a person adds it, by naming it."""
 
 
 ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {

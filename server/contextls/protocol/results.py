@@ -33,6 +33,7 @@ __all__ = [
     "ForgetResult",
     "ImportResult",
     "ListResult",
+    "ModelChoice",
     "ModelCount",
     "NoRoomData",
     "NoWorkspaceData",
@@ -210,6 +211,19 @@ class RefreshResult(Wire):
     status: Status
 
 
+class ModelChoice(Wire):
+    """A model a window can count for (``ServerInfo.models``): what an editor offers to
+    choose from. Any spelling the server reads may be set; these are the names it shows."""
+
+    name: str
+    encoding: Encoding
+    exact: bool
+    label: str
+    """``exact``, or the estimate and its measured error."""
+    unavailable: str = ""
+    """Why this server cannot count in it (the package to install); empty: it can."""
+
+
 class ServerInfo(Wire):
     """The process serving a client: ``contextls daemon status`` shows it."""
 
@@ -238,6 +252,8 @@ class ServerInfo(Wire):
     build: str = ""
     """What identifies the installed code (changes with every install): a client restarts a
     daemon whose build differs from its own."""
+    models: list[ModelChoice] = []
+    """The models a window can be set to (the ``model`` setting), for a client to offer."""
 
 
 class ConfigureResult(Wire):

@@ -1,7 +1,8 @@
-"""Generate ``clients/protocol/contextls.schema.json`` from the protocol package.
+"""Generate ``clients/protocol/contextls.schema.json`` from the protocol package, and the
+Python mirror the CLI's quick path reads (``python_mirror``).
 
-    python -m contextls.protocol.schema            # write the file
-    python -m contextls.protocol.schema --check    # exit 1 if the file is stale
+    python -m contextls.protocol.schema            # write the files
+    python -m contextls.protocol.schema --check    # exit 1 if a file is stale
 
 The schema lists every request (params and result) and notification under
 ``x-methods`` / ``x-notifications`` so editor clients can be checked against it.
@@ -17,6 +18,7 @@ from typing import Any
 import msgspec
 
 from contextls import protocol
+from contextls.protocol import python_mirror
 
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "clients" / "protocol" / "contextls.schema.json"
 
@@ -57,19 +59,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if the file is stale")
     parser.add_argument("--output", type=Path, default=SCHEMA_PATH)
+    parser.add_argument("--mirror", type=Path, default=python_mirror.MIRROR_PATH)
     args = parser.parse_args(argv)
-    text = render()
+    wanted = {args.output: render(), args.mirror: python_mirror.render()}
     if args.check:
-        current = args.output.read_text() if args.output.exists() else ""
-        if current != text:
-            print(
-                f"{args.output} is stale: run `python -m contextls.protocol.schema`",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text)
+        stale = [
+            path
+            for path, text in wanted.items()
+            if (path.read_text() if path.exists() else "") != text
+        ]
+        for path in stale:
+            print(f"{path} is stale: run `python -m contextls.protocol.schema`", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     return 0
 
 

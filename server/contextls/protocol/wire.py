@@ -7,6 +7,7 @@ from typing import Annotated, Any, Final, Literal, get_args
 from msgspec import Meta, Struct
 
 __all__ = [
+    "AGENT_CLIENTS",
     "ENCODINGS",
     "ITEM_KINDS",
     "RANGED_KINDS",
@@ -34,6 +35,11 @@ __all__ = [
 
 STORAGE_ENV: Final = "CONTEXTLS_STORAGE"
 """Environment variable naming the database when the settings do not (the CLI, tests)."""
+
+AGENT_CLIENTS: Final[tuple[str, ...]] = ("contextls-mcp",)
+"""``clientInfo.name`` of the clients that act for an agent rather than a person (the MCP
+server): the server refuses them a file whose name says it holds secrets (SECRET_FILE),
+which a person may still add by naming it."""
 
 
 class Wire(Struct, rename="camel", kw_only=True):

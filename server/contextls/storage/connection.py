@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from contextls.protocol.places import default_database, keep_private, private_file
+from contextls.common.places import default_database, keep_private, private_file
 from contextls.storage import held_files, migrations
 from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError
 from contextls.storage.reserve import Reserve

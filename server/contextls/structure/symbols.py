@@ -32,13 +32,23 @@ _SINGLE_DECLARATION: Final = frozenset(
 def symbols(text: str, language: str) -> list[Symbol]:
     """Every definition of ``text``, in the order of the text (a holder before what it
     holds). Unsupported when ``language`` has no parser here."""
+    return parsed(text, language)[0]
+
+
+def parsed(text: str, language: str) -> tuple[list[Symbol], bool]:
+    """``symbols``, and whether the text parsed without a syntax error (a definition
+    missing from text that does not parse may only be hidden by a half-typed line)."""
     if language == "elisp":
-        return elisp.symbols(text)
+        return elisp.symbols(text), True
     if language not in SPECS:
         raise Unsupported(f"no grammar for {language} here")
     source = text.encode()
     budget.check(source)
     tree = parse(source, language)
+    return _found(tree, source, language), not tree.root_node.has_error
+
+
+def _found(tree: tree_sitter.Tree, source: bytes, language: str) -> list[Symbol]:
     found: dict[tuple[int, int], tuple[int, Symbol, int, int]] = {}
     wrappers = WRAPPERS[language]
     for pattern, captures in matches(tree, language):

@@ -7,13 +7,13 @@ A command imports only its own module: loading every command's dependencies
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from contextls_client.session import Invocation
 
-Handler = Callable[["Invocation"], Coroutine[Any, Any, int]]
+Handler = Callable[["Invocation"], int]
 
 _WHERE: Final[dict[str, tuple[str, str]]] = {
     "add": ("add", "run_add"),

@@ -30,7 +30,7 @@ def is_id(text: str) -> bool:
     return _ITEM_ID.match(text.strip()) is not None
 
 
-async def targets(session: Session, texts: list[str]) -> list[str]:
+def targets(session: Session, texts: list[str]) -> list[str]:
     """Ids for ids, paths and globs (like Aider's ``/drop src/app.py``).
 
     A path or glob (relative to the current directory) names every item of the
@@ -41,7 +41,7 @@ async def targets(session: Session, texts: list[str]) -> list[str]:
     listed = []
     if named:
         listed = (
-            await session.client.call(Requests.LIST, ListParams(workspace=session.workspace))
+            session.client.call(Requests.LIST, ListParams(workspace=session.workspace))
         ).items
     ids: list[str] = []
     for text in texts:

@@ -10,78 +10,165 @@ of the window needs ``--force``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
 
 import msgspec
 
 from contextls.protocol import (
     AddFilesParams,
     AddFilesResult,
-    ContextItem,
     ErrorCode,
     FileTarget,
-    NoRoomData,
-    PinnedGrowth,
     Requests,
+    SkippedFile,
+    TargetRefusal,
+)
+from contextls_client.add_words import (
+    added_lines,
+    left_out_lines,
+    needs_force_words,
+    pinned_growth_lines,
+    refused_message,
 )
 from contextls_client.commands.add_symbol import (
     add_map,
-    add_symbols,
+    add_symbol,
     is_symbol_target,
     split_target,
 )
-from contextls_client.human import count, item_line, plural, tokens, window_line
+from contextls_client.human import item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
+from contextls_client.reports import BulkRefusal, ErrorDocument, ErrorReport
 from contextls_client.session import Invocation, Session
 from contextls_client.targets import AddTarget, TargetError, parse_target
 
-ITEMISED: Final = 20
-"""Up to this many added items are listed one per line; more are summed up."""
-SKIPS_NAMED: Final = 5
-"""Up to this many skipped files are named; more are only counted."""
 
-
-async def run_add(invocation: Invocation) -> int:
+def run_add(invocation: Invocation) -> int:
+    """Everything named is added in one session and answered as one ``AddFilesResult``
+    (``--json``): files, regions, definitions by name and the map alike; or, when
+    nothing could be added, one error document."""
     args = invocation.args
     cwd = Path.cwd()
     if args.map:
         if args.targets or args.symbol:
             raise TargetError("--map adds the map alone; add files or symbols with another add")
-        return await add_map(invocation)
-    if args.query or args.map_tokens:
+    elif args.query or args.map_tokens:
         raise TargetError("--query and --map-tokens go with --map")
-    if not args.targets and not args.symbol:
+    elif not args.targets and not args.symbol:
         raise TargetError(
             "name what to add: a file, FILE::NAME, a folder, a glob, --symbol or --map"
         )
-    named = [split_target(text, cwd) for text in args.targets if is_symbol_target(text)]
-    named += [(None, name) for name in args.symbol or ()]
+    named = [(text, *split_target(text, cwd)) for text in args.targets if is_symbol_target(text)]
+    named += [(f"--symbol {name}", None, name) for name in args.symbol or ()]
     paths = [text for text in args.targets if not is_symbol_target(text)]
-    if named:
-        async with invocation.session() as session:
-            refused = await add_symbols(invocation, session, named)
-        if not paths:
-            return refused
     targets = [file_target(parse_target(text), cwd) for text in paths]
-    params = AddFilesParams(
-        targets=targets,
-        language=args.language,
-        pin=args.pin,
-        force=args.force,
-        dry_run=args.dry_run,
-        outline=args.outline,
+    outcome = AddOutcome()
+    with invocation.session() as session:
+        if args.map:
+            outcome.take("--map", add_map(invocation, session))
+        for shown, uri, name in named:
+            outcome.take(shown, add_symbol(invocation, session, uri, name))
+        if targets:
+            params = AddFilesParams(
+                workspace=session.workspace,
+                targets=targets,
+                language=args.language,
+                pin=args.pin,
+                force=args.force,
+                dry_run=args.dry_run,
+                outline=args.outline,
+            )
+            try:
+                result = session.client.call(Requests.ADD_FILES, params)
+            except ContextlsError as error:
+                if not outcome.added:
+                    return _refused(invocation, error)
+                _say_refused(invocation, error)
+                outcome.refuse(
+                    [TargetRefusal(target=t, code=error.code, message=error.message) for t in paths]
+                )
+            else:
+                if args.dry_run:
+                    _print_plan(invocation, result, needs_force=False)
+                    return 0
+                _print_added(invocation, session, result)
+                outcome.merge(result)
+    return outcome.finish(invocation)
+
+
+class AddOutcome:
+    """What one ``contextls add`` did, over every request it took: one document."""
+
+    def __init__(self) -> None:
+        self.result: AddFilesResult | None = None
+        self.refused: list[TargetRefusal] = []
+        self.errors: list[ContextlsError] = []
+
+    @property
+    def added(self) -> bool:
+        return self.result is not None and bool(self.result.items)
+
+    def take(self, target: str, answer: AddFilesResult | ContextlsError) -> None:
+        if isinstance(answer, ContextlsError):
+            self.errors.append(answer)
+            self.refuse([TargetRefusal(target=target, code=answer.code, message=answer.message)])
+        else:
+            self.merge(answer)
+
+    def refuse(self, refusals: list[TargetRefusal]) -> None:
+        self.refused.extend(refusals)
+
+    def merge(self, later: AddFilesResult) -> None:
+        earlier, self.result = self.result, later
+        if earlier is None:
+            return
+        items = {item.id: item for item in [*earlier.items, *later.items]}
+        self.result = msgspec.structs.replace(
+            later,
+            items=list(items.values()),
+            evicted=[*earlier.evicted, *later.evicted],
+            tokens=sum(item.tokens for item in items.values()),
+            merged={**earlier.merged, **later.merged},
+            pinned_growth=[*earlier.pinned_growth, *later.pinned_growth],
+            skipped=[*earlier.skipped, *later.skipped],
+            refused=[*earlier.refused, *later.refused],
+            warnings=[*earlier.warnings, *later.warnings],
+        )
+
+    def finish(self, invocation: Invocation) -> int:
+        """Print the one document; 0 when everything named is in the window, else 1."""
+        console = invocation.console
+        result = self.result
+        refused = [*self.refused, *(result.refused if result is not None else [])]
+        if result is None or not result.items:
+            skipped = result.skipped if result is not None else []
+            console.json(_error_document(refused, skipped, self.errors))
+            if not refused:
+                console.note("contextls: nothing was added")
+            return 1
+        result.refused = refused
+        console.json(result)
+        console.out(window_line(result.status))
+        return 1 if refused else 0
+
+
+def _error_document(
+    refused: list[TargetRefusal], skipped: list[SkippedFile], errors: list[ContextlsError]
+) -> ErrorDocument:
+    """Nothing was added: the refusal, or the first with every one in ``data``."""
+    if len(refused) == 1 and len(errors) == 1 and errors[0].data is not None:
+        only = errors[0]
+        return ErrorDocument(
+            error=ErrorReport(code=only.code, message=only.message, data=only.data)
+        )
+    message = refused_message(refused)
+    code = refused[0].code if refused else int(ErrorCode.INVALID_PARAMS)
+    return ErrorDocument(
+        error=ErrorReport(
+            code=code,
+            message=message,
+            data=BulkRefusal(refused=refused, skipped=skipped),
+        )
     )
-    async with invocation.session() as session:
-        params.workspace = session.workspace
-        try:
-            result = await session.client.call(Requests.ADD_FILES, params)
-        except ContextlsError as error:
-            return _refused(invocation, error)
-        if args.dry_run:
-            _print_plan(invocation, result, needs_force=False)
-            return 0
-        _print_added(invocation, session, result)
-    return 1 if result.refused or not result.items else 0
 
 
 def file_target(target: AddTarget, cwd: Path) -> FileTarget:
@@ -104,25 +191,21 @@ def _refused(invocation: Invocation, error: ContextlsError) -> int:
         if invocation.args.dry_run:
             _print_plan(invocation, plan, needs_force=True)
             return 0
-        held = plan.status.item_count
-        console.note(
-            f"contextls: adding {plural(len(plan.items), 'file')} ({tokens(plan.tokens)}) would "
-            f"evict {len(plan.evicted)} of the window's {plural(held, 'item')} "
-            f"({tokens(sum(item.tokens for item in plan.evicted))}), more than half of it; "
-            "nothing was added. `--dry-run` lists them, `--force` adds anyway"
-        )
-        console.json({"error": {"code": error.code, "message": error.message}, "plan": plan})
-        return 1
-    if error.code == ErrorCode.NO_ROOM and error.data is not None:
-        figures = msgspec.convert(error.data, NoRoomData)
-        console.json({"error": {"code": error.code, "message": error.message}, "room": figures})
-    else:
-        console.json({"error": {"code": error.code, "message": error.message}})
-    if invocation.args.dry_run:
+    console.json(
+        ErrorDocument(error=ErrorReport(code=error.code, message=error.message, data=error.data))
+    )
+    _say_refused(invocation, error)
+    return 1
+
+
+def _say_refused(invocation: Invocation, error: ContextlsError) -> None:
+    console = invocation.console
+    if error.code == ErrorCode.NEEDS_FORCE and error.data is not None:
+        console.note(needs_force_words(msgspec.convert(error.data, AddFilesResult)))
+    elif invocation.args.dry_run:
         console.note(f"contextls: the add would be refused: {error.message}")
     else:
         console.note(f"contextls: {error.message}")
-    return 1
 
 
 def _print_plan(invocation: Invocation, plan: AddFilesResult, needs_force: bool) -> None:
@@ -139,60 +222,14 @@ def _print_plan(invocation: Invocation, plan: AddFilesResult, needs_force: bool)
         )
     else:
         console.out("would evict nothing")
-    console.out(*_pinned_growth_lines(plan))
+    console.out(*pinned_growth_lines(plan))
     if needs_force:
         console.out("that is more than half of the window: the add needs --force")
-    _report_left_out(invocation, plan)
+    console.note(*left_out_lines(plan))
 
 
 def _print_added(invocation: Invocation, session: Session, result: AddFilesResult) -> None:
-    console = invocation.console
-    if len(result.items) <= ITEMISED:
-        console.out(*(_added_line(item, result) for item in result.items))
-    elif result.items:
-        console.out(f"added {plural(len(result.items), 'item')} ({tokens(result.tokens)})")
-        console.out(*_pinned_growth_lines(result))
+    invocation.console.out(*added_lines(result))
     session.warn(result.warnings)
     session.evicted(result.evicted)
-    _report_left_out(invocation, result)
-    console.json(result)
-    console.out(window_line(result.status))
-
-
-def _added_line(item: ContextItem, result: AddFilesResult) -> str:
-    line = f"added {item_line(item)}" + (", pinned" if item.pinned else "")
-    absorbed = [old for old, into in result.merged.items() if into == item.id]
-    if absorbed:
-        line += f"; merged {', '.join(absorbed)} into it"
-        grown = next((g for g in result.pinned_growth if g.id == item.id), None)
-        if grown is not None:
-            line += f" ({_grown_words(grown)})"
-    return line
-
-
-def _pinned_growth_lines(result: AddFilesResult) -> list[str]:
-    return [f"{grown.id} ({grown.label}): {_grown_words(grown)}" for grown in result.pinned_growth]
-
-
-def _grown_words(grown: PinnedGrowth) -> str:
-    """Never silent: a pinned region that grew (into a whole file, say) takes more budget."""
-    return (
-        f"pinned, as what it absorbed was: {tokens(grown.tokens_before)} pinned before, "
-        f"{count(grown.tokens_after)} now; `contextls unpin {grown.id}` lets it go"
-    )
-
-
-def _report_left_out(invocation: Invocation, result: AddFilesResult) -> None:
-    console = invocation.console
-    console.note(*(f"contextls: {refusal.message}" for refusal in result.refused))
-    if result.skipped:
-        reasons: dict[str, int] = {}
-        for skip in result.skipped:
-            reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
-        detail = ", ".join(f"{number} {reason}" for reason, number in reasons.items())
-        console.note(f"skipped {plural(len(result.skipped), 'file')} while expanding: {detail}")
-        secret = [skip for skip in result.skipped if skip.reason.startswith("may hold secrets")]
-        named = result.skipped if len(result.skipped) <= SKIPS_NAMED else secret
-        console.note(*(f"  {skip.path} ({skip.reason})" for skip in named))
-    if not result.items and not result.refused and not result.dry_run:
-        console.note("contextls: nothing was added")
+    invocation.console.note(*left_out_lines(result))

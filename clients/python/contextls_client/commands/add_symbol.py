@@ -15,13 +15,15 @@ from typing import Final
 import msgspec
 
 from contextls.protocol import (
+    AddFilesResult,
     AddMapParams,
     AddNamedSymbolParams,
+    AddResult,
     AmbiguousSymbolData,
     ErrorCode,
     Requests,
 )
-from contextls_client.human import item_line, window_line
+from contextls_client.human import item_line
 from contextls_client.messages import ContextlsError
 from contextls_client.session import Invocation, Session
 
@@ -41,41 +43,55 @@ def split_target(text: str, cwd: Path) -> tuple[str | None, str]:
     return uri, name
 
 
-async def add_symbols(
-    invocation: Invocation, session: Session, wanted: list[tuple[str | None, str]]
-) -> int:
-    """Add each (file URI or None, name); 1 if any was refused."""
+def as_added(result: AddResult) -> AddFilesResult:
+    """One item's answer in the shape of every ``contextls add --json``."""
+    return AddFilesResult(
+        items=[result.item],
+        evicted=result.evicted,
+        tokens=result.item.tokens,
+        status=result.status,
+        merged=dict.fromkeys(result.merged, result.item.id),
+        warnings=result.warnings,
+    )
+
+
+def add_symbol(
+    invocation: Invocation, session: Session, uri: str | None, name: str
+) -> AddFilesResult | ContextlsError:
+    """Add the definition ``name`` (in the file ``uri``, else anywhere), saying what it did."""
     args = invocation.args
     console = invocation.console
-    failed = 0
-    for uri, name in wanted:
-        params = AddNamedSymbolParams(
-            name=name,
-            uri=uri,
-            language=args.language,
-            pin=args.pin,
-            outline=getattr(args, "outline", False),
-            workspace=session.workspace,
+    params = AddNamedSymbolParams(
+        name=name,
+        uri=uri,
+        language=args.language,
+        pin=args.pin,
+        outline=getattr(args, "outline", False),
+        workspace=session.workspace,
+    )
+    try:
+        result = session.client.call(Requests.ADD_NAMED_SYMBOL, params)
+    except ContextlsError as error:
+        _refused(invocation, error, name)
+        return error
+    item = result.item
+    if result.deduplicated:
+        # The definition's lines are in the window already (its file whole, or the
+        # definition itself): the answer names the item that holds them.
+        console.out(
+            f"nothing added: {name} is in the window already, in {item_line(item)}"
+            + (", pinned" if item.pinned else "")
         )
-        try:
-            result = await session.client.call(Requests.ADD_NAMED_SYMBOL, params)
-        except ContextlsError as error:
-            failed = 1
-            _refused(invocation, error, name)
-            continue
-        item = result.item
+    else:
         kind = item.metadata.get("symbolKind", "symbol")
         console.out(f"added {item_line(item)}, {kind}" + (", pinned" if item.pinned else ""))
-        session.warn(result.warnings)
-        session.evicted(result.evicted)
-        console.json(result)
-        console.out(window_line(result.status))
-    return failed
+    session.warn(result.warnings)
+    session.evicted(result.evicted)
+    return as_added(result)
 
 
 def _refused(invocation: Invocation, error: ContextlsError, name: str) -> None:
     console = invocation.console
-    console.json({"error": {"code": error.code, "message": error.message}, "data": error.data})
     if error.code != ErrorCode.AMBIGUOUS_SYMBOL or error.data is None:
         console.note(f"contextls: {error.message}")
         return
@@ -91,27 +107,23 @@ def _refused(invocation: Invocation, error: ContextlsError, name: str) -> None:
         console.note(f"  … and {len(found) - LISTED} more")
 
 
-async def add_map(invocation: Invocation) -> int:
+def add_map(invocation: Invocation, session: Session) -> AddFilesResult | ContextlsError:
     args = invocation.args
     console = invocation.console
-    async with invocation.session() as session:
-        params = AddMapParams(
-            workspace=session.workspace, query=args.query, tokens=args.map_tokens, pin=args.pin
-        )
-        try:
-            result = await session.client.call(Requests.ADD_MAP, params)
-        except ContextlsError as error:
-            console.json({"error": {"code": error.code, "message": error.message}})
-            console.note(f"contextls: {error.message}")
-            return 1
-        item = result.item
-        meta = item.metadata
-        console.out(
-            f"added {item_line(item)}: {meta.get('definitions', 0)} definitions ranked in "
-            f"{meta.get('rankMs', 0)} ms, within {meta.get('mapTokens', 0):,} tokens"
-            + (", pinned" if item.pinned else "")
-        )
-        session.evicted(result.evicted)
-        console.json(result)
-        console.out(window_line(result.status))
-    return 0
+    params = AddMapParams(
+        workspace=session.workspace, query=args.query, tokens=args.map_tokens, pin=args.pin
+    )
+    try:
+        result = session.client.call(Requests.ADD_MAP, params)
+    except ContextlsError as error:
+        console.note(f"contextls: {error.message}")
+        return error
+    item = result.item
+    meta = item.metadata
+    console.out(
+        f"added {item_line(item)}: {meta.get('definitions', 0)} definitions ranked in "
+        f"{meta.get('rankMs', 0)} ms, within {meta.get('mapTokens', 0):,} tokens"
+        + (", pinned" if item.pinned else "")
+    )
+    session.evicted(result.evicted)
+    return as_added(result)

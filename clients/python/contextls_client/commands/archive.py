@@ -23,16 +23,16 @@ WAIT_POLL_SECONDS: Final = 0.5
 BOLD: Final = ("\x1b[1m", "\x1b[0m")
 
 
-async def run_search(invocation: Invocation) -> int:
+def run_search(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     query = " ".join(args.query).strip()
     if not query:
         raise UsageError("give words to search for: contextls search WORDS")
-    async with invocation.session() as session:
+    with invocation.session() as session:
         if args.wait:
-            await _wait_for_embeddings(invocation, session)
-        result = await session.client.call(
+            _wait_for_embeddings(invocation, session)
+        result = session.client.call(
             Requests.SEARCH,
             SearchParams(
                 workspace=session.workspace,
@@ -51,15 +51,53 @@ async def run_search(invocation: Invocation) -> int:
     now_ms = time.time() * 1000
     for hit in result.hits:
         when = _ago(now_ms - hit.archived_at) if hit.archived_at else ""
-        score = f"score {hit.score:.3g}" if hit.score else ""
-        found_by = "+".join(hit.modes)
-        details = ", ".join(part for part in (hit.reason, when, score, found_by) if part)
+        details = "; ".join(
+            part
+            for part in (archived_words(hit.reason, when), found_words(hit, result.mode))
+            if part
+        )
         console.out(f"{item_line(hit.item)}  [{details}]")
         snippet = _snippet(hit, console.styled)
         if snippet:
             console.out(f"    {snippet}")
     console.out("", "`contextls restore ID` puts an item back in the window")
     return 0
+
+
+_ARCHIVED_BECAUSE: Final = {
+    "maxTokens": "evicted to stay within maxTokens",
+    "maxItems": "evicted to stay within maxItems",
+    "budget": "evicted when the adaptive budget shrank",
+    "removed": "removed",
+    "cleared": "cleared",
+}
+_FOUND_BY: Final = {
+    ("keyword",): "found by its words",
+    ("semantic",): "found by its meaning",
+    ("keyword", "semantic"): "found by its words and meaning",
+}
+_SEARCHED_BY: Final = {
+    "keyword": {"keyword"},
+    "semantic": {"semantic"},
+    "hybrid": {"keyword", "semantic"},
+}
+
+
+def archived_words(reason: str, when: str) -> str:
+    """How the item left the window, and when: ``evicted to stay within maxTokens 3 min
+    ago``."""
+    why = _ARCHIVED_BECAUSE.get(reason, f"archived ({reason})" if reason else "archived")
+    return f"{why} {when}".strip()
+
+
+def found_words(hit: SearchHit, mode: str) -> str:
+    """How the search that ran found the hit, and its score. A keyword search that also
+    weighed the hit's meaning found it by its words; the JSON's ``modes`` keeps the
+    evidence."""
+    ran = _SEARCHED_BY.get(mode, {"keyword", "semantic"})
+    found = tuple(sorted({str(mode) for mode in hit.modes} & ran)) or tuple(sorted(ran))
+    words = _FOUND_BY.get(found, "found")
+    return f"{words}, score {hit.score:.3g}" if hit.score else words
 
 
 def _snippet(hit: SearchHit, styled: bool) -> str:
@@ -76,13 +114,13 @@ def _snippet(hit: SearchHit, styled: bool) -> str:
     return text + ("…" if cut else "")
 
 
-async def _wait_for_embeddings(invocation: Invocation, session: Session) -> None:
+def _wait_for_embeddings(invocation: Invocation, session: Session) -> None:
     """Until every item of the workspace has its vectors (or search by meaning is off),
     saying on stderr how many are left."""
     console = invocation.console
     shown = False
     while True:
-        status = await session.client.call(
+        status = session.client.call(
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
         semantic = status.semantic
@@ -107,12 +145,12 @@ def _left_to_embed(semantic: SemanticStatus | None) -> int:
     return semantic.pending + semantic.window_pending
 
 
-async def run_restore(invocation: Invocation) -> int:
+def run_restore(invocation: Invocation) -> int:
     args = invocation.args
     ids = item_ids(args.ids)
     console = invocation.console
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.RESTORE, RestoreParams(workspace=session.workspace, ids=ids, pin=args.pin)
         )
         console.out(*(f"{asked} was merged into {now}" for asked, now in result.merged.items()))

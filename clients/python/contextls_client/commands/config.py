@@ -25,7 +25,7 @@ from contextls_client.reports import ConfigReport
 from contextls_client.session import Invocation, UsageError
 
 
-async def run_config(invocation: Invocation) -> int:
+def run_config(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     action = args.config_action or "show"
@@ -40,9 +40,9 @@ async def run_config(invocation: Invocation) -> int:
     except ConfigError as error:
         raise UsageError(str(error)) from error
 
-    async with invocation.session() as session:
+    with invocation.session() as session:
         params.workspace = session.workspace
-        result = await session.client.call(Requests.CONFIGURE, params)
+        result = session.client.call(Requests.CONFIGURE, params)
         session.evicted(result.evicted)
     effective: dict[str, Any] = {
         key: value for key, value in _builtins(result.settings).items() if key in WINDOW_SETTINGS

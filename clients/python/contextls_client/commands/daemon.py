@@ -11,56 +11,69 @@ import socket
 import time
 from pathlib import Path
 
+from contextls.common.places import log_path, resolve_storage, socket_path
 from contextls.protocol import Requests, ServerInfo, ServerInfoParams
-from contextls.protocol.places import log_path, resolve_storage, socket_path
 from contextls_client.daemon import connect, connect_or_start, stop_daemon
 from contextls_client.human import count
+from contextls_client.reports import DaemonReport
 from contextls_client.session import Invocation, UsageError
 from contextls_client.socket_client import DaemonClient
 
 STOP_TIMEOUT = 10.0
 
 
-async def run_daemon(invocation: Invocation) -> int:
+def run_daemon(invocation: Invocation) -> int:
     action = invocation.args.daemon_action or "status"
     storage = invocation.place.storage
     if storage == ":memory:":
         raise UsageError("an in-memory database has no daemon: each command has its own server")
     path = socket_path(storage)
     console = invocation.console
+    database, log = resolve_storage(storage), str(log_path(storage))
+
+    def report(info: ServerInfo | None, stopped: bool = False) -> DaemonReport:
+        return DaemonReport(
+            running=info is not None and not stopped,
+            storage=info.storage if info is not None else database,
+            socket=str(path),
+            log=log,
+            pid=info.pid if info is not None else None,
+            stopped=stopped,
+            server=info,
+        )
+
     if action == "start":
-        info = await server_info(path, connect_or_start(storage))
-        console.json(info)
+        info = server_info(path, connect_or_start(storage))
+        console.json(report(info))
         console.out(f"the daemon runs (pid {info.pid}), serving {info.storage}")
         return 0
     connected = connect(path)
     if connected is None:
-        database, log = resolve_storage(storage), str(log_path(storage))
-        console.json({"running": False, "socket": str(path), "storage": database, "log": log})
+        console.json(report(None))
         console.out(
             f"no daemon is running for {database}",
             f"it would listen on {path}",
             f"and log to {log}",
         )
         return 1 if action == "status" else 0
-    info = await server_info(path, connected)
+    info = server_info(path, connected)
     if action == "stop":
         stop_daemon(path, info.pid, STOP_TIMEOUT)
-        console.json({"running": False, "stopped": info.pid})
+        console.json(report(info, stopped=True))
         console.out(f"stopped the daemon (pid {info.pid})")
         return 0
-    console.json(info)
+    console.json(report(info))
     console.out(*_status_lines(info))
     return 0
 
 
-async def server_info(path: Path, connected: socket.socket | None = None) -> ServerInfo:
+def server_info(path: Path, connected: socket.socket | None = None) -> ServerInfo:
     client = DaemonClient(path, request_timeout=10.0, connected=connected)
-    await client.start()
+    client.start()
     try:
-        return await client.call(Requests.SERVER_INFO, ServerInfoParams())
+        return client.call(Requests.SERVER_INFO, ServerInfoParams())
     finally:
-        await client.close()
+        client.close()
 
 
 def _status_lines(info: ServerInfo) -> list[str]:

@@ -29,16 +29,16 @@ from contextls_client.human import item_line, plural, window_line
 from contextls_client.session import Invocation, UnreadableInput, UsageError
 
 
-async def run_forget(invocation: Invocation) -> int:
+def run_forget(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     query = " ".join(args.query or []).strip() or None
     ids = item_ids(args.ids) if args.ids else None
     if not ids and not query:
         raise UsageError("say what to forget: IDs, or --query WORDS")
-    async with invocation.session() as session:
+    with invocation.session() as session:
         params = ForgetParams(workspace=session.workspace, ids=ids, query=query, dry_run=True)
-        planned = await session.client.call(Requests.FORGET, params)
+        planned = session.client.call(Requests.FORGET, params)
         if not planned.forgotten:
             console.json(planned)
             console.out(f"nothing matches {query!r}; nothing was forgotten")
@@ -64,17 +64,17 @@ async def run_forget(invocation: Invocation) -> int:
                 console.note("nothing was forgotten")
                 return 1
         params.dry_run = False
-        result = await session.client.call(Requests.FORGET, params)
+        result = session.client.call(Requests.FORGET, params)
     console.json(result)
     console.out(*(f"forgot {item_line(item)}" for item in result.forgotten))
     console.out(window_line(result.status))
     return 0
 
 
-async def run_export(invocation: Invocation) -> int:
+def run_export(invocation: Invocation) -> int:
     args = invocation.args
-    async with invocation.session() as session:
-        document = await session.client.call(
+    with invocation.session() as session:
+        document = session.client.call(
             Requests.EXPORT, ExportParams(workspace=session.workspace, archive=args.archive)
         )
     text = msgspec.json.format(msgspec.json.encode(document), indent=2).decode() + "\n"
@@ -90,7 +90,7 @@ async def run_export(invocation: Invocation) -> int:
     return 0
 
 
-async def run_import(invocation: Invocation) -> int:
+def run_import(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     try:
@@ -98,8 +98,8 @@ async def run_import(invocation: Invocation) -> int:
     except OSError as error:
         raise UnreadableInput(f"cannot read {args.file}: {error.strerror or error}") from error
     document = read_export(raw, args.file)
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.IMPORT,
             ImportParams(workspace=session.workspace, document=document, dry_run=args.dry_run),
         )

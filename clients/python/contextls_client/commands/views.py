@@ -11,19 +11,19 @@ from contextls_client.human import item_line, window_line
 from contextls_client.session import Invocation
 
 
-async def run_expand(invocation: Invocation) -> int:
-    return await _set_view(invocation, "whole")
+def run_expand(invocation: Invocation) -> int:
+    return _set_view(invocation, "whole")
 
 
-async def run_outline(invocation: Invocation) -> int:
-    return await _set_view(invocation, "outline")
+def run_outline(invocation: Invocation) -> int:
+    return _set_view(invocation, "outline")
 
 
-async def _set_view(invocation: Invocation, view: Literal["whole", "outline"]) -> int:
+def _set_view(invocation: Invocation, view: Literal["whole", "outline"]) -> int:
     console = invocation.console
-    async with invocation.session() as session:
-        ids = await targets(session, invocation.args.ids)
-        result = await session.client.call(
+    with invocation.session() as session:
+        ids = targets(session, invocation.args.ids)
+        result = session.client.call(
             Requests.SET_VIEW, SetViewParams(workspace=session.workspace, ids=ids, view=view)
         )
         session.evicted(result.evicted)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+from contextls.common.places import resolve_storage
 from contextls.protocol import (
     ClearParams,
     ListParams,
@@ -14,62 +15,43 @@ from contextls.protocol import (
     Requests,
     StatusParams,
 )
-from contextls.protocol.places import resolve_storage
 from contextls_client.commands._ids import targets
 from contextls_client.human import (
-    count,
-    flags,
     item_line,
+    listing_lines,
     plural,
+    render_notes,
     status_report,
-    table,
     window_line,
 )
+from contextls_client.reports import PinReport
 from contextls_client.session import Invocation, UsageError
 
-LABEL_COLUMN = 2
 
-
-async def run_ls(invocation: Invocation) -> int:
+def run_ls(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
-    async with invocation.session() as session:
-        listing = await session.client.call(
+    with invocation.session() as session:
+        listing = session.client.call(
             Requests.LIST,
             ListParams(workspace=session.workspace, kinds=args.kind, limit=args.limit),
         )
-        status = await session.client.call(
+        status = session.client.call(
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(listing)
-    if not listing.items:
-        console.out("the window is empty; `contextls add PATH` puts a file in it")
-        return 0
-    rows = [
-        [item.id, item.kind, item.label, count(item.tokens), flags(item)] for item in listing.items
-    ]
     width = shutil.get_terminal_size().columns if console.is_terminal else None
-    console.out(
-        *table(
-            ["ID", "KIND", "LABEL", "TOKENS", "FLAGS"],
-            rows,
-            right_aligned=[3],
-            shrink_column=LABEL_COLUMN,
-            max_width=width,
-        ),
-        "",
-        window_line(status),
-    )
+    console.out(*listing_lines(listing.items, status, width))
     return 0
 
 
-async def run_show(invocation: Invocation) -> int:
+def run_show(invocation: Invocation) -> int:
     args = invocation.args
     console = invocation.console
     if args.auto and not args.query:
         raise UsageError("--auto needs --query: say what the archived items should be about")
-    async with invocation.session() as session:
-        rendered = await session.client.call(
+    with invocation.session() as session:
+        rendered = session.client.call(
             Requests.RENDER,
             RenderParams(
                 workspace=session.workspace,
@@ -86,37 +68,14 @@ async def run_show(invocation: Invocation) -> int:
     elif rendered.text:
         # Only the context goes to stdout, so `contextls show | llm` gets nothing else.
         console.raw(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
-    if not rendered.item_ids and not rendered.history_ids:
-        console.note("the window is empty; `contextls add PATH` puts a file in it")
-    if rendered.omitted_ids:
-        console.note(
-            f"left out {plural(len(rendered.omitted_ids), 'item')} to stay within "
-            f"{count(args.max_tokens) if args.max_tokens else 'the budget'} tokens: "
-            + ", ".join(rendered.omitted_ids)
-        )
-    if rendered.history_ids:
-        console.note(
-            "from the archive: "
-            + ", ".join(
-                f"{item_id} ({score:.2f})"
-                for item_id, score in zip(
-                    rendered.history_ids, rendered.history_scores, strict=False
-                )
-            )
-        )
-    if rendered.history_omitted:
-        console.note(
-            f"left out of the relevant history, to stay within {count(rendered.budget)} tokens: "
-            + "; ".join(f"{left.id} ({left.reason})" for left in rendered.history_omitted)
-        )
-    console.note(*(f"contextls: {warning}" for warning in rendered.warnings))
+    console.note(*render_notes(rendered, args.max_tokens))
     return 0
 
 
-async def run_status(invocation: Invocation) -> int:
+def run_status(invocation: Invocation) -> int:
     console = invocation.console
-    async with invocation.session() as session:
-        status = await session.client.call(
+    with invocation.session() as session:
+        status = session.client.call(
             Requests.STATUS, StatusParams(workspace=session.workspace)
         )
     console.json(status)
@@ -125,11 +84,11 @@ async def run_status(invocation: Invocation) -> int:
     return 0
 
 
-async def run_rm(invocation: Invocation) -> int:
+def run_rm(invocation: Invocation) -> int:
     console = invocation.console
-    async with invocation.session() as session:
-        ids = await targets(session, invocation.args.ids)
-        result = await session.client.call(
+    with invocation.session() as session:
+        ids = targets(session, invocation.args.ids)
+        result = session.client.call(
             Requests.REMOVE, RemoveParams(workspace=session.workspace, ids=ids)
         )
     console.json(result)
@@ -138,12 +97,12 @@ async def run_rm(invocation: Invocation) -> int:
     return 0
 
 
-async def run_refresh(invocation: Invocation) -> int:
+def run_refresh(invocation: Invocation) -> int:
     """Read stale items (or the ones named) again from their files."""
     console = invocation.console
-    async with invocation.session() as session:
-        ids = await targets(session, invocation.args.ids) if invocation.args.ids else None
-        result = await session.client.call(
+    with invocation.session() as session:
+        ids = targets(session, invocation.args.ids) if invocation.args.ids else None
+        result = session.client.call(
             Requests.REFRESH, RefreshParams(workspace=session.workspace, ids=ids)
         )
         session.evicted(result.evicted)
@@ -155,26 +114,34 @@ async def run_refresh(invocation: Invocation) -> int:
     return 0
 
 
-async def run_pin(invocation: Invocation) -> int:
-    return await _set_pinned(invocation, pinned=True)
+def run_pin(invocation: Invocation) -> int:
+    return _set_pinned(invocation, pinned=True)
 
 
-async def run_unpin(invocation: Invocation) -> int:
-    return await _set_pinned(invocation, pinned=False)
+def run_unpin(invocation: Invocation) -> int:
+    return _set_pinned(invocation, pinned=False)
 
 
-async def _set_pinned(invocation: Invocation, pinned: bool) -> int:
+def _set_pinned(invocation: Invocation, pinned: bool) -> int:
     console = invocation.console
     verb = "pinned" if pinned else "unpinned"
     results = []
-    async with invocation.session() as session:
-        for target in await targets(session, invocation.args.ids):
-            result = await session.client.call(
+    with invocation.session() as session:
+        for target in targets(session, invocation.args.ids):
+            result = session.client.call(
                 Requests.PIN, PinParams(workspace=session.workspace, id=target, pin=pinned)
             )
             results.append(result)
             console.out(*merged_lines(result.merged), f"{verb} {item_line(result.item)}")
-    console.json(results[0] if len(results) == 1 else results)
+            session.evicted(result.evicted)
+    console.json(
+        PinReport(
+            items=list({result.item.id: result.item for result in results}.values()),
+            merged={asked: now for result in results for asked, now in result.merged.items()},
+            evicted=[item for result in results for item in result.evicted],
+            status=results[-1].status,
+        )
+    )
     console.out(window_line(results[-1].status))
     return 0
 
@@ -183,11 +150,11 @@ def merged_lines(merged: dict[str, str]) -> list[str]:
     return [f"{asked} was merged into {now}" for asked, now in merged.items()]
 
 
-async def run_clear(invocation: Invocation) -> int:
+def run_clear(invocation: Invocation) -> int:
     keep_pinned: bool = invocation.args.keep_pinned
     console = invocation.console
-    async with invocation.session() as session:
-        result = await session.client.call(
+    with invocation.session() as session:
+        result = session.client.call(
             Requests.CLEAR, ClearParams(workspace=session.workspace, keep_pinned=keep_pinned)
         )
     console.json(result)

@@ -21,22 +21,21 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final, TypeVar
 
+from contextls.common.places import log_path
 from contextls.protocol import (
+    AGENT_CLIENTS,
     Notification,
     Request,
-    Requests,
     ServerInfo,
-    ServerInfoParams,
     Status,
     Wire,
 )
-from contextls.protocol.places import log_path
 from contextls_client.console import Console
 from contextls_client.daemon import DaemonError, connect, daemon_socket
 from contextls_client.lsp_client import ContextlsClient
 from contextls_client.messages import ContextlsError, ReceivedNotification, ServerGoneError
 from contextls_client.session import Place, current_daemon
-from contextls_client.socket_client import run_blocking
+from contextls_client.socket_client import DaemonClient
 
 P = TypeVar("P", bound=Wire)
 R = TypeVar("R", bound=Wire)
@@ -49,14 +48,14 @@ class Unreachable(Exception):
     """The daemon cannot be reached or started, or went away twice; the message says why."""
 
 
-def reach(place: Place) -> None:
-    """Reach the daemon of ``place``'s database (starting or restarting it), in a thread."""
+MCP_CLIENT: Final = AGENT_CLIENTS[0]
+"""The name the server knows this client by: it acts for an agent (``AGENT_CLIENTS``)."""
 
-    async def reached() -> None:
-        client = await current_daemon(place, Console(json_mode=False))
-        await client.close()
 
-    run_blocking(reached())
+def reach(place: Place) -> DaemonClient:
+    """Reach the daemon of ``place``'s database (starting or restarting it), in a thread:
+    the connection the session then goes on on."""
+    return current_daemon(place, Console(json_mode=False), client_name=MCP_CLIENT, session=False)
 
 
 class DaemonLink:
@@ -74,7 +73,7 @@ class DaemonLink:
         self._listening: asyncio.Task[None] | None = None
         self._closing = False
         self._threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextls-reach")
-        self._reached: Future[None] | None = self._threads.submit(reach, place)
+        self._reached: Future[DaemonClient] | None = self._threads.submit(reach, place)
 
     @property
     def workspace(self) -> str:
@@ -125,15 +124,18 @@ class DaemonLink:
         # away) reaches it, or starts it, again.
         reached, self._reached = self._reached, None
         try:
-            await asyncio.wrap_future(reached or self._threads.submit(reach, self.place))
+            daemon = await asyncio.wrap_future(reached or self._threads.submit(reach, self.place))
         except DaemonError as error:
             raise Unreachable(str(error)) from error
+        # One connection: the one that reached the daemon and asked what it runs.
         client = ContextlsClient(
             socket=daemon_socket(self.place.storage),
             on_gone=lambda gone: loop.call_soon_threadsafe(lambda: self._lost(client)),
+            connected=daemon.detach(),
+            connection=daemon.rpc,
         )
         await client.start()
-        self.info = await client.call(Requests.SERVER_INFO, ServerInfoParams())
+        self.info = daemon.server_info
         client.on_notification(self._notified)
         self.on_change(None)  # another daemon counts revisions afresh; the window may differ
         await client.initialize(self.root, self.place.initialization_options())

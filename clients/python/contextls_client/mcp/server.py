@@ -26,6 +26,7 @@ from contextls import __version__
 from contextls_client.mcp import resources
 from contextls_client.mcp.arguments import input_schema, parse
 from contextls_client.mcp.changes import Changes
+from contextls_client.mcp.early import EarlyAnswers
 from contextls_client.mcp.handshake import Wire, note
 from contextls_client.mcp.link import DaemonLink, Unreachable
 from contextls_client.mcp.stdio import HeldBackOutput, ReplayedInput
@@ -103,9 +104,10 @@ class ContextServer:
         finally:
             await self.link.close()
 
-    async def run(self, wire: Wire, opening: bytes, answered: Any) -> None:
-        output = HeldBackOutput(wire, answered)
-        source = cast(Any, ReplayedInput(wire, opening))
+    async def run(self, wire: Wire, opening: bytes, early: EarlyAnswers) -> None:
+        early.sdk_runs()
+        output = HeldBackOutput(wire, early)
+        source = cast(Any, ReplayedInput(early, opening))
         async with stdio_server(stdin=source, stdout=cast(Any, output)) as (read, write):
             await self.server.run(
                 read,

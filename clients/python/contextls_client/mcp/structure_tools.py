@@ -1,17 +1,28 @@
 """The tools that use the code's structure: a definition by its name (the server
-parses the file; an agent names code as a person does, ``Parser.parse``), and the
-ranked map of the repository."""
+parses the file; an agent names code as a person does, ``Parser.parse``), the ranked
+map of the repository, and how an item is shown (whole, or its outline); and the model
+the window counts in."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
-from contextls.protocol import AddMapParams, AddNamedSymbolParams, Requests
+from contextls.protocol import (
+    AddMapParams,
+    AddNamedSymbolParams,
+    ConfigureParams,
+    Requests,
+    SetViewParams,
+    StatusParams,
+    WindowSettingsChange,
+)
+from contextls_client.human import window_line
 from contextls_client.mcp.arguments import PATH, PIN, Arguments
 from contextls_client.mcp.link import DaemonLink
-from contextls_client.mcp.words import added
+from contextls_client.mcp.words import added, evicted_lines, item_entry
 
 
 class AddSymbolArguments(Arguments):
@@ -80,3 +91,63 @@ async def add_map(link: DaemonLink, args: AddMapArguments) -> str:
         AddMapParams(workspace=link.workspace, query=args.query, tokens=args.tokens),
     )
     return added(result) + "\n\n" + result.item.content
+
+
+class ViewArguments(Arguments):
+    ids: list[str] = Field(
+        min_length=1,
+        max_length=1000,
+        description="Item ids such as ctx-12 (from list or get_context).",
+    )
+
+
+async def set_view(link: DaemonLink, ids: list[str], view: Literal["whole", "outline"]) -> str:
+    """Show items whole again, or as their outlines (signatures without bodies)."""
+    result = await link.call(
+        Requests.SET_VIEW, SetViewParams(workspace=link.workspace, ids=ids, view=view)
+    )
+    shown = "whole" if view == "whole" else "as its outline"
+    lines = [f"showing {item_entry(item)} {shown}" for item in result.items]
+    if not lines:
+        lines = [f"nothing changed: {', '.join(ids)} already shown {shown}"]
+    return "\n".join([*lines, *evicted_lines(result.evicted), window_line(result.status)])
+
+
+async def expand(link: DaemonLink, args: ViewArguments) -> str:
+    return await set_view(link, args.ids, "whole")
+
+
+async def outline(link: DaemonLink, args: ViewArguments) -> str:
+    return await set_view(link, args.ids, "outline")
+
+
+class ModelArguments(Arguments):
+    model: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="The model whose tokens the window's budget and counts are in: "
+        "gpt-4o, gpt-4, claude-opus-4.6, claude-opus-4.7, gemini-2.5 … Leave it out to "
+        "read the model the window is for.",
+    )
+
+
+async def model(link: DaemonLink, args: ModelArguments) -> str:
+    """The window's model, read or set (every client sees it: it is kept with the window)."""
+    if args.model is None:
+        status = await link.call(Requests.STATUS, StatusParams(workspace=link.workspace))
+        return (
+            f"the window counts in {status.model or status.encoding} tokens "
+            f"({status.encoding}, {status.count_label})\n{window_line(status)}"
+        )
+    result = await link.call(
+        Requests.CONFIGURE,
+        ConfigureParams(workspace=link.workspace, settings=WindowSettingsChange(model=args.model)),
+    )
+    status = result.status
+    said = (
+        f"the window now counts in {status.model} tokens ({status.encoding}, {status.count_label})"
+        if "model" in result.changed
+        else f"the window counts in {status.model} tokens already"
+    )
+    return "\n".join([said, *evicted_lines(result.evicted), window_line(status)])

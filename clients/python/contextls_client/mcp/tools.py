@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from contextls.core.secrets import is_secret_path
 from contextls.protocol import (
     AddFileParams,
     AddFilesParams,
@@ -32,7 +31,7 @@ from contextls.protocol import (
     SearchParams,
     StatusParams,
 )
-from contextls_client.human import item_line, plural, semantic_line
+from contextls_client.human import item_line, plural, semantic_line, window_line
 from contextls_client.mcp.arguments import (
     AddFileArguments,
     AddRegionArguments,
@@ -49,8 +48,13 @@ from contextls_client.mcp.link import DaemonLink
 from contextls_client.mcp.structure_tools import (
     AddMapArguments,
     AddSymbolArguments,
+    ModelArguments,
+    ViewArguments,
     add_map,
     add_symbol,
+    expand,
+    model,
+    outline,
     split_name,
 )
 from contextls_client.mcp.words import (
@@ -61,7 +65,6 @@ from contextls_client.mcp.words import (
     evicted_lines,
     item_entry,
     named,
-    window_line,
 )
 
 GLOB_CHARACTERS: Final = frozenset("*?[")
@@ -144,12 +147,6 @@ async def add_file(link: DaemonLink, args: AddFileArguments) -> str:
     absolute = workspace_file(link, args.path)
     if absolute.is_dir():
         return await _add_many(link, args, FileTarget(uri=absolute.as_uri()))
-    if is_secret_path(absolute):
-        raise Refusal(
-            f"{cut(args.path)} looks like a file that holds secrets (keys, tokens, passwords); "
-            "it is not added through MCP. The person can add it by name with `contextls add` "
-            "if they mean to"
-        )
     result = await link.call(
         Requests.ADD_FILE,
         AddFileParams(workspace=link.workspace, uri=absolute.as_uri(), pin=args.pin),
@@ -343,6 +340,33 @@ TOOLS: Final = (
         AddMapArguments,
         CHANGES,
         add_map,
+    ),
+    Tool(
+        "expand",
+        "Show items whole",
+        "Show items that are outlines (signatures without bodies, as the window shrinks "
+        "files when it needs room, or as they were added) whole again.",
+        ViewArguments,
+        CHANGES,
+        expand,
+    ),
+    Tool(
+        "outline",
+        "Show items as outlines",
+        "Show files (and classes added by name) as their outlines: signatures and the "
+        "first line of each docstring, without bodies; expand shows them whole again.",
+        ViewArguments,
+        CHANGES,
+        outline,
+    ),
+    Tool(
+        "model",
+        "The window's model",
+        "Read or set the model the window is for: its budget and every count are in that "
+        "model's tokens, for every client of this workspace.",
+        ModelArguments,
+        Hints(read_only=False, idempotent=True),
+        model,
     ),
     Tool(
         "add_text",

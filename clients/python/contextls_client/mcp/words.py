@@ -18,9 +18,8 @@ from contextls.protocol import (
     ErrorCode,
     ItemSummary,
     NoRoomData,
-    Status,
 )
-from contextls_client.human import count, flags, item_line, plural, tokens
+from contextls_client.human import count, flags, item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
 
 ECHO_LIMIT: Final = 200
@@ -40,14 +39,6 @@ def cut(text: str, limit: int = ECHO_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({count(len(text))} characters)"
-
-
-def window_line(status: Status) -> str:
-    budget = status.budget or status.max_tokens
-    return (
-        f"window: {count(status.tokens)}/{count(budget)} tokens, "
-        f"{count(status.item_count)}/{count(status.max_items)} items"
-    )
 
 
 def item_entry(item: ContextItem | ItemSummary) -> str:

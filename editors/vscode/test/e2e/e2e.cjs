@@ -110,8 +110,13 @@ const ORDER = [
   '15c-language-model-tools',
   '15d-show-context-after-a-reload',
   '15e-settings-ui-typing',
+  '15f-settings-ui-pause-mid-number',
+  '19-definition-by-name-follows-its-name',
+  '20-outline-whole-and-a-map',
+  '21-the-model-named-and-chosen',
   '17-first-run-without-contextls-on-path',
   '18-startup-status-for-a-folder-with-a-window',
+  '22-two-editors-one-unsaved-file',
 ];
 
 async function main() {

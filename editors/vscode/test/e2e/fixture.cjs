@@ -163,9 +163,9 @@ function count(/** @type {number} */ n) {
   const k = n / 1000;
   return (k >= 100 ? String(Math.round(k)) : String(Math.round(k * 10) / 10)) + 'k';
 }
-/** What the status bar must say for a server status (the documented format). */
+/** What the status bar must say for a server status (the documented format, with the model). */
 function expectedStatus(/** @type {any} */ s) {
-  return `${count(s.tokens)}/${count(s.budget || s.maxTokens)} tokens · ${s.itemCount}/${s.maxItems} items`;
+  return `${s.countExact === false ? '~' : ''}${count(s.tokens)}/${count(s.budget || s.maxTokens)} ${s.model || s.encoding} tokens · ${s.itemCount}/${s.maxItems} items`;
 }
 
 /** Polls the server's window until `ok` holds. */

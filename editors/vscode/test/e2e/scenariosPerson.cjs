@@ -16,6 +16,7 @@ const {
   writeFolderSettings, cli, searchArchive, tokensOf, expectedStatus, serverWindow, until, assertEqual,
 } = require('./fixture.cjs');
 const { settingsScenarios } = require('./scenariosSettings.cjs');
+const { structureScenarios } = require('./scenariosStructure.cjs');
 
 /** @typedef {import('playwright-core').Page} Page */
 /** @typedef {{name: string, run: (page: Page) => Promise<void>}} Scenario */
@@ -74,7 +75,7 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         await shot(page, '0a-before-first-use');
         // Opening its view does: the server starts and the empty window says what to do.
         await openContextView(page);
-        await statusText(page, (t) => t === '0/8k tokens · 0/50 items', 'after opening the view');
+        await statusText(page, (t) => t === '0/8k gpt-4o tokens · 0/50 items', 'after opening the view');
         await page.locator('.pane-body', { hasText: 'The context window of this folder is empty' }).first().waitFor({ timeout: STEP_MS });
         await page.locator('.pane-body .monaco-button', { hasText: 'Add Current File' }).first().waitFor({ timeout: STEP_MS });
         assertEqual(codeServer.processes(/contextls\S* serve/).length, 1, 'servers after the view opened');
@@ -182,13 +183,14 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
     {
       name: '9b-add-symbol-without-a-symbol-provider',
       async run(page) {
+        // Stock VS Code has no Python symbol provider: the server parses it, and names the method.
         await openFile(page, PY_NAME);
         await page.keyboard.press('Control+Home');
         for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowDown'); // `words = text.split()`
         await runCommand(page, 'contextls: Add Symbol at Cursor');
-        const items = await serverWindow((it) => it.some((i) => i.metadata.symbol === 'wrap'), 'after Add Symbol in Python');
-        const symbol = items.find((i) => i.metadata.symbol === 'wrap');
-        assertEqual([symbol.metadata.symbolKind, symbol.metadata.startLine, symbol.metadata.endLine], ['Method', 4, 7], 'the method around the cursor');
+        const items = await serverWindow((it) => it.some((i) => i.metadata.symbol === 'Wrapper.wrap'), 'after Add Symbol in Python');
+        const symbol = items.find((i) => i.metadata.symbol === 'Wrapper.wrap');
+        assertEqual([symbol.metadata.symbolKind, symbol.metadata.startLine, symbol.metadata.endLine], ['method', 4, 7], 'the method around the cursor');
       },
     },
     {
@@ -343,7 +345,7 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         const input = row.locator('input.setting-control-focus-target');
         await input.waitFor({ timeout: STEP_MS });
         await input.fill('4000');
-        await statusText(page, (t) => / · \d+\/50 items$/.test(t) && t.includes('/4k tokens'), 'after setting 4000 in the Settings UI');
+        await statusText(page, (t) => / · \d+\/50 items$/.test(t) && t.includes('/4k gpt-4o tokens'), 'after setting 4000 in the Settings UI');
         assertEqual(cli('config').effective.maxTokens, 4000, 'contextls config after setting 4000');
         await row.hover();
         await row.locator('.setting-toolbar-container .action-label').first().click();
@@ -353,7 +355,7 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         await page.keyboard.press('Enter');
         // The Settings UI shows the default, and so do the status bar and the command line.
         await until(() => input.inputValue(), (v) => v === '8000', 'the Settings UI after Reset Setting');
-        await statusText(page, (t) => t.includes('/8k tokens'), 'after Reset Setting');
+        await statusText(page, (t) => t.includes('/8k gpt-4o tokens'), 'after Reset Setting');
         assertEqual(cli('config').effective.maxTokens, 8000, 'contextls config after Reset Setting');
         await shot(page, '14d-after-reset');
         await runCommand(page, 'View: Close Editor');
@@ -459,7 +461,7 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
       },
     },
   ];
-  list.push(...settingsScenarios({ shot, codeServer }));
+  list.push(...settingsScenarios({ shot, codeServer }), ...structureScenarios({ shot }));
   return Object.fromEntries(list.map((s) => [s.name, s]));
 }
 

@@ -6,8 +6,11 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { STEP_MS, sleep, runCommand, statusItem, statusText, toastWith } = require('./workbench.cjs');
-const { USER_DATA, OTHER, UNUSED, writeFolderSettings, cli, cliIn, stopCliDaemon, expectedStatus, until, assertEqual } = require('./fixture.cjs');
+const { spawn } = require('node:child_process');
+const { STEP_MS, sleep, runCommand, openFile, statusItem, statusText, toastWith } = require('./workbench.cjs');
+const {
+  REPO, CONTEXTLS, DB, CONTEXTLS_ENV, USER_DATA, OTHER, UNUSED, writeFolderSettings, cli, cliIn, stopCliDaemon, expectedStatus, until, assertEqual,
+} = require('./fixture.cjs');
 
 /** @typedef {import('playwright-core').Page} Page */
 
@@ -89,7 +92,7 @@ function settingsScenarios({ shot }) {
         const toast = await toastWith(page, 'Setting maxTokens to 3 would evict');
         const said = (await toast.innerText()).replace(/\s+/g, ' ');
         const question = `Setting maxTokens to 3 would evict ${items.length} of the window's ${typed.itemCount} items (${tokens.toLocaleString('en-US')} tokens), more than half of it.`;
-        if (!said.includes(question) || !said.includes('the setting is back at maxTokens 32,000')) throw new Error(`the question: ${said}`);
+        if (!said.includes(question) || !said.includes('Nothing was evicted: the window keeps maxTokens 32,000.')) throw new Error(`the question: ${said}`);
         await until(() => userMaxTokens(), (v) => v === 32000, 'VS Code\'s setting, put back');
         const kept = cli('status');
         assertEqual([kept.maxTokens, kept.itemCount, kept.evictedTotal], [32000, typed.itemCount, typed.evictedTotal], 'the window after the question');
@@ -110,6 +113,49 @@ function settingsScenarios({ shot }) {
         await page.keyboard.press('Enter');
         await runCommand(page, 'View: Close Editor');
         await until(() => cli('status').maxTokens, (m) => m === 8000, 'the window after Reset Setting');
+      },
+    },
+    {
+      name: '15f-settings-ui-pause-mid-number',
+      async run(page) {
+        // (no folder setting above the user's: the Settings UI's User tab is what counts)
+        writeFolderSettings({});
+        // Three notes the window can lose, nothing pinned: `1` would evict them all.
+        cli('clear');
+        for (const n of ['eins', 'zwei', 'drei']) cli('add-text', `eine Notiz ${n}`);
+        const before = cli('status');
+        await runCommand(page, 'Notifications: Clear All Notifications');
+        let { input: typedIn } = await maxTokensInSettingsUi(page);
+        const input = typedIn;
+        await input.fill('1');
+        await until(() => userMaxTokens(), (v) => v === 1, 'VS Code\'s setting after typing 1');
+        // A pause longer than the Settings UI's wait: nothing is sent, nothing asked, nothing put back.
+        await sleep(4500);
+        const paused = cli('status');
+        assertEqual([paused.maxTokens, paused.itemCount, paused.evictedTotal], [before.maxTokens, before.itemCount, before.evictedTotal], 'the window during the pause');
+        assertEqual(await page.locator('.notifications-toasts .notification-toast').count(), 0, 'toasts during the pause');
+        assertEqual(userMaxTokens(), 1, 'VS Code\'s setting during the pause');
+        await shot(page, '15f-pause-at-1');
+        // Typing on: 15000, which the window takes once the person leaves.
+        await input.click();
+        await page.keyboard.press('End');
+        await page.keyboard.type('5000', { delay: 150 });
+        await until(() => userMaxTokens(), (v) => v === 15000, 'VS Code\'s setting after 15000');
+        await runCommand(page, 'View: Close Editor');
+        await until(() => cli('status').maxTokens, (m) => m === 15000, 'the window after 15000');
+        const after = cli('status');
+        assertEqual([after.itemCount, after.evictedTotal], [before.itemCount, before.evictedTotal], 'items and evictions after 1 -> 15000');
+        await sleep(1000);
+        await runCommand(page, 'Notifications: Show Notifications');
+        await sleep(500);
+        assertEqual(await page.locator('.notifications-center .notification-list-item', { hasText: 'maxTokens to 1 ' }).count(), 0, 'questions about 1 in the notification center');
+        await shot(page, '15f-after-15000');
+        await runCommand(page, 'Notifications: Hide Notifications');
+        // The default again, for what comes next.
+        ({ input: typedIn } = await maxTokensInSettingsUi(page));
+        await typedIn.fill('8000');
+        await runCommand(page, 'View: Close Editor');
+        await until(() => cli('status').maxTokens, (m) => m === 8000, 'the window after 8000');
       },
     },
     {
@@ -134,6 +180,38 @@ function settingsScenarios({ shot }) {
         stopCliDaemon();
         await openFolder(page, OTHER);
         await statusText(page, shows, 'at startup with the daemon stopped');
+      },
+    },
+    {
+      name: '22-two-editors-one-unsaved-file',
+      async run(page) {
+        // VS Code (on the shared daemon here) has notiz.md open; another editor opens it too
+        // and types a line at its top, unsaved: the window follows that editor, and VS Code says so.
+        await openFile(page, 'notiz.md');
+        const other = spawn(
+          path.join(path.dirname(CONTEXTLS), 'python'),
+          ['-m', 'tests.support.other_editor', OTHER, 'notiz.md', '# von woanders', CONTEXTLS, 'connect', '--stdio', '--storage', DB],
+          { cwd: REPO, env: { ...process.env, ...CONTEXTLS_ENV }, stdio: ['pipe', 'pipe', 'inherit'] },
+        );
+        let heard = '';
+        other.stdout.on('data', (/** @type {Buffer} */ data) => {
+          heard += data.toString();
+        });
+        try {
+          const toast = await toastWith(page, 'notiz.md has other unsaved text in other-editor, which changed it last');
+          await until(() => cliIn(OTHER, 'ls').items[0].content, (t) => t.startsWith('# von woanders\n'), 'the window after the other editor typed');
+          await shot(page, '22a-told-in-vs-code');
+          await toast.locator('.codicon-notifications-clear').first().click().catch(() => undefined);
+          // VS Code types in its own text: that is followed now, and the other editor is told.
+          await page.keyboard.press('Control+Home');
+          await page.keyboard.type('# aus VS Code\n');
+          await until(() => cliIn(OTHER, 'ls').items[0].content, (t) => t.startsWith('# aus VS Code\n# Notiz'), 'the window after VS Code typed');
+          await until(() => heard, (h) => /notiz\.md has other unsaved text in .+, which changed it last/.test(h), 'what the other editor was told');
+          await shot(page, '22b-vs-code-followed-again');
+          await runCommand(page, 'File: Revert File');
+        } finally {
+          other.stdin.end();
+        }
       },
     },
   ];

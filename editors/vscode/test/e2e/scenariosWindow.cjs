@@ -51,7 +51,7 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       // What a screen reader says: words, no markdown.
       const spoken = await statusItem(page).locator('a').getAttribute('aria-label');
       const expectedSpoken =
-        `contextls: ${status.tokens.toLocaleString('en-US')} of ${(status.budget || status.maxTokens).toLocaleString('en-US')} tokens ` +
+        `contextls: ${status.tokens.toLocaleString('en-US')} of ${(status.budget || status.maxTokens).toLocaleString('en-US')} ${status.model} tokens, exact ` +
         `(${status.percent >= 10 ? Math.round(status.percent) : Math.round(status.percent * 10) / 10} %), ` +
         `2 of 50 items. Next to be evicted: ${first.label}`;
       assertEqual(spoken, expectedSpoken, 'the status item\'s accessible name');
@@ -74,7 +74,7 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       const held = cli('status').tokens;
       const budget = held + big - 1;
       writeFolderSettings({ 'contextls.maxTokens': budget });
-      await statusText(page, (t) => t.startsWith(`${count(held)}/${count(budget)} tokens `), 'after lowering maxTokens');
+      await statusText(page, (t) => t.startsWith(`${count(held)}/${count(budget)} gpt-4o tokens `), 'after lowering maxTokens');
       await openFile(page, BIG_NAME);
       await runCommand(page, 'contextls: Add File');
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'contextls evicted' }).first();
@@ -116,7 +116,7 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
     name: '3-settings-follow',
     async run(page) {
       writeFolderSettings({ 'contextls.maxTokens': 16000 });
-      const text = await statusText(page, (t) => / ?\S+\/16k tokens · \d+\/50 items$/.test(t), 'after maxTokens = 16000');
+      const text = await statusText(page, (t) => / ?\S+\/16k gpt-4o tokens · \d+\/50 items$/.test(t), 'after maxTokens = 16000');
       // The setting went to the window itself: the command line sees it too.
       const status = cli('status');
       assertEqual(status.maxTokens, 16000, 'the window\'s maxTokens');
@@ -290,7 +290,7 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       ({ dialog } = await dialogFocus(page));
       await dialog.locator('.monaco-button', { hasText: /^Clear All$/ }).click();
       await serverWindow((it) => it.length === 0, 'after Clear');
-      await statusText(page, (t) => t === '0/16k tokens · 0/50 items', 'after Clear');
+      await statusText(page, (t) => t === '0/16k gpt-4o tokens · 0/50 items', 'after Clear');
       // ...and the highlights of ünï.py (the active editor) are gone.
       const end = Date.now() + STEP_MS;
       while (Date.now() < end && (await highlightedLines(page)) > 0) await sleep(300);
@@ -301,7 +301,7 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
     name: '13-server-error-shown',
     async run(page) {
       writeFolderSettings({ 'contextls.maxTokens': 100 });
-      await statusText(page, (t) => t === '0/100 tokens · 0/50 items', 'after maxTokens = 100');
+      await statusText(page, (t) => t === '0/100 gpt-4o tokens · 0/50 items', 'after maxTokens = 100');
       await openFile(page, BIG_NAME);
       await runCommand(page, 'contextls: Add File');
       // The refusal names what it refused, then says the server's figures.
@@ -316,7 +316,7 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       await page.locator('.tab.active', { hasText: 'Settings' }).waitFor({ timeout: STEP_MS });
       assertEqual(cli('ls').items.length, 0, 'a refused add changes nothing');
       writeFolderSettings({ 'contextls.maxTokens': 16000 });
-      await statusText(page, (t) => t === '0/16k tokens · 0/50 items', 'after maxTokens = 16000');
+      await statusText(page, (t) => t === '0/16k gpt-4o tokens · 0/50 items', 'after maxTokens = 16000');
     },
   },
   {

@@ -15,7 +15,7 @@ export function status(overrides: Partial<Status> = {}): Status {
     evictedTotal: 0,
     encoding: 'o200k_base',
     evictionPolicy: 'fifo',
-    model: '',
+    model: 'gpt-4o',
     countExact: true,
     countLabel: 'exact',
     lastEvicted: [],

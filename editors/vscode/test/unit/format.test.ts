@@ -28,18 +28,18 @@ describe('formatCount', () => {
 
 describe('statusText', () => {
   it('shows tokens of budget and items of the limit, with their units', () => {
-    assert.equal(statusText(status()), '$(library) 3.2k/8k tokens · 12/50 items');
+    assert.equal(statusText(status()), '$(library) 3.2k/8k gpt-4o tokens · 12/50 items');
     assert.equal(
       statusText(status({ tokens: 18, maxTokens: 441, budget: 441, itemCount: 1, maxItems: 5 })),
-      '$(library) 18/441 tokens · 1/5 items',
+      '$(library) 18/441 gpt-4o tokens · 1/5 items',
     );
   });
   it('shows the adaptive budget, not maxTokens', () => {
     const adaptive = status({ budgetPolicy: 'adaptive', task: 'debugging', complexity: 0.72, budget: 14_000, maxTokens: 8000 });
-    assert.equal(statusText(adaptive), '$(library) 3.2k/14k tokens · 12/50 items');
+    assert.equal(statusText(adaptive), '$(library) 3.2k/14k gpt-4o tokens · 12/50 items');
   });
   it('falls back to maxTokens when the server sends no budget', () => {
-    assert.equal(statusText(status({ budget: 0, maxTokens: 4000 })), '$(library) 3.2k/4k tokens · 12/50 items');
+    assert.equal(statusText(status({ budget: 0, maxTokens: 4000 })), '$(library) 3.2k/4k gpt-4o tokens · 12/50 items');
   });
 });
 
@@ -56,7 +56,7 @@ describe('statusAccessibilityLabel', () => {
         nextEviction: { id: 'ctx-2', kind: 'code', label: 'textwrap.py:373-384', tokens: 10, pinned: false, view: 'whole' },
       }),
     );
-    assert.equal(label, 'contextls: 1,400 of 4,000 tokens (35 %), 3 of 50 items, 1 stale. Next to be evicted: textwrap.py:373-384');
+    assert.equal(label, 'contextls: 1,400 of 4,000 gpt-4o tokens, exact (35 %), 3 of 50 items, 1 stale. Next to be evicted: textwrap.py:373-384');
     assert.doesNotMatch(label, /[*\\]/);
   });
 });
@@ -81,10 +81,12 @@ describe('statusTooltip', () => {
     assert.match(statusTooltip(warned), /Warnings:[\s\S]*settings\\\.txt seems to contain an AWS secret access key/);
     assert.doesNotMatch(statusTooltip(status()), /Warnings/);
   });
-  it('says whose tokens the budget counts when it is another model\'s, or an estimate', () => {
-    const claude = status({ model: 'claude-opus-4.6', countExact: false, countLabel: 'estimate, within 2 % on code' });
-    assert.match(statusTooltip(claude), /Tokens of claude\\-opus\\-4\\\.6: estimate, within 2 % on code/);
-    assert.doesNotMatch(statusTooltip(status()), /Tokens of/);
+  it('says whose tokens the budget counts, and whether they are exact', () => {
+    const gemini = status({ model: 'gemini-2.5', countExact: false, countLabel: 'estimate (o200k x 1.17, within 7% on 9 files in 10, at most 11%)' });
+    assert.match(statusTooltip(gemini), /Tokens of gemini\\-2\\\.5: estimate \\\(o200k x 1\\\.17/);
+    assert.equal(statusText(gemini), '$(library) ~3.2k/8k gemini-2.5 tokens · 12/50 items');
+    assert.match(statusAccessibilityLabel(gemini), /of 8,000 gemini-2\.5 tokens, estimated/);
+    assert.match(statusTooltip(status()), /Tokens of gpt\\-4o: exact/);
   });
 });
 

@@ -1,6 +1,6 @@
 // What package.json promises VS Code: activation once startup is done (the server only where it is
 // needed), the menus' titles, the row menu's order, the welcome views, Restricted Mode, the chat
-// contributions the code registers, and a package whose README finds its screenshots online.
+// contributions the code registers, and a package that ships its README's screenshots.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,12 +59,12 @@ describe('menus', () => {
     }
     assert.equal(titleOf('contextls.addFile'), 'contextls: Add File');
   });
-  it('give a row Pin/Unpin, Remove, Read Again, Copy, then Forget in a group of its own', () => {
+  it('give a row Pin/Unpin, Remove, Read Again, Show Whole/as Outline, Copy, then Forget in a group of its own', () => {
     const row = (contributes.menus['view/item/context'] ?? []).filter((e) => e.when?.includes('view == contextls.items') && !e.group?.startsWith('inline'));
     const ordered = [...row].sort((a, b) => (a.group ?? '').localeCompare(b.group ?? '', 'en', { numeric: true }));
     assert.deepEqual(
       ordered.map((e) => e.command),
-      ['contextls.pin', 'contextls.unpin', 'contextls.remove', 'contextls.reread', 'contextls.copyItem', 'contextls.forget'],
+      ['contextls.pin', 'contextls.unpin', 'contextls.remove', 'contextls.reread', 'contextls.showWhole', 'contextls.showOutline', 'contextls.copyItem', 'contextls.forget'],
     );
     const forget = ordered.at(-1);
     assert.notEqual(forget?.group?.split('@')[0], ordered[0]?.group?.split('@')[0]);
@@ -115,19 +115,19 @@ describe('package', () => {
     assert.match(manifest.repository?.url ?? '', /^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
     assert.equal(manifest.repository?.directory, 'editors/vscode');
   });
-  it('shows README screenshots from the repository online, and leaves them out of the .vsix', () => {
+  it('ships the README screenshots in the .vsix, linked relative, so the extension page shows them offline', () => {
     const readme = readFileSync(join(extensionDir, 'README.md'), 'utf8');
     const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
     assert.ok(images.length >= 2);
-    const repo = /github\.com\/([\w.-]+\/[\w.-]+)\.git$/.exec(manifest.repository?.url ?? '')?.[1];
-    const base = `https://raw.githubusercontent.com/${repo ?? '?'}/HEAD/editors/vscode/`;
-    for (const image of images) {
-      assert.ok(image.startsWith(base), `${image} is not under ${base}`);
-      assert.ok(existsSync(join(extensionDir, image.slice(base.length))), `${image} is not in the repository`);
-    }
     const ignore = readFileSync(join(extensionDir, '.vscodeignore'), 'utf8').split('\n');
-    assert.ok(!ignore.includes('!media/**'), 'the screenshots would be packed');
+    for (const image of images) {
+      assert.match(image, /^media\/screenshots\/[\w-]+\.png$/, `${image} is not a file of the package`);
+      assert.ok(existsSync(join(extensionDir, image)), `${image} is not in the repository`);
+    }
+    assert.ok(ignore.includes('!media/screenshots/*.png'), 'the screenshots would be left out');
     assert.ok(ignore.includes('!media/icon.png'));
+    // vsce would point relative links at the repository's web address
+    assert.match((manifest as { scripts?: Record<string, string> }).scripts?.package ?? '', /--no-rewrite-relative-links/);
   });
 });
 

@@ -74,5 +74,7 @@ describe('changeWords', () => {
     assert.equal(changeWords({ maxTokens: 3, maxItems: 2 }, ['task']), 'maxTokens to 3, maxItems to 2 and task back to its default');
     // the Settings UI removes a value typed equal to the default: it is said as typed
     assert.equal(changeWords({}, ['maxTokens'], () => 8000), 'maxTokens to 8,000 (its default)');
+    // an empty default (the model) is no value to name
+    assert.equal(changeWords({}, ['model'], () => ''), 'model back to its default');
   });
 });

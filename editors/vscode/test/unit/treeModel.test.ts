@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { groupsOf, iconOf, rowOf } from '../../src/treeModel';
+import { groupsOf, iconOf, rowOf, viewOf } from '../../src/treeModel';
 import { item } from './fixtures';
 
 describe('rowOf', () => {
@@ -23,6 +23,22 @@ describe('rowOf', () => {
   it('has a spoken label in words, and no file marker for a note', () => {
     assert.equal(rowOf(item({ pinned: true, stale: true })).accessibleLabel, 'a.py:3-4, code, 120 tokens, pinned, stale: its text changed');
     assert.equal(rowOf(item({ kind: 'text', metadata: {} })).contextValue, 'contextls.item');
+  });
+  it('says how each item is shown, and offers Show Whole or Show as Outline where they apply', () => {
+    const outlined = item({ kind: 'file', view: 'outline', metadata: { uri: 'file:///w/b.py', path: 'b.py' } });
+    assert.equal(viewOf(outlined), 'outline');
+    assert.equal(rowOf(outlined).description, '120 tok · outline');
+    assert.equal(rowOf(outlined).contextValue, 'contextls.item.file.outline');
+    assert.match(rowOf(outlined).tooltip, /outline: signatures, no bodies/);
+    assert.equal(rowOf(item({ kind: 'file', metadata: { uri: 'file:///w/b.py' } })).contextValue, 'contextls.item.file.outlinable');
+    const method = item({ metadata: { uri: 'file:///w/a.py', startLine: 3, endLine: 4, symbol: 'A.f', symbolKind: 'method' } });
+    assert.equal(rowOf(method).description, '120 tok · definition');
+    assert.equal(rowOf(method).contextValue, 'contextls.item.file'); // a method has no outline
+    const cls = item({ metadata: { uri: 'file:///w/a.py', startLine: 3, endLine: 9, symbol: 'A', symbolKind: 'class' } });
+    assert.equal(rowOf(cls).contextValue, 'contextls.item.file.outlinable');
+    const map = item({ kind: 'text', view: 'map', metadata: {} });
+    assert.equal(rowOf(map).description, '120 tok · map');
+    assert.equal(rowOf(map).accessibleLabel, 'a.py:3-4, text, map, 120 tokens');
   });
   it('opens whole files as files and has no target for text', () => {
     assert.deepEqual(rowOf(item({ kind: 'file', metadata: { uri: 'file:///w/b.py' } })).target, { file: 'file:///w/b.py' });

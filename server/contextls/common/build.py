@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Final
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 PACKAGES: Final = ("contextls", "contextls_client")
 
@@ -25,10 +29,14 @@ def build_id() -> str:
 
 
 def _package_dirs() -> list[str]:
-    import importlib.util
-
     found: list[str] = []
     for name in PACKAGES:
+        imported = sys.modules.get(name)
+        if imported is not None and getattr(imported, "__path__", None):
+            found.extend(imported.__path__)  # a CLI command has both: no importlib to load
+            continue
+        import importlib.util
+
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             found.extend(spec.submodule_search_locations)
