@@ -16,6 +16,7 @@ import argparse
 import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from contextls.search import relevance
@@ -28,6 +29,33 @@ from .score import MODES, Archive, Bench, scores
 def archive(side: str, size: int) -> Archive:
     documents, queries = heldout.archive(side, size)
     return Archive(f"{side}-{size}", documents, queries)
+
+
+@dataclass(frozen=True)
+class Trade:
+    """Both sides of one mode's answers: what it finds, and what it should not."""
+
+    recall_at_3: float
+    python: float
+    js: float
+    paraphrase_nohit: float
+    junk: float
+
+
+def trade(answers: Sequence[tuple[Query, list[str]]]) -> Trade:
+    by_language: dict[str, list[tuple[Query, list[str]]]] = defaultdict(list)
+    paraphrases = [keys for q, keys in answers if q.kind == "paraphrase"]
+    for query, keys in answers:
+        if query.wanted is not None:
+            by_language[heldout.language_of(query.wanted)].append((query, keys))
+    overall = scores(answers)
+    return Trade(
+        overall.recall_at_3,
+        scores(by_language["python"]).recall_at_3,
+        scores(by_language["js"]).recall_at_3,
+        sum(not keys for keys in paraphrases) / max(len(paraphrases), 1),
+        overall.junk,
+    )
 
 
 def lines(answers: Sequence[tuple[Query, list[str]]]) -> list[str]:

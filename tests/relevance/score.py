@@ -23,7 +23,7 @@ from contextls.search.retrieval import retrieve
 from contextls.semantic.engine import Engine
 from contextls.storage.store import Store
 
-from . import dataset, offtopic, sources, stdlib
+from . import dataset, heldout, offtopic, sources, stdlib
 from .archive import ROOT, embedded_store
 from .dataset import Document, Query
 
@@ -119,11 +119,22 @@ def unit_slice() -> Archive:
     return Archive("unit", tuple(unique.values()), tuple(asked))
 
 
+def third_party(size: int) -> Callable[[], Archive]:
+    """About ``size`` functions of the held-out third-party packages (``heldout``)."""
+
+    def made() -> Archive:
+        documents, queries = heldout.archive("held-out", size)
+        return Archive(f"third-{size}", documents, queries)
+
+    return made
+
+
 ARCHIVES: dict[str, Callable[[], Archive]] = {
     "full": full,
     "small": small,
     "files": files,
     "unit": unit_slice,
+    **{f"third-{size}": third_party(size) for size in heldout.SIZES},
 }
 
 

@@ -52,3 +52,11 @@ def test_stop_words_are_never_highlighted() -> None:
         "the [budget] of the window"
     )
     assert snippet("the window", ["the"]) is None
+
+
+def test_a_word_of_a_camel_case_name_is_shown_where_it_is() -> None:
+    text = "export function isWednesday(date) {\n  return previousWednesday(date);\n}\n"
+    found = snippet(text, ["wednesday", "previous"])
+    assert found is not None
+    assert [found.text[a:b] for a, b in found.highlights] == ["Wednesday", "previous", "Wednesday"]
+    assert snippet("the weekday", ["day"]) is None  # inside a word, not a name's word

@@ -84,9 +84,7 @@ def snippet(text: str, words: Sequence[str], width: int = 24) -> Snippet | None:
     words = [word for word in words if word.lower() not in STOP_WORDS]
     if not words:
         return None
-    pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(word) for word in words) + r")\b", re.IGNORECASE
-    )
+    pattern = _words_pattern(words)
     first = pattern.search(text)
     if first is None:
         return None
@@ -103,6 +101,20 @@ def snippet(text: str, words: Sequence[str], width: int = 24) -> Snippet | None:
         for found in pattern.finditer(piece)
     ]
     return Snippet(shown, spans)
+
+
+def _words_pattern(words: Sequence[str]) -> re.Pattern[str]:
+    """The words standing alone in any case, or as a word of a camelCase name as the
+    keyword index splits it ("wednesday" in ``isWednesday``, "previous" in
+    ``previousWednesday``), so a hit found by a word of a name shows where."""
+    alone = r"(?i:\b(?:" + "|".join(re.escape(word) for word in words) + r")\b)"
+    parts = []
+    for word in words:
+        lower = word.lower()
+        if lower.isascii() and lower.isalpha():
+            parts.append(rf"(?<=[a-z0-9]){re.escape(lower.capitalize())}(?![a-z])")
+            parts.append(rf"\b{re.escape(lower)}(?=[A-Z0-9])")
+    return re.compile("|".join([alone, *parts]))
 
 
 def opening(text: str, limit: int = 160) -> Snippet:

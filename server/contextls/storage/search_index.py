@@ -19,8 +19,9 @@ _HIT_COLUMNS: Final = (
     "a.pinned, a.archived_at, a.reason"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
-_JOINED = re.compile(r"[^\W_]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[^\W_]*")
-"""A word the tokenizer keeps whole that joins words: ``previousWednesday``,
+_TOKEN = re.compile(r"[^\W_]+")
+_JOINED = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]")
+"""Where a word the tokenizer keeps whole joins words: ``previousWednesday``,
 ``XMLParser``, ``base64Encode``, ``utf8`` (``snake_case`` and ``kebab-case`` names are
 split by the tokenizer itself)."""
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -33,10 +34,14 @@ def name_words(text: str) -> list[str]:
     lower case, each once, in the order first met: ``isWeekend(d)`` -> is, weekend.
     Words of one character are left out (the ``v`` of ``v2``)."""
     found: dict[str, None] = {}
-    for joined in dict.fromkeys(_JOINED.findall(text[:WORDS_CHARS])):
-        if not joined.isascii():  # the case of other scripts' letters is not split here
+    # Each distinct word once (a name recurs), and most words join nothing: the checks
+    # in C first (~0.1 ms for a 1 KB item; a regex for joined words alone took 0.27).
+    for word in dict.fromkeys(_TOKEN.findall(text[:WORDS_CHARS])):
+        if (word.islower() and word.isalpha()) or not word.isascii():
+            continue  # nothing to split; other scripts' letters are not split here
+        if not _JOINED.search(word):
             continue
-        for part in _PART.findall(joined):
+        for part in _PART.findall(word):
             if len(part) > 1:
                 found.setdefault(part.lower())
     return list(found)
