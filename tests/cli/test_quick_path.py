@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from contextls.common import places, runtime
 from contextls.protocol import python_mirror
 from contextls_client.quick import understood
 from tests.cli.conftest import Cli
+from tests.support.rpc import TIMEOUT
 
 COMMANDS = (
     ("status",),
@@ -38,6 +40,18 @@ def full(cli: Cli, *args: str, code: int | None = 0) -> tuple[int, str, str]:
     return run.code, run.stdout, run.stderr
 
 
+def settled(cli: Cli) -> None:
+    """Wait until search by meaning has embedded every item (window and archive): what
+    ``status`` says of it moves on its own until then (slowly, on a loaded machine)."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        semantic = json.loads(cli("status", "--json").stdout).get("semantic") or {}
+        if not semantic.get("pending") and not semantic.get("windowPending"):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the embedding backlog never emptied: {semantic}")
+
+
 def test_the_quick_path_prints_what_the_full_command_line_prints(cli: Cli) -> None:
     (cli.workspace / ".git").mkdir()  # a repository: a command in a folder of it works on it
     cli.write("src/app.py", "".join(f"def f{n}(x):\n    return x + {n}\n\n" for n in range(40)))
@@ -45,7 +59,8 @@ def test_the_quick_path_prints_what_the_full_command_line_prints(cli: Cli) -> No
     cli("add", "src/app.py:1-30", "--pin")
     for n in range(6):
         cli("add-text", f"note {n}: how to parse the numbers " + "word " * 30)
-    cli("search", "--wait", "numbers", code=None)  # the daemon embeds no more between the two
+    cli("search", "--wait", "numbers", code=None)
+    settled(cli)  # the daemon embeds no more between the two: their statuses are the same
     for args in COMMANDS:
         for output in ((), ("--json",)):
             quick = cli(*args, *output, code=None)
