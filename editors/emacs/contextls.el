@@ -94,7 +94,8 @@ only, `semantic' meaning only.  \\[universal-argument] \\[contextls-search] asks
     ("maxFileBytes" . integer) ("archiveMaxItems" . integer) ("archiveMaxBytes" . integer)
     ("archiveMaxAgeDays" . number) ("budgetPolicy" "fixed" "adaptive")
     ("task" "general" "coding" "debugging" "research" "complex_analysis")
-    ("budgetCeiling" . integer) ("compaction" "off" "outline") ("mapTokens" . integer))
+    ("budgetCeiling" . integer) ("compaction" "off" "outline") ("mapTokens" . integer)
+    ("renderOrder" "stable" "chronological"))
   "The window's settings: name, then its type or the values it takes.")
 
 ;;; Reporting

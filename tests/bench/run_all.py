@@ -16,6 +16,7 @@ import traceback
 
 import bench_archive_search
 import bench_bounds
+import bench_cache
 import bench_cold_start
 import bench_latency
 import bench_render
@@ -38,6 +39,7 @@ BENCHES: dict[str, Bench] = {
     "semantic": bench_semantic.run,
     "structure": bench_structure.run,
     "bounds": bench_bounds.run,
+    "cache": bench_cache.run,
 }
 
 

@@ -194,6 +194,8 @@ def test_status_draws_the_budget_and_next_eviction(cli: Cli) -> None:
 
 
 def test_search_and_restore(cli: Cli) -> None:
+    # Each eviction only what an add needs (stable renders make room in batches).
+    cli("config", "set", "renderOrder", "chronological")
     fill_past_budget(cli)
     cli("add", "notes/n2.txt")
     found = cli("search", "note", "0", "--json").decode(SearchResult)
@@ -676,6 +678,7 @@ def test_tokens_counts_several_files_and_totals_them(cli: Cli) -> None:
 
 def test_a_bulk_add_that_would_flush_the_window_needs_force(cli: Cli) -> None:
     cli("config", "set", "maxTokens", "2000")
+    cli("config", "set", "renderOrder", "chronological")  # evicting only what it needs
     for n in range(4):
         cli.write(f"old/o{n}.txt", f"old note {n} " + "words " * 120 + "\n")
     cli("add", "old")
@@ -692,3 +695,20 @@ def test_a_bulk_add_that_would_flush_the_window_needs_force(cli: Cli) -> None:
     assert "evicted ctx-1" in forced.stderr
     small = cli("add", "old/o0.txt", "old/o1.txt")  # evicts less than half: no question
     assert "added" in small.stdout
+
+
+def test_a_stable_window_makes_room_in_batches_and_keeps_its_prefix(cli: Cli) -> None:
+    """renderOrder stable (the default): an add that needs room for tokens evicts down to
+    80 % of the budget, so the adds after it only add to the end of the render."""
+    cli("config", "set", "maxTokens", "2000")
+    for n in range(12):
+        cli("add-text", f"note {n} " + "words " * 200)
+    status = cli("status", "--json").decode(Status)
+    assert status.evicted_total > 0 and status.tokens <= 2000
+    before = cli("show").stdout
+    cli("add-text", "one more small note")  # fits in what the batch left: nothing goes
+    after = cli("show").stdout
+    assert after.startswith(before.removesuffix("\n")), "the render before is a prefix"
+    assert cli("status", "--json").decode(Status).evicted_total == status.evicted_total
+    cached = cli("status").stdout
+    assert "prefix kept: 100% of the last render" in cached, cached

@@ -145,8 +145,11 @@ async def test_identical_text_is_not_duplicated(session: Session) -> None:
         await session.call("contextls/addText", content="same words", kind="error"), AddResult
     )
     assert two.deduplicated and two.item.id == one.item.id
+    # Refreshed: the newest to be evicted; with nothing of it changed, its place in the
+    # render is kept (renderOrder stable: a prompt cache keeps what comes before the end).
+    assert two.status.next_eviction is not None and two.status.next_eviction.id == "ctx-2"
     listed = decode(await session.call("contextls/list"), ListResult)
-    assert [item.id for item in listed.items] == ["ctx-2", "ctx-1"]
+    assert [item.id for item in listed.items] == ["ctx-1", "ctx-2"]
 
 
 async def test_add_symbol_labels_and_renders(session: Session) -> None:

@@ -85,10 +85,26 @@ def stop_daemon(path: Path, pid: int, timeout: float = 10.0) -> None:
     except ProcessLookupError:
         return
     deadline = time.monotonic() + timeout
-    while is_listening(path):
+    # Stopped: it no longer listens, and its socket is gone (it closes, then unlinks it).
+    while is_listening(path) or (path.exists() and _alive(pid)):
         if time.monotonic() > deadline:
             raise DaemonError(f"the daemon (pid {pid}) did not stop within {timeout:g}s")
         time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie nobody reaped yet has ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): it answered the signal
 
 
 def daemon_socket(storage: str | None) -> Path:

@@ -147,6 +147,11 @@ def status_report(status: AnyStatus, database: str = "", ascii_only: bool = Fals
     )
     if status.budget_policy == "adaptive":
         lines.append(f"budget     {adaptive_reason(status)}")
+    if status.cache is not None:
+        lines.append(
+            f"cache      prefix kept: {status.cache.kept:.0%} of the last render; "
+            f"the next sends ~{count(status.cache.next_uncached)} tokens past it"
+        )
     if status.semantic is not None:
         lines.append(f"search     {semantic_line(status.semantic)}")
     if database:

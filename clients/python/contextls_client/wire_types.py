@@ -95,10 +95,20 @@ class Pruned:
         self.why: str = wire['why']
 
 
+class CacheEstimate:
+    """How much of the last render a prompt cache could keep, and what the next costs."""
+
+    __slots__ = ('kept', 'next_uncached')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.kept: float = wire['kept']
+        self.next_uncached: int = wire['nextUncached']
+
+
 class Status:
     """The truncation status of one workspace window (pushed after every change)."""
 
-    __slots__ = ('archive_bytes', 'archived_count', 'budget', 'budget_policy', 'complexity', 'count_exact', 'count_label', 'encoding', 'evicted_total', 'eviction_policy', 'item_count', 'last_evicted', 'last_pruned', 'map_count', 'max_items', 'max_tokens', 'model', 'next_eviction', 'outlined_count', 'percent', 'pinned_count', 'pruned_total', 'revision', 'semantic', 'stale_count', 'task', 'tokens', 'warnings', 'workspace')
+    __slots__ = ('archive_bytes', 'archived_count', 'budget', 'budget_policy', 'cache', 'complexity', 'count_exact', 'count_label', 'encoding', 'evicted_total', 'eviction_policy', 'item_count', 'last_evicted', 'last_pruned', 'map_count', 'max_items', 'max_tokens', 'model', 'next_eviction', 'outlined_count', 'percent', 'pinned_count', 'pruned_total', 'revision', 'semantic', 'stale_count', 'task', 'tokens', 'warnings', 'workspace')
 
     def __init__(self, wire: dict[str, Any]) -> None:
         self.workspace: str = wire['workspace']
@@ -130,6 +140,7 @@ class Status:
         self.warnings: list[str] = wire.get('warnings', [])
         self.outlined_count: int = wire.get('outlinedCount', 0)
         self.map_count: int = wire.get('mapCount', 0)
+        self.cache: CacheEstimate | None = _maybe(CacheEstimate, wire.get('cache'))
 
 
 class ContextItem:
@@ -167,8 +178,20 @@ class Omission:
         self.reason: str = wire['reason']
 
 
+class CacheBreakpoint:
+    """The end of a part of a render a prompt cache can keep whole."""
+
+    __slots__ = ('after', 'offset', 'tokens', 'utf16_offset')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.after: str = wire['after']
+        self.offset: int = wire['offset']
+        self.utf16_offset: int = wire['utf16Offset']
+        self.tokens: int = wire['tokens']
+
+
 class RenderResult:
-    __slots__ = ('budget', 'format', 'history_ids', 'history_omitted', 'history_scores', 'item_ids', 'omitted_ids', 'text', 'tokens', 'warnings')
+    __slots__ = ('breakpoints', 'budget', 'format', 'history_ids', 'history_omitted', 'history_scores', 'item_ids', 'omitted_ids', 'text', 'tokens', 'warnings')
 
     def __init__(self, wire: dict[str, Any]) -> None:
         self.text: str = wire['text']
@@ -181,6 +204,7 @@ class RenderResult:
         self.warnings: list[str] = wire.get('warnings', [])
         self.history_omitted: list[Omission] = _each(Omission, wire.get('historyOmitted', []))
         self.budget: int = wire.get('budget', 0)
+        self.breakpoints: list[CacheBreakpoint] = _each(CacheBreakpoint, wire.get('breakpoints', []))
 
 
 class PinnedGrowth:

@@ -433,10 +433,11 @@ Returns how many of them the command loop handled, once it handled them all."
             ;; The file as its outline.
             (contextls-terminal-test--goto-line 7)
             (contextls-terminal-test--press "C-c x o")
-            (should (string-match-p "contextls: added ctx-2 (shapes.py, outline, [0-9]+ tokens); it holds ctx-1 now"
+            ;; An outline hides bodies: the definition shown whole stays an item of its own.
+            (should (string-match-p "contextls: added ctx-2 (shapes.py, outline, [0-9]+ tokens)"
                                     (contextls-terminal-test--echo-area "added ctx-2")))
-            (should (string-match-p " ctx [0-9]+/8k gpt-4o·1/50 "
-                                    (contextls-terminal-test--drawn "gpt-4o·1/50 ")))
+            (should (string-match-p " ctx [0-9]+/8k gpt-4o·2/50 "
+                                    (contextls-terminal-test--drawn "gpt-4o·2/50 ")))
             ;; A definition of another file beside it.
             (find-file (expand-file-name "circle.py"))
             (contextls-terminal-test--goto-line 2)
@@ -451,7 +452,7 @@ Returns how many of them the command loop handled, once it handled them all."
                                 screen))
               (should (seq-find (lambda (line) (string-match-p "ctx-3 +code +definition +circle.py:1-2 (radius)" line))
                                 screen))
-              (should (seq-find (lambda (line) (string-match-p "tokens of gpt-4o (exact) · 2/50 items (1 outlined)" line))
+              (should (seq-find (lambda (line) (string-match-p "tokens of gpt-4o (exact) · 3/50 items (1 outlined)" line))
                                 screen)))
             ;; `e' on the outline shows it whole.
             (goto-char (point-min))
@@ -467,9 +468,9 @@ Returns how many of them the command loop handled, once it handled them all."
             ;; The model set from the command line: the mode line names it.
             (contextls-test--cli "config" "set" "model" "claude-opus-4.7")
             (contextls-test--wait
-             (lambda () (string-match-p "claude-opus-4.7·2/50" (contextls-terminal-test--formatted))))
-            (should (string-match-p " ctx [0-9.]+k?/8k claude-opus-4.7·2/50 "
-                                    (contextls-terminal-test--drawn "claude-opus-4.7·2/50 "))))
+             (lambda () (string-match-p "claude-opus-4.7·3/50" (contextls-terminal-test--formatted))))
+            (should (string-match-p " ctx [0-9.]+k?/8k claude-opus-4.7·3/50 "
+                                    (contextls-terminal-test--drawn "claude-opus-4.7·3/50 "))))
         (define-key global-map (kbd "C-c x") nil)))))
 
 ;;; Search

@@ -94,6 +94,15 @@ export function statusTooltip(status: Status, workspaceName?: string): string {
   if (adaptive !== undefined) lines.splice(3, 0, '', escapeMarkdown(adaptive));
   // A budget in another model's tokens, or an estimate, says so: the figures above are in them.
   lines.splice(3, 0, '', `Tokens of ${escapeMarkdown(modelOf(status))}: ${escapeMarkdown(status.countLabel)}`);
+  // What a model's prompt cache keeps of what is sent: the share of the last render that
+  // repeated the one before byte for byte, and what the next request sends past it.
+  if (status.cache) {
+    lines.push(
+      '',
+      `Prompt cache: prefix kept ${Math.round(status.cache.kept * 100)}% of the last render; ` +
+        `the next sends ~${grouped(status.cache.nextUncached)} tokens past it`,
+    );
+  }
   if (status.lastEvicted.length > 0) {
     lines.push('', 'Last evicted:', '');
     for (const item of status.lastEvicted) lines.push(`- ${summary(item)}`);

@@ -22,6 +22,7 @@ export const WINDOW_KEYS = [
   'budgetCeiling',
   'compaction',
   'mapTokens',
+  'renderOrder',
 ] as const satisfies readonly NonNullable<ConfigureParams['reset']>[number][];
 export type WindowKey = (typeof WINDOW_KEYS)[number];
 

@@ -8,7 +8,14 @@ from contextls.core import adaptive
 from contextls.core.items import Item, view_of
 from contextls.core.models import TOKENIZERS, model_of
 from contextls.core.window import Window
-from contextls.protocol import ContextItem, ItemSummary, Pruned, Status, WindowSettings
+from contextls.protocol import (
+    CacheEstimate,
+    ContextItem,
+    ItemSummary,
+    Pruned,
+    Status,
+    WindowSettings,
+)
 from contextls.storage.store import ArchiveState
 
 EMPTY_STATUS = Status(
@@ -64,6 +71,7 @@ def status(
     evicted_total: int,
     archive: ArchiveState,
     warnings: list[str] | None = None,
+    cache: CacheEstimate | None = None,
 ) -> Status:
     limits = window.limits
     next_item = window.next_eviction()
@@ -102,6 +110,7 @@ def status(
         warnings=warnings or [],
         outlined_count=sum(view_of(item) == "outline" for item in window),
         map_count=sum(view_of(item) == "map" for item in window),
+        cache=cache,
     )
 
 

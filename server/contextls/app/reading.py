@@ -10,6 +10,7 @@ from contextls.app.workspace_state import WorkspaceState
 from contextls.core.items import Item
 from contextls.core.render import render, select
 from contextls.protocol import (
+    CacheBreakpoint,
     ListResult,
     Omission,
     RenderFormat,
@@ -57,7 +58,18 @@ class Reading:
         rendered = render(
             items, fmt, tokenizer.count, max_tokens, history, budget, tokenizer.count_pieces
         )
+        if fmt == "markdown" and max_tokens is None and not history:
+            self.state.rendered([item for item in items if item.id in set(rendered.item_ids)])
         return RenderResult(
+            breakpoints=[
+                CacheBreakpoint(
+                    after=after,  # type: ignore[arg-type]
+                    offset=len(before),
+                    utf16_offset=len(before.encode("utf-16-le")) // 2,
+                    tokens=rendered.tokens if after == "end" else tokenizer.count(before),
+                )
+                for after, before in rendered.boundaries
+            ],
             text=rendered.text,
             tokens=rendered.tokens,
             item_ids=rendered.item_ids,

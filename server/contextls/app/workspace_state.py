@@ -27,6 +27,7 @@ from contextls.core.secrets import secret_warnings
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
+    CacheEstimate,
     ContextItem,
     ErrorCode,
     Status,
@@ -82,6 +83,9 @@ class WorkspaceState:
         self.secrets: dict[str, list[str]] = {}
         """Items whose text seems to hold a secret: id -> what was said (this process)."""
         self._status: Status | None = None
+        self._last_render: list[tuple[str, int, int]] = []
+        """(id, seq, tokens) of the items of the last whole markdown render, in order."""
+        self._render_kept = 1.0
         self.after_change: list[Callable[[Change], None]] = []
         """Called after every change that changed something (the follower: a region
         added or moved is where its file's lines are now)."""
@@ -146,8 +150,32 @@ class WorkspaceState:
                     if item_id in self.window
                     for w in said
                 ],
+                self._cache_estimate(),
             )
         return self._status
+
+    def rendered(self, items: list[Item]) -> None:
+        """The window was rendered whole (markdown) with these items, in this order: what
+        a prompt cache kept of the render before, and the base of the next estimate."""
+        now = [(item.id, item.seq, item.tokens) for item in items]
+        before = self._last_render
+        if before:
+            same = _common(before, now)
+            total = sum(tokens for _, _, tokens in before) or 1
+            self._render_kept = sum(tokens for _, _, tokens in before[:same]) / total
+        self._last_render = now
+        self._status = None
+
+    def _cache_estimate(self) -> CacheEstimate | None:
+        """The items before the first one that changed since the last render stay a
+        cached prefix (an item's rendered text changes only with its ``seq`` under the
+        stable order); what follows is the next request's uncached input."""
+        if not self._last_render:
+            return None
+        now = [(item.id, item.seq, item.tokens) for item in self.window]
+        same = _common(self._last_render, now)
+        uncached = sum(tokens for _, _, tokens in now[same:])
+        return CacheEstimate(kept=round(self._render_kept, 3), next_uncached=uncached)
 
     def status_moved(self) -> None:
         """What the status says changed without a change of the window (its settings, its
@@ -328,3 +356,13 @@ class WorkspaceState:
 def _where(item: Item) -> str:
     """An item named by its source, never by its text (which may be the secret itself)."""
     return item.path or f"{item.id} ({item.kind})"
+
+
+def _common(before: list[tuple[str, int, int]], now: list[tuple[str, int, int]]) -> int:
+    """How many items the two renders share from their start (same id, same text)."""
+    same = 0
+    for old, new in zip(before, now, strict=False):
+        if old[:2] != new[:2]:
+            break
+        same += 1
+    return same

@@ -166,7 +166,9 @@ def budget_of(settings: WindowSettings, reached: int, pinned: int = 0) -> int:
 
 def limits_of(settings: WindowSettings, budget: int) -> Limits:
     """The window's limits with ``budget`` as its token budget."""
-    return Limits(settings.max_items, budget, settings.eviction_policy)
+    return Limits(
+        settings.max_items, budget, settings.eviction_policy, settings.render_order == "stable"
+    )
 
 
 def configured(before: WindowSettings, after: WindowSettings, reached: int, pinned: int) -> int:

@@ -11,10 +11,14 @@ a definition shown whole nor stands for one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final
 
 from contextls.core.candidates import Candidate
+from contextls.core.costs import Costs
 from contextls.core.items import VIEW, Item, is_outlined, lines_of
-from contextls.core.regions import touching_closure
+from contextls.core.regions import merge_regions, touching_closure
+from contextls.core.render import body_piece
 from contextls.protocol import RANGED_KINDS
 
 
@@ -54,3 +58,64 @@ def duplicates(
             else:
                 regions.append(item)
     return same, touching_closure(lines, regions)
+
+
+VIEW_KEYS: Final = ("view", "wholeTokens")
+"""An item added again shows all of itself."""
+
+
+@dataclass(slots=True)
+class Arrival:
+    """What a candidate becomes in a window: the item (not counted, no id yet when new),
+    the item it refreshes, the regions it absorbs, and every item it replaces."""
+
+    item: Item
+    same: Item | None
+    absorbed: list[Item]
+    leaving: list[Item]
+
+
+def arriving(
+    candidate: Candidate,
+    items_for_path: Callable[[str], list[Item]],
+    same_text: Callable[[str, str], Item | None],
+    costs: Costs,
+    encoding: str,
+) -> Arrival:
+    """The item ``candidate`` makes: a refresh of the same item, a merge of the regions
+    it touches (as one of them), or a new item; a region of a file already whole in the
+    window is that file."""
+    same, absorbed = duplicates(candidate, items_for_path, same_text)
+    content, metadata = candidate.content, dict(candidate.metadata)
+    if absorbed and candidate.kind == "code":
+        # An exact match among touching regions merges with them, as one of them.
+        exact = [same] if same is not None and not same.is_whole_file else []
+        merged = merge_regions([*absorbed, *exact], candidate)
+        if merged is None:  # texts that do not line up with their ranges: keep apart
+            absorbed = []
+        else:
+            content, metadata = merged
+            absorbed = [*absorbed, *exact]
+            same = None
+    if same is not None and same.is_whole_file and candidate.kind == "code":
+        # A region of a file that is already whole in the window adds nothing.
+        content, metadata = same.content, same.metadata
+    leaving = [*absorbed, same] if same is not None else absorbed
+    pinned = candidate.pin or any(item.pinned for item in leaving)
+    if same is not None:
+        kept = {k: v for k, v in same.metadata.items() if k not in VIEW_KEYS}
+        item = replace(
+            same,
+            content=content,
+            metadata={**kept, **metadata},
+            pinned=pinned,
+            stale=False,
+            encoding=encoding,
+            label="",
+            tokens=0,
+        )
+        if same.encoding == encoding and body_piece(same) == body_piece(item):
+            item.body_tokens = costs.body(same)
+    else:
+        item = Item("", candidate.kind, content, metadata, 0, 0, pinned=pinned, encoding=encoding)
+    return Arrival(item, same, absorbed, leaving)

@@ -35,6 +35,9 @@ class Rendered:
     warnings: list[str]
     history_omitted: list[tuple[str, str]] = field(default_factory=list)
     """Relevant archived items left out, with why (``over budget: …``)."""
+    boundaries: list[tuple[str, str]] = field(default_factory=list)
+    """(``pinned``/``settled``/``end``, the text before it): where the parts that change
+    least end, for a prompt cache's breakpoints."""
 
 
 def select(items: Sequence[Item], kinds: Iterable[str] | None, limit: int | None) -> list[Item]:
@@ -108,7 +111,25 @@ def render(
         history_ids=[item.id for item in kept_history],
         warnings=warnings,
         history_omitted=history_omitted,
+        boundaries=_boundaries(fmt, kept, pieces, text) if kept else [],
     )
+
+
+_PIECES_PER_ITEM: Final = {"markdown": 2, "xml": 1, "json": 1}
+
+
+def _boundaries(
+    fmt: RenderFormat, kept: Sequence[Item], pieces: Sequence[str], text: str
+) -> list[tuple[str, str]]:
+    """The text before each breakpoint: after the pinned items the render starts with,
+    before its newest item, at its end (each only where it is a part of its own)."""
+    per_item = _PIECES_PER_ITEM[fmt]  # after the frame's first piece
+    pinned = next((n for n, item in enumerate(kept) if not item.pinned), len(kept))
+    found = [("pinned", "".join(pieces[: 1 + per_item * pinned]))] if 0 < pinned < len(kept) else []
+    newest = max(range(len(kept)), key=lambda n: kept[n].seq)
+    if newest == len(kept) - 1 and len(kept) - 1 > max(pinned, 0) and len(kept) > 1:
+        found.append(("settled", "".join(pieces[: 1 + per_item * (len(kept) - 1)])))
+    return [*found, ("end", text)]
 
 
 def section_cost(
@@ -210,8 +231,10 @@ def heading(item: Item) -> str:
         title = f"{title}: {meta['title']}"
     source = _source(item)
     heading = f"### {title} (from {source})" if source else f"### {title}"
-    # The id and the pin let an agent act on what it reads (pin, remove, refresh).
-    heading += f" · {item.id}" + (" · pinned" if item.pinned else "") + _view_note(item)
+    # The id lets an agent act on what it reads (pin, remove, refresh). Nothing in it
+    # flips while the item stays as it is (a pin is said by status and list, not here),
+    # so pinning changes no byte of a render a prompt cache keeps.
+    heading += f" · {item.id}" + _view_note(item)
     return f"{heading} {stale_note(item)}" if item.stale else heading
 
 

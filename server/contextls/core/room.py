@@ -35,6 +35,26 @@ class _Limits(Protocol):
     def max_tokens(self) -> int: ...
 
 
+def check_limits(window: Limited, max_items: int, max_tokens: int) -> None:
+    """Refuse limits the pinned items alone would break (nothing is evicted for them)."""
+    if window.pinned_count > max_items:
+        raise NoRoom(
+            f"maxItems {max_items} is below the {window.pinned_count} pinned items; "
+            "unpin some first"
+        )
+    if max_tokens < window.costs.frame:
+        raise NoRoom(
+            f"maxTokens {thousands(max_tokens)} cannot hold even the rendered "
+            f"context's own heading ({window.costs.frame} tokens)"
+        )
+    if window.pinned_tokens > max_tokens - window.costs.frame:
+        raise NoRoom(
+            f"maxTokens {thousands(max_tokens)} is below the "
+            f"{thousands(window.pinned_tokens + window.costs.frame)} tokens of pinned items "
+            "(as rendered); unpin some first"
+        )
+
+
 def check_size(window: Limited, tokens: int, grow_to: int = 0) -> None:
     """Refuse an item larger than the budget could ever be."""
     budget = max(window.limits.max_tokens, grow_to)

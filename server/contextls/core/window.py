@@ -1,7 +1,7 @@
 """The sliding window of one workspace: item count and token budget, pins, dedup.
 
 Invariants after every public call: count <= max_items, the markdown render's
-tokens <= max_tokens, items in chronological order, pinned items never evicted.
+tokens <= max_tokens, items in the order they last changed, pinned never evicted.
 A call that would break one raises a ``ContextError`` before changing anything.
 
 What is counted is what is rendered (``core.costs``): ``total`` is the count of the
@@ -23,13 +23,12 @@ from typing import Final
 
 from contextls.core.candidates import Candidate
 from contextls.core.costs import Costs
-from contextls.core.duplicates import duplicates
+from contextls.core.duplicates import arriving
 from contextls.core.errors import NoRoom, UnknownItem, thousands
 from contextls.core.items import STALE_REASON, Item, StaleReason, make_label
-from contextls.core.regions import merge_regions
 from contextls.core.relevance import next_victim
-from contextls.core.render import body_piece
-from contextls.core.room import budget_for, check_size
+from contextls.core.render import body_piece, heading_piece
+from contextls.core.room import budget_for, check_limits, check_size
 from contextls.protocol import (
     EvictionPolicy,
     EvictionReason,
@@ -38,7 +37,10 @@ from contextls.protocol import (
 )
 
 LAST_EVICTED_KEPT: Final = 5
-VIEW_KEYS: Final = ("view", "wholeTokens")  # an item added again shows all of itself
+LOW_WATER: Final = 0.8
+"""Under ``stable`` limits, how full an add that needs room for tokens leaves the window:
+the next adds then land after what is there, so a prompt cache keeps all of it (chosen
+by bench 17, tests/bench/bench_cache.py)."""
 
 
 _DEFAULTS: Final = Settings()
@@ -51,10 +53,19 @@ class Limits:
     max_items: int = _DEFAULTS.max_items
     max_tokens: int = _DEFAULTS.max_tokens
     policy: EvictionPolicy = _DEFAULTS.eviction_policy
+    stable: bool = False
+    """Order for a prompt cache (``renderOrder: stable``): an item that changes moves to
+    the end, and an add that needs room for tokens makes it down to ``LOW_WATER`` of the
+    budget, so the adds after it change only the end of a render."""
 
     @classmethod
     def of(cls, settings: Settings | WindowSettings) -> Limits:
-        return cls(settings.max_items, settings.max_tokens, settings.eviction_policy)
+        return cls(
+            settings.max_items,
+            settings.max_tokens,
+            settings.eviction_policy,
+            settings.render_order == "stable",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,48 +168,13 @@ class Window:
         pinned items, then calls ``evict_to_fit`` protecting the set. ``grow_to``: the
         most an adaptive budget may grow to take the item (``core.room``).
         """
-        same, absorbed = duplicates(candidate, self.items_for_path, self._same_text)
-        content, metadata = candidate.content, dict(candidate.metadata)
-        if absorbed and candidate.kind == "code":
-            # An exact match among touching regions merges with them, as one of them.
-            exact = [same] if same is not None and not same.is_whole_file else []
-            merged = merge_regions([*absorbed, *exact], candidate)
-            if merged is None:  # texts that do not line up with their ranges: keep apart
-                absorbed = []
-            else:
-                content, metadata = merged
-                absorbed = [*absorbed, *exact]
-                same = None
-        if same is not None and same.is_whole_file and candidate.kind == "code":
-            # A region of a file that is already whole in the window adds nothing.
-            content, metadata = same.content, same.metadata
-        leaving = [*absorbed, same] if same is not None else absorbed
-        pinned = candidate.pin or any(item.pinned for item in leaving)
-        if same is not None:
-            kept = {k: v for k, v in same.metadata.items() if k not in VIEW_KEYS}
-            item = replace(
-                same,
-                content=content,
-                metadata={**kept, **metadata},
-                pinned=pinned,
-                stale=False,
-                encoding=self.encoding,
-                label="",
-                tokens=0,
-            )
-            if same.encoding == self.encoding and body_piece(same) == body_piece(item):
-                item.body_tokens = self.costs.body(same)
-        else:
-            item = Item(
-                id=candidate.id or f"ctx-{self.next_id}",  # the id it gets, if it fits
-                kind=candidate.kind,
-                content=content,
-                metadata=metadata,
-                timestamp=0,
-                tokens=0,
-                pinned=pinned,
-                encoding=self.encoding,
-            )
+        arrival = arriving(
+            candidate, self.items_for_path, self._same_text, self.costs, self.encoding
+        )
+        same, absorbed, leaving = arrival.same, arrival.absorbed, arrival.leaving
+        item = arrival.item
+        if same is None:
+            item.id = candidate.id or f"ctx-{self.next_id}"  # the id it gets, if it fits
         item.tokens = self.costs.of(item)
         if bulk:
             check_size(self, item.tokens, grow_to)
@@ -207,6 +183,15 @@ class Window:
             if budget != self.limits.max_tokens:  # an adaptive budget grows for it
                 self.limits = replace(self.limits, max_tokens=budget)
 
+        # Under stable limits an add that changes nothing of what the render shows keeps
+        # the item's place there (a prompt cache keeps it); it is the newest to evict.
+        unchanged = (
+            self.limits.stable
+            and same is not None
+            and not absorbed
+            and heading_piece(same) + body_piece(same) == heading_piece(item) + body_piece(item)
+        )
+        place = list(self._items).index(same.id) if unchanged and same is not None else -1
         for old in absorbed:
             self._detach(old)
         if same is not None:
@@ -214,9 +199,11 @@ class Window:
         elif candidate.id is None:
             self._allocate_id()
         item.timestamp = self._timestamp()
-        item.seq = self._allocate_seq()
+        item.seq = same.seq if unchanged and same is not None else self._allocate_seq()
         self._attach(item)
-        evicted = [] if bulk else self._evict_to_fit(protect=(item.id,))
+        if place >= 0:
+            self._put_back(item, place)
+        evicted = [] if bulk else self._evict_to_fit(protect=(item.id,), batch=True)
         return AddOutcome(
             item=item,
             evicted=evicted,
@@ -284,6 +271,7 @@ class Window:
         elif not stale and STALE_REASON in item.metadata:
             item.metadata = {k: v for k, v in item.metadata.items() if k != STALE_REASON}
         self._set_tokens(item, self.costs.heading(item) + body)
+        self._to_end(item)
         return self._evict_to_fit(protect=(item_id,), strict=False)
 
     def move(self, item_id: str, lines: tuple[int, int]) -> list[Eviction]:
@@ -294,6 +282,7 @@ class Window:
         item.metadata = {**item.metadata, "startLine": lines[0], "endLine": lines[1]}
         item.label = make_label(item.kind, item.content, item.metadata)  # it names the lines
         self._set_tokens(item, self.costs.heading(item) + body)
+        self._to_end(item)
         return self._evict_to_fit(protect=(item_id,), strict=False)
 
     def replace_content(self, item_id: str, content: str) -> list[Eviction]:
@@ -314,7 +303,8 @@ class Window:
         self._set_tokens(item, tokens)
         item.encoding = self.encoding
         self._index(item)
-        return self._evict_to_fit(protect=(item_id,))
+        self._to_end(item)
+        return self._evict_to_fit(protect=(item_id,), batch=True)
 
     def reconfigure(
         self, limits: Limits, token_reason: EvictionReason = "maxTokens"
@@ -323,22 +313,7 @@ class Window:
 
         ``token_reason``: what an eviction for tokens is put down to (``budget``: the
         adaptive budget shrank)."""
-        if self.pinned_count > limits.max_items:
-            raise NoRoom(
-                f"maxItems {limits.max_items} is below the {self.pinned_count} pinned items; "
-                "unpin some first"
-            )
-        if limits.max_tokens < self.costs.frame:
-            raise NoRoom(
-                f"maxTokens {thousands(limits.max_tokens)} cannot hold even the rendered "
-                f"context's own heading ({self.costs.frame} tokens)"
-            )
-        if self.pinned_tokens > limits.max_tokens - self.costs.frame:
-            raise NoRoom(
-                f"maxTokens {thousands(limits.max_tokens)} is below the "
-                f"{thousands(self.pinned_tokens + self.costs.frame)} tokens of pinned items "
-                "(as rendered); unpin some first"
-            )
+        check_limits(self, limits.max_items, limits.max_tokens)
         self.limits = limits
         return self._evict_to_fit(protect=(), token_reason=token_reason)
 
@@ -405,7 +380,7 @@ class Window:
 
     def evict_to_fit(self, protect: Collection[str]) -> list[Eviction]:
         """Evict until the limits hold, never an item of ``protect`` (a set added whole)."""
-        return self._evict_to_fit(protect)
+        return self._evict_to_fit(protect, batch=True)
 
     def new_id(self) -> str:
         """A fresh id (for an item that goes straight to the archive: an import)."""
@@ -417,6 +392,24 @@ class Window:
         item_id = f"ctx-{self.next_id}"
         self.next_id += 1
         return item_id
+
+    def _put_back(self, item: Item, place: int) -> None:
+        """Put ``item`` (just attached, last) back at ``place`` in the window's order."""
+        order = list(self._items.values())
+        order.insert(place, order.pop())
+        self._items = {each.id: each for each in order}
+
+    def _to_end(self, item: Item) -> None:
+        """Under ``stable`` limits, an item that changed is the newest: the end of a render
+        (what changes lands at the end, so what comes before it stays byte for byte)."""
+        if not self.limits.stable or item.id not in self._items:
+            return
+        del self._items[item.id]
+        self._items[item.id] = item
+        if item.id in self._unpinned:
+            del self._unpinned[item.id]
+            self._unpinned[item.id] = None
+        item.seq = self._allocate_seq()
 
     def _allocate_seq(self) -> int:
         seq = self.next_seq
@@ -487,24 +480,30 @@ class Window:
         protect: Collection[str],
         token_reason: EvictionReason = "maxTokens",
         strict: bool = True,
+        batch: bool = False,
     ) -> list[Eviction]:
         """``strict=False``: a heading grown by a few tokens (stale, moved) with nothing
-        left to evict stays over the budget; the file changed whatever the window says."""
+        left to evict stays over the budget; the file changed whatever the window says.
+        ``batch``: an add that needs room for tokens under ``stable`` limits makes it down
+        to ``LOW_WATER`` of the budget (one break of a render's prefix, not one per add)."""
         evicted: list[Eviction] = []
         max_items, capacity = self.limits.max_items, self.capacity
+        down_to = capacity
         while True:
             reason: EvictionReason
             if len(self._items) > max_items:
                 reason = "maxItems"
-            elif self.tokens > capacity:
+            elif self.tokens > down_to:
                 reason = token_reason
+                if batch and self.limits.stable:
+                    down_to = min(down_to, int(capacity * LOW_WATER))
             else:
                 return evicted
             if reason != "maxItems" and self._outline_one(protect):
                 continue
             victim = self._victim(protect)
             if victim is None:
-                if not strict:
+                if not strict or self.tokens <= capacity:  # within the budget, if not low
                     return evicted
                 raise NoRoom("nothing left that may be evicted")  # core.room guards it
             self._detach(victim)
@@ -522,6 +521,7 @@ class Window:
                 item.metadata, item.content, item.demand = view, shown, -1
                 item.body_tokens = changed.body_tokens
                 self._set_tokens(item, tokens)
+                self._to_end(item)
                 self.outlined.append(item)
                 return True
         return False

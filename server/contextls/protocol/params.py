@@ -255,6 +255,7 @@ ArchiveMaxAgeDays = Annotated[float, Meta(ge=0, description="0: no limit")]
 BudgetCeiling = Annotated[int, Meta(ge=0, le=10_000_000, description="0: four times maxTokens")]
 Compaction = Literal["outline", "off"]
 MapTokens = Annotated[int, Meta(ge=64, le=1_000_000)]
+RenderOrder = Literal["stable", "chronological"]
 WindowSettingName = Literal[
     "maxItems",
     "maxTokens",
@@ -270,6 +271,7 @@ WindowSettingName = Literal[
     "budgetCeiling",
     "compaction",
     "mapTokens",
+    "renderOrder",
 ]
 ARCHIVE_MAX_ITEMS_DEFAULT: Final = 10_000
 """Archived items kept per workspace. At the ~1-2 KB an archived item takes here,
@@ -308,6 +310,12 @@ class WindowSettings(Wire):
     outlines (signatures, no bodies) before anything is evicted; ``off``: evict."""
     map_tokens: MapTokens = 1024
     """The share of the budget a repository map takes; it never takes more."""
+    render_order: RenderOrder = "stable"
+    """``stable``: what changes least comes first, so a model's prompt cache keeps the most
+    of each render (pinned items, then the others in the order they last changed), and
+    room is made in batches (the window evicts down to 80 % of its budget, so the next
+    adds change only the end); ``chronological``: items in the order they were added,
+    each eviction only what the add needs."""
 
 
 class WindowSettingsChange(Params):
@@ -327,6 +335,7 @@ class WindowSettingsChange(Params):
     budget_ceiling: BudgetCeiling | None = None
     compaction: Compaction | None = None
     map_tokens: MapTokens | None = None
+    render_order: RenderOrder | None = None
 
 
 class ConfigureParams(WorkspaceParams, kw_only=True):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from msgspec import Meta
 
@@ -26,6 +26,7 @@ from contextls.protocol.wire import (
 __all__ = [
     "AddFilesResult",
     "AddResult",
+    "CacheBreakpoint",
     "ClearResult",
     "ConfigureResult",
     "CountTokensResult",
@@ -285,6 +286,24 @@ class RenderResult(Wire):
     """Archived items that were relevant but left out of "Relevant history", and why."""
     budget: int = 0
     """The token budget this answer kept within: ``maxTokens`` when given, else the window's."""
+    breakpoints: list[CacheBreakpoint] = []
+    """Where the parts of ``text`` that change least end, for a host's prompt-cache
+    markers (Anthropic's ``cache_control``): after the pinned items it starts with, after
+    all but the newest item, and at its end."""
+
+
+class CacheBreakpoint(Wire):
+    """The end of a part of a render a prompt cache can keep whole."""
+
+    after: Literal["pinned", "settled", "end"]
+    """``pinned``: the pinned items the render starts with; ``settled``: every item but
+    the newest; ``end``: the whole render."""
+    offset: int
+    """Characters (Unicode code points) of ``text`` before the breakpoint."""
+    utf16_offset: int
+    """The same in UTF-16 code units (JavaScript's string indices)."""
+    tokens: int
+    """The tokens of ``text`` before the breakpoint, in the window's model."""
 
 
 class Omission(Wire):

@@ -16,6 +16,7 @@ from contextls.protocol.wire import (
 )
 
 __all__ = [
+    "CacheEstimate",
     "ContextItem",
     "DidEvictParams",
     "EvictionReason",
@@ -121,6 +122,20 @@ class Status(Wire):
     """Items shown as their outlines (the rest are whole, or maps)."""
     map_count: int = 0
     """Maps of the repository."""
+    cache: CacheEstimate | None = None
+    """What a model's prompt cache keeps of the window's markdown render (None: not
+    rendered yet in this server)."""
+
+
+class CacheEstimate(Wire):
+    """How much of the last render a prompt cache could keep, and what the next costs."""
+
+    kept: float
+    """The share (0..1) of the render before the last one that the last one kept as a
+    byte-identical prefix."""
+    next_uncached: int
+    """Tokens the next render would send past what the last one shares with it: what a
+    provider bills as uncached input, estimated from what changed since."""
 
 
 class Pruned(Wire):

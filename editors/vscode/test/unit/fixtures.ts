@@ -31,6 +31,7 @@ export function status(overrides: Partial<Status> = {}): Status {
     warnings: [],
     outlinedCount: 0,
     mapCount: 0,
+    cache: null,
     ...overrides,
   };
 }

@@ -21,6 +21,7 @@ const settings = (overrides: Partial<WindowSettings> = {}): WindowSettings => ({
   budgetCeiling: 0,
   compaction: 'off',
   mapTokens: 1024,
+  renderOrder: 'stable',
   ...overrides,
 });
 
