@@ -60,11 +60,11 @@ def fill_store(storage: Path, root: str, corpus: Corpus, n: int) -> None:
                 for i, text in enumerate(texts(corpus, start, min(CHUNK, n - start)))
             ]
             with store.write():
-                store.archive(root, items, "maxItems", now)
+                store.archive.add(root, items, "maxItems", now)
             print(f"  archived {start + len(items):,}/{n:,}", flush=True)
         with store.write():
             # Ids are never reused: the window continues after the archive.
-            store.save_workspace(root, WorkspaceRow(n + 1, n + 1, 1, n))
+            store.windows.save_workspace(root, WorkspaceRow(n + 1, n + 1, 1, n))
     finally:
         store.close()
 

@@ -91,7 +91,7 @@ def grow(path: Path, root: str, total: int) -> None:
     """Archive generated items under ``root`` until it holds ``total``, each with one
     vector drawn like the real ones (their mean and covariance), counted as embedded."""
     store = Store(path)
-    have = store.archived_count(root)
+    have = store.archive.archived_count(root)
     db = sqlite3.connect(path)
     real = [blob for (blob,) in db.execute("SELECT vector FROM semantic_vectors")]
     quantized, unscale = vector_index.unpack(real)
@@ -107,7 +107,7 @@ def grow(path: Path, root: str, total: int) -> None:
             for n, text in enumerate(texts(corpus, start, count))
         ]
         with store.write():
-            store.archive(root, items, "maxItems", now)
+            store.archive.add(root, items, "maxItems", now)
         drawn = rng.multivariate_normal(mean, cov, size=count).astype(np.float32)
         drawn /= np.linalg.norm(drawn, axis=1, keepdims=True)
         db.executemany(
@@ -119,7 +119,7 @@ def grow(path: Path, root: str, total: int) -> None:
         )
         db.commit()
     with store.write():
-        store.index_backlog()
+        store.index.index_backlog()
     top = db.execute("SELECT max(rowid) FROM archive").fetchone()[0]
     db.execute(
         "INSERT OR REPLACE INTO semantic_meta (key, value) VALUES ('archive_mark', ?)", (top,)

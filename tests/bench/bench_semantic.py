@@ -101,7 +101,7 @@ def fill(path: Path, items: int, model_id: str) -> None:
     db.close()
     store = Store(path)
     with store.write():
-        store.index_backlog()
+        store.index.index_backlog()
     store.close()
 
 

@@ -71,8 +71,8 @@ def embedded_store(
         started = time.monotonic()
         store = Store(building)
         with store.write():
-            store.archive(ROOT, items_of(docs), "evicted", 0)
-            store.index_backlog()
+            store.archive.add(ROOT, items_of(docs), "evicted", 0)
+            store.index.index_backlog()
         engine = Engine(store.location)
         assert engine.available, engine.reason
         while engine.index_some() is not False:

@@ -67,21 +67,21 @@ class Asked:
 
 def gather(bench: Bench, queries: Sequence[Query]) -> list[Asked]:
     store, engine = bench.store, bench.engine
-    documents = store.archived_count(ROOT)
+    documents = store.archive.archived_count(ROOT)
     found = []
     for query in queries:
         words = relevance.words_of(
-            query.text, documents, lambda t: store.term_counts(ROOT, t), store.prefix_known
+            query.text, documents, lambda t: store.index.term_counts(ROOT, t), store.prefix_known
         )
         keyword = (
-            store.search(ROOT, words.for_keyword_search(documents), CANDIDATES)
+            store.index.search(ROOT, words.for_keyword_search(documents), CANDIDATES)
             if words.terms
             else []
         )
         nearest = engine.nearest(ROOT, query.text, CANDIDATES, None, [h.item.id for h in keyword])
         cosines = {**nearest.asked, **dict(nearest.hits)}
         ids = list(dict.fromkeys([*(i for i, _ in nearest.hits), *(h.item.id for h in keyword)]))
-        items = {**store.archived(ROOT, ids), **{h.item.id: h.item for h in keyword}}
+        items = {**store.archive.archived(ROOT, ids), **{h.item.id: h.item for h in keyword}}
         keyword_rank = {h.item.id: n for n, h in enumerate(keyword)}
         bm25 = {h.item.id: h.score for h in keyword}
         semantic_rank = {item_id: n for n, (item_id, _) in enumerate(nearest.hits)}

@@ -64,13 +64,13 @@ def test_a_database_of_every_released_schema_reaches_the_current_one(
     if released:
         store = Store(old)
         with store.write():
-            store.archive("r", [note("kept across the upgrade")], "maxItems", 1)
+            store.archive.add("r", [note("kept across the upgrade")], "maxItems", 1)
         store.close()
     store = Store(old)
     assert shape(old) == shape(tmp_path / "fresh.db")
     assert applied(old) == [step.name for step in CORE.steps]
     if released:
-        assert [item.content for item, _, _ in store.archive_rows("r")] == [
+        assert [item.content for item, _, _ in store.archive.archive_rows("r")] == [
             "kept across the upgrade"
         ]
     store.close()
@@ -92,7 +92,7 @@ def test_a_file_of_a_development_build_is_adopted_with_its_rows(tmp_path: Path) 
     db.execute("INSERT INTO meta VALUES ('schema', ?)", (migrations.LEGACY_SCHEMA,))
     db.close()
     store = Store(path)
-    assert [hit.item.content for hit in store.search("r", "development", 5)] == [
+    assert [hit.item.content for hit in store.index.search("r", "development", 5)] == [
         "from a development build"
     ]
     store.close()
@@ -156,13 +156,13 @@ def test_a_rowid_freed_at_the_end_of_the_archive_is_not_given_again(tmp_path: Pa
     rowid it saw: the newest item restored must not hand its rowid to the next."""
     store = Store(tmp_path / "s.db")
     with store.write():
-        store.archive("r", [note("first")], "maxItems", 1)
+        store.archive.add("r", [note("first")], "maxItems", 1)
     db = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
     (first,) = db.execute("SELECT max(rowid) FROM archive").fetchone()
     with store.write():  # restored: it leaves the archive
-        assert store.delete_archived("r", ["ctx-1"]) == 1
+        assert store.archive.delete_archived("r", ["ctx-1"]) == 1
     with store.write():
-        store.archive("r", [note("second")], "maxItems", 1)
+        store.archive.add("r", [note("second")], "maxItems", 1)
     (second,) = db.execute("SELECT max(rowid) FROM archive").fetchone()
     db.close()
     store.close()
@@ -217,16 +217,16 @@ def test_the_backlog_and_the_bytes_of_step_2_files_are_kept(tmp_path: Path) -> N
     db.close()
     store = Store(path)
     assert applied(path) == [step.name for step in CORE.steps]
-    assert sorted(hit.item.id for hit in store.search("a", "alpha", 5)) == ["ctx-1", "ctx-2"]
-    assert [hit.item.id for hit in store.search("b", "beta", 5)] == ["ctx-1"]
-    assert {root: store.archive_state(root).bytes for root in before} == before
+    assert sorted(hit.item.id for hit in store.index.search("a", "alpha", 5)) == ["ctx-1", "ctx-2"]
+    assert [hit.item.id for hit in store.index.search("b", "beta", 5)] == ["ctx-1"]
+    assert {root: store.retention.archive_state(root).bytes for root in before} == before
     assert before == {"a": len("alpha indexed already") + len("alpha still waiting"), "b": 11}
-    pruned = store.archive_state("a")
+    pruned = store.retention.archive_state("a")
     assert (pruned.pruned_total, pruned.last_pruned) == (
         4,
         (4, 90, 7, "older than archiveMaxAgeDays 30"),
     )
-    assert store.archive_state("b").pruned_total == 0
+    assert store.retention.archive_state("b").pruned_total == 0
     store.close()
     _fts_consistent(path)
 
@@ -237,22 +237,22 @@ def test_the_keyword_index_holds_exactly_the_archive_whatever_leaves_it(tmp_path
     path = tmp_path / "s.db"
     store = Store(path)
     with store.write():
-        store.archive("r", [note(f"word{n} text", f"ctx-{n}") for n in range(6)], "x", 1)
-        assert store.index_backlog(4) == 4  # ctx-0..3 indexed, ctx-4 and ctx-5 wait
-        assert store.delete_archived("r", ["ctx-1", "ctx-5"]) == 2  # one of each
-    assert store.index_backlog() == 1  # ctx-4 alone
+        store.archive.add("r", [note(f"word{n} text", f"ctx-{n}") for n in range(6)], "x", 1)
+        assert store.index.index_backlog(4) == 4  # ctx-0..3 indexed, ctx-4 and ctx-5 wait
+        assert store.archive.delete_archived("r", ["ctx-1", "ctx-5"]) == 2  # one of each
+    assert store.index.index_backlog() == 1  # ctx-4 alone
     with store.write():
-        store.archive("r", [note("word9 text", "ctx-9")], "x", 2)
-        assert store.delete_archived("r", ["ctx-0"]) == 1
-    assert store.index_backlog() == 1
-    assert store.index_backlog() == 0
-    assert sorted(hit.item.id for hit in store.search("r", "text", 10)) == [
+        store.archive.add("r", [note("word9 text", "ctx-9")], "x", 2)
+        assert store.archive.delete_archived("r", ["ctx-0"]) == 1
+    assert store.index.index_backlog() == 1
+    assert store.index.index_backlog() == 0
+    assert sorted(hit.item.id for hit in store.index.search("r", "text", 10)) == [
         "ctx-2",
         "ctx-3",
         "ctx-4",
         "ctx-9",
     ]
-    assert store.archive_state("r").bytes == 4 * len("wordN text")
+    assert store.retention.archive_state("r").bytes == 4 * len("wordN text")
     store.close()
     _fts_consistent(path)
 
@@ -275,12 +275,12 @@ def test_a_step_4_archive_is_indexed_again_with_the_words_of_its_names(tmp_path:
     db.execute("UPDATE archive_fts_mark SET indexed_up_to = (SELECT max(rowid) FROM archive)")
     db.close()
     store = Store(path)
-    assert [hit.item.id for hit in store.search("r", "wednesday", 10)] == ["ctx-1"]
-    assert [hit.item.id for hit in store.search("r", "previousWednesday", 10)] == ["ctx-1"]
-    assert store.term_counts("r", ["wednesday"]) == {"wednesday": 1}
+    assert [hit.item.id for hit in store.index.search("r", "wednesday", 10)] == ["ctx-1"]
+    assert [hit.item.id for hit in store.index.search("r", "previousWednesday", 10)] == ["ctx-1"]
+    assert store.index.term_counts("r", ["wednesday"]) == {"wednesday": 1}
     with store.write():
-        assert store.delete_archived("r", ["ctx-1"]) == 1
-    assert store.term_counts("r", ["wednesday", "previouswednesday"]) == {
+        assert store.archive.delete_archived("r", ["ctx-1"]) == 1
+    assert store.index.term_counts("r", ["wednesday", "previouswednesday"]) == {
         "wednesday": 0,
         "previouswednesday": 0,
     }

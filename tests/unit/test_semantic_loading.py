@@ -44,7 +44,7 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
     store = Store(tmp_path / "s.db")
     note = Item("ctx-1", "text", "retry the upload with backoff", {}, 0, 6, encoding="o200k_base")
     with store.write():
-        store.archive(ROOT, [note], "maxItems", 0)
+        store.archive.add(ROOT, [note], "maxItems", 0)
     engine = Engine(store.location)
     yield engine
     engine.stop()

@@ -20,7 +20,7 @@ def test_missing_package_means_keyword_search_with_a_reason(
         id="ctx-1", kind="text", content="retry uploads", metadata={}, timestamp=1, tokens=2
     )
     with store.write():
-        store.archive("r", [item], "evicted", 0)
+        store.archive.add("r", [item], "evicted", 0)
     engine = Engine(store.location)
     assert not engine.available
     assert "no_such_package_for_contextls" in engine.reason

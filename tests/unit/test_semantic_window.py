@@ -65,14 +65,14 @@ def _settled() -> int:
 def _write_window(store: Store, items: list[Item], revision: int) -> None:
     """Items written as a change does: with the window's revision moved on."""
     with store.write():
-        store.save_items(ROOT, items)
-        store.save_workspace(ROOT, WorkspaceRow(2, 4, revision, 0))
+        store.windows.save_items(ROOT, items)
+        store.windows.save_workspace(ROOT, WorkspaceRow(2, 4, revision, 0))
 
 
 def _evict(store: Store, item: Item) -> None:
     with store.write():
-        store.delete_items(ROOT, [item.id])
-        store.archive(ROOT, [item], "maxItems", 0)
+        store.windows.delete_items(ROOT, [item.id])
+        store.archive.add(ROOT, [item], "maxItems", 0)
 
 
 def _embedded_in_window(tmp_path: Path, embedder: Embedder) -> tuple[Store, sqlite3.Connection]:
@@ -167,7 +167,7 @@ def test_a_forget_takes_the_vectors_of_what_it_forgot_before_its_scrub(
     indexer.index_some(db, embedder)
     assert vectors.indexed_count(db, ROOT) == 1
     with store.write():
-        store.forget(ROOT, ["ctx-1"])
+        store.archive.forget(ROOT, ["ctx-1"])
     assert vectors.swept_behind(db)
     # A process whose model never loaded (the engine opens its own connection).
     Engine(str(tmp_path / "s.db")).forgotten()
@@ -185,7 +185,7 @@ def test_an_item_restored_from_the_archive_has_its_vectors_swept(
     indexer.index_some(db, embedder)
     assert not vectors.swept_behind(db)
     with store.write():
-        store.delete_archived(ROOT, ["ctx-1"])
+        store.archive.delete_archived(ROOT, ["ctx-1"])
     assert vectors.swept_behind(db)
     # Until the sweep, status counts what is embedded instead of trusting the counter.
     engine = Engine(str(tmp_path / "s.db"))
@@ -250,7 +250,7 @@ def test_a_search_leaves_a_big_backlog_to_the_worker(
     monkeypatch.setattr(indexer, "index_some", real_index_some)
     # Search and render's history both say what they could not look at.
     with store.write():
-        store.index_backlog()
+        store.index.index_backlog()
     found = retrieve(store, engine, ROOT, "return x", 5, None, "hybrid")
     history = relevant_history(store, engine, ROOT, "return x", None, auto_retrieve=True)
     expected = f"{CATCH_UP_ITEMS + 4} archived items not embedded yet"

@@ -152,7 +152,7 @@ def test_a_write_that_fails_leaves_the_window_as_the_store_has_it(
     def full(*_: Any) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(service.store, "save_items", full)
+    monkeypatch.setattr(service.store.windows, "save_items", full)
     with pytest.raises(ContextError) as refused:
         workspace.adding.add_text("text", "this one cannot be saved")
     assert refused.value.code == ErrorCode.STORAGE
@@ -160,7 +160,7 @@ def test_a_write_that_fails_leaves_the_window_as_the_store_has_it(
     monkeypatch.undo()
     assert [item.content for item in workspace.window] == ["earlier in the burst"]
     assert service.commit() is None
-    assert [item.content for item in Store(db).load_window(root.as_uri())] == [
+    assert [item.content for item in Store(db).windows.load_window(root.as_uri())] == [
         "earlier in the burst"
     ]
 
@@ -191,7 +191,7 @@ def test_a_failed_commit_reloads_and_reports_the_storage_error(
     monkeypatch.setattr(store, "commit", real_commit)
     workspace.adding.add_text("text", "after the failure")
     assert service.commit() is None
-    assert [item.content for item in Store(db).load_window(root.as_uri())] == [
+    assert [item.content for item in Store(db).windows.load_window(root.as_uri())] == [
         "saved",
         "after the failure",
     ]
@@ -216,7 +216,7 @@ def test_a_real_full_database_refuses_the_change_and_keeps_serving(root: Path, d
     assert refused is not None and refused.code == ErrorCode.STORAGE
     kept = [item.content for item in workspace.window]
     service.commit()
-    assert [item.content for item in Store(db).load_window(root.as_uri())] == kept
+    assert [item.content for item in Store(db).windows.load_window(root.as_uri())] == kept
     assert workspace.reader.list_items(None, None).items[0].content == "small"
 
 
@@ -301,7 +301,7 @@ def test_garbage_over_the_file_is_noticed_and_the_window_rescued(root: Path, db:
     workspace.adding.add_text("text", "after the rescue")
     service.commit()
     service.close()
-    contents = [item.content for item in Store(db).load_window(root.as_uri())]
+    contents = [item.content for item in Store(db).windows.load_window(root.as_uri())]
     assert contents == [f"acknowledged {n}" for n in range(5)] + ["after the rescue"]
 
 

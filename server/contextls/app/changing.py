@@ -97,7 +97,7 @@ class Changing:
             )
 
         def apply(change: Change) -> RestoreResult:
-            found = self.state.store.archived(self.state.root_uri, wanted)
+            found = self.state.store.archive.archived(self.state.root_uri, wanted)
             missing = [item_id for item_id in wanted if item_id not in found]
             if missing:
                 raise NotArchived(_not_archived_message(missing, self.state.window))

@@ -38,7 +38,7 @@ class Lifecycle:
         if keep.max_bytes and self.state.archive.bytes > keep.max_bytes:
             return True
         if keep.max_age_days:
-            oldest = self.state.store.oldest_archived_at(self.state.root_uri)
+            oldest = self.state.store.archive.oldest_archived_at(self.state.root_uri)
             return oldest is not None and oldest < now - keep.max_age_ms
         return False
 
@@ -49,7 +49,9 @@ class Lifecycle:
         """
 
         def apply(change: Change) -> int:
-            count, _, _ = self.state.store.prune(self.state.root_uri, self.retention, now, batch)
+            count, _, _ = self.state.store.retention.prune(
+                self.state.root_uri, self.retention, now, batch
+            )
             if count:
                 change.mutated = True
                 change.archive_delta -= count
@@ -74,10 +76,15 @@ class Lifecycle:
             ]
             in_archive += [
                 item_id
-                for item_id in self.state.store.archived_ids_of_paths(self.state.root_uri, [rel])
+                for item_id in self.state.store.index.archived_ids_of_paths(
+                    self.state.root_uri, [rel]
+                )
                 if item_id not in in_archive
             ]
-        gone = [*in_window, *self.state.store.archived_summaries(self.state.root_uri, in_archive)]
+        gone = [
+            *in_window,
+            *self.state.store.archive.archived_summaries(self.state.root_uri, in_archive),
+        ]
         forgotten = [wire.summary(item) for item in gone]
         if dry_run or not gone:
             return ForgetResult(forgotten=forgotten, status=self.state.status(), dry_run=dry_run)
@@ -85,7 +92,7 @@ class Lifecycle:
         self.state.store.reserve.release_if_tight()  # the room a delete needs on a full disk
 
         def apply(change: Change) -> None:
-            change.archive_delta -= self.state.store.forget(self.state.root_uri, in_archive)
+            change.archive_delta -= self.state.store.archive.forget(self.state.root_uri, in_archive)
             for item in self.state.window.remove(window_ids):
                 change.touch(item)  # its row is deleted, not archived
             change.mutated = True
@@ -93,7 +100,7 @@ class Lifecycle:
         self.state.change(apply)
         self.state.window.last_evicted.clear()
         self.state.window.last_evicted.extend(
-            self.state.store.last_evicted(
+            self.state.store.archive.last_evicted(
                 self.state.root_uri, self.state.window.last_evicted.maxlen or 5
             )
         )
@@ -120,7 +127,7 @@ class Lifecycle:
         in_archive: list[str] = []
         if ids:
             wanted = self.state.resolve(ids)[0]
-            archived = self.state.store.archived(
+            archived = self.state.store.archive.archived(
                 self.state.root_uri, [i for i in wanted if i not in self.state.window]
             )
             unknown = [i for i in wanted if i not in self.state.window and i not in archived]
@@ -138,7 +145,7 @@ class Lifecycle:
                 text = f"{item.label}\n{item.content}".casefold()
                 if all(word in text for word in words) and item not in in_window:
                     in_window.append(item)
-            for item_id in self.state.store.archived_ids(self.state.root_uri, query):
+            for item_id in self.state.store.index.archived_ids(self.state.root_uri, query):
                 if item_id not in in_archive:
                     in_archive.append(item_id)
         return in_window, in_archive

@@ -160,7 +160,7 @@ class ContextService:
             return
         try:
             meaning_for(store.location).forgotten()  # their vectors first
-            store.scrub()
+            store.retention.scrub()
         except Exception as error:
             log.exception("scrubbing forgotten items out of %s failed", store.location)
             self.warn(
@@ -262,7 +262,7 @@ class ContextService:
             return None
         try:
             with store.write(wait=False):
-                indexed = store.index_backlog(INDEX_BATCH)
+                indexed = store.index.index_backlog(INDEX_BATCH)
         except StorageError:  # another server holds the database
             return None
         except Exception:
@@ -293,7 +293,7 @@ class ContextService:
             try:
                 pruned = workspace.lifecycle.prune(now, PRUNE_BATCH)
                 if self.commit() is None and pruned:
-                    store.give_back_space()
+                    store.retention.give_back_space()
             except (ContextError, StorageError) as error:
                 log.info("pruning %s waits: %s", workspace.root_uri, error)
                 return False

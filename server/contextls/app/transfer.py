@@ -47,7 +47,7 @@ import in one change held the write lock, and every other client's requests, for
 
 def export(workspace: Workspace, archive: bool) -> ExportDocument:
     """The window (and its archive) as one document, with paths relative to the root."""
-    archived = workspace.store.archive_rows(workspace.root_uri) if archive else []
+    archived = workspace.store.archive.archive_rows(workspace.root_uri) if archive else []
     return ExportDocument(
         format=EXPORT_FORMAT,
         version=EXPORT_VERSION,
@@ -162,12 +162,12 @@ class Importing:
                 pinned=item.pinned,
                 encoding=tokenizer.encoding,
             )
-            copies = workspace.store.archived_duplicates(workspace.root_uri, new)
+            copies = workspace.store.archive.archived_duplicates(workspace.root_uri, new)
             if copies:  # imported before (or archived here): the same text from the same source
                 self.mapping[item.id] = copies[0]
                 continue
             new.tokens = tokenizer.count(item.content)
-            change.archive_delta += workspace.store.archive(
+            change.archive_delta += workspace.store.archive.add(
                 workspace.root_uri, [new], item.reason or "imported", item.archived_at or 0
             )
             self.mapping[item.id] = new.id

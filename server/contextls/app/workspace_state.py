@@ -101,15 +101,15 @@ class WorkspaceState:
     def load(self) -> None:
         """Read the window back from the store (the truth of every change that succeeded)."""
         self._status = None
-        self.chosen = self.store.window_settings(self.root_uri)
+        self.chosen = self.store.windows.window_settings(self.root_uri)
         self.settings = window_settings(self.chosen)
         self.tokenizer = self.tokenizers(self.settings.encoding)
-        row = self.store.workspace(self.root_uri)
+        row = self.store.windows.workspace(self.root_uri)
         budget = adaptive.budget_of(self.settings, row.budget)
         self.window.use(
             adaptive.limits_of(self.settings, budget), self.tokenizer.count, self.tokenizer.encoding
         )
-        self.window.load(self.store.load_window(self.root_uri), row.next_id, row.next_seq)
+        self.window.load(self.store.windows.load_window(self.root_uri), row.next_id, row.next_seq)
         settled = adaptive.budget_of(self.settings, budget, self.window.pinned_tokens)
         if settled != budget:  # never below the pinned items'
             self.window.use(
@@ -119,16 +119,16 @@ class WorkspaceState:
             )
         self.window.last_evicted.clear()
         self.window.last_evicted.extend(
-            self.store.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
+            self.store.archive.last_evicted(self.root_uri, self.window.last_evicted.maxlen or 5)
         )
         self.revision = row.revision
         self.evicted_total = row.evicted_total
-        self.archived_count = self.store.archived_count(self.root_uri)
-        self.archive = self.store.archive_state(self.root_uri)
+        self.archived_count = self.store.archive.archived_count(self.root_uri)
+        self.archive = self.store.retention.archive_state(self.root_uri)
 
     def catch_up(self) -> bool:
         """Reload if another process changed this workspace; True if it did."""
-        if self.store.workspace(self.root_uri).revision == self.revision:
+        if self.store.windows.workspace(self.root_uri).revision == self.revision:
             return False
         self.load()
         return True
@@ -244,10 +244,10 @@ class WorkspaceState:
                 present = [window.get(i) for i in change.touched if i in window]
                 gone = [i for i in change.touched if i not in window]
                 if present:
-                    store.save_items(root, present)
+                    store.windows.save_items(root, present)
                 if gone:
-                    store.delete_items(root, gone)
-                gained = -store.delete_archived(root, change.restored)
+                    store.windows.delete_items(root, gone)
+                gained = -store.archive.delete_archived(root, change.restored)
                 at = self.clock()
                 by_reason: dict[str, list[Item]] = {}
                 for item_id, (item, reason) in change.archived.items():
@@ -255,17 +255,19 @@ class WorkspaceState:
                         by_reason.setdefault(reason, []).append(item)
                 for reason, items in by_reason.items():
                     for item in items:  # the archive keeps one copy of a text from a source
-                        copies = [i for i in store.archived_duplicates(root, item) if i != item.id]
-                        gained -= store.delete_archived(root, copies)
+                        copies = [
+                            i for i in store.archive.archived_duplicates(root, item) if i != item.id
+                        ]
+                        gained -= store.archive.delete_archived(root, copies)
                         change.aliases.update(dict.fromkeys(copies, item.id))
-                    gained += store.archive(root, items, reason, at)
+                    gained += store.archive.add(root, items, reason, at)
                 if change.aliases:
-                    store.save_aliases(root, change.aliases)
+                    store.archive.save_aliases(root, change.aliases)
                 if change.settings is not None:
-                    store.save_window_settings(root, change.settings)
+                    store.windows.save_window_settings(root, change.settings)
                 gained += change.archive_delta
                 settings = change.new_settings or self.settings
-                store.save_workspace(root, self._row(revision, evicted_total, settings))
+                store.windows.save_workspace(root, self._row(revision, evicted_total, settings))
         except Exception as error:
             self.load()
             if is_disk_full(error):
@@ -281,7 +283,7 @@ class WorkspaceState:
         self.revision, self.evicted_total = revision, evicted_total
         self.archived_count += gained
         if gained or change.archived or change.restored or change.archive_delta:
-            self.archive = store.archive_state(root)
+            self.archive = store.retention.archive_state(root)
         self._status = None
         self.unit_of_work.changed(self, change.evictions)
         for hook in self.after_save:
@@ -313,7 +315,7 @@ class WorkspaceState:
         pending = [i for i in dict.fromkeys(ids) if i not in self.window]
         current = {i: i for i in pending}
         for _ in range(64):  # merge chains are short; a cycle cannot loop forever
-            targets = self.store.alias_targets(self.root_uri, list(set(current.values())))
+            targets = self.store.archive.alias_targets(self.root_uri, list(set(current.values())))
             moved = False
             for asked, at in current.items():
                 if at in targets and targets[at] != at and at not in self.window:

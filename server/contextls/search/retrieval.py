@@ -61,12 +61,15 @@ def retrieve(
     if not query.strip():
         return Retrieval([], wanted, warning)
     # The workspace keeps the archive's count; counting it costs ~5 ms at 100,000.
-    documents = store.archived_count(root) if archived is None else archived
+    documents = store.archive.archived_count(root) if archived is None else archived
     words = relevance.words_of(
-        query, documents, lambda terms: store.term_counts(root, terms), store.prefix_known
+        query,
+        documents,
+        lambda terms: store.index.term_counts(root, terms),
+        store.index.prefix_known,
     )
     keyword_hits = (
-        store.search(root, words.for_keyword_search(documents), max(limit, CANDIDATES), kinds)
+        store.index.search(root, words.for_keyword_search(documents), max(limit, CANDIDATES), kinds)
         if wanted != "semantic" and words.terms
         else []
     )
@@ -138,8 +141,8 @@ def _ranked(
     if wanted == "keyword":
         return _Ranking([(hit.item.id, hit.score) for hit in keyword_hits], {}, {})
     missing = [item_id for item_id, _ in nearest.hits if item_id not in by_id]
-    items = store.archived(root, missing) if missing else {}
-    places = store.archive_places(root, missing) if missing else {}
+    items = store.archive.archived(root, missing) if missing else {}
+    places = store.archive.archive_places(root, missing) if missing else {}
     known = {**items, **{item_id: hit.item for item_id, hit in by_id.items()}}
     if wanted == "semantic":
         ranked = [(item_id, score) for item_id, score in nearest.hits if item_id in known]

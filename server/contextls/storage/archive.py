@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -14,8 +15,15 @@ ID_BATCH: Final = 500
 """Ids per ``IN (...)`` list: well under SQLite's limit on bound values."""
 
 
-class ArchiveRows(Connection):
-    def archive(self, root: str, items: Iterable[Item], reason: str, at: int) -> int:
+class ArchiveRows:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        return self.connection._db
+
+    def add(self, root: str, items: Iterable[Item], reason: str, at: int) -> int:
         """Add items that left a window to the archive; returns how many.
 
         An id is never in the window and the archive at once (restoring takes
@@ -73,7 +81,7 @@ class ArchiveRows(Connection):
         """
         # On before anything is deleted: the window's rows go after this, too.
         self._db.execute("PRAGMA secure_delete = ON")
-        self.needs_scrub = True
+        self.connection.needs_scrub = True
         return self.delete_archived(root, ids)
 
     def archived(self, root: str, ids: list[str]) -> dict[str, Item]:

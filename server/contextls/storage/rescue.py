@@ -46,19 +46,19 @@ def rescue_into_fresh_database(old: Store, windows: Sequence[WindowInMemory]) ->
         raise
     with fresh.write():
         for root, items, reason, at in salvaged:
-            fresh.archive(root, items, reason, at)
+            fresh.archive.add(root, items, reason, at)
         for window in windows:
-            fresh.delete_archived(window.root, [item.id for item in window.items])
-            fresh.save_items(window.root, window.items)
-            fresh.save_window_settings(window.root, window.chosen)
-            fresh.save_workspace(window.root, window.row)
+            fresh.archive.delete_archived(window.root, [item.id for item in window.items])
+            fresh.windows.save_items(window.root, window.items)
+            fresh.windows.save_window_settings(window.root, window.chosen)
+            fresh.windows.save_workspace(window.root, window.row)
     log.warning("rescued %d windows into %s", len(windows), location)
     return fresh, moved_to
 
 
 def _salvage_archive(old: Store) -> list[tuple[str, list[Item], str, int]]:
     try:
-        return old.archive_groups()
+        return old.archive.archive_groups()
     except sqlite3.Error as error:
         log.warning("the archive could not be read from the damaged database: %s", error)
         return []

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from contextls.storage.archive import ArchiveRows
-from contextls.storage.connection import BUSY_TIMEOUT_MS, MEMORY
+from contextls.storage.connection import BUSY_TIMEOUT_MS, MEMORY, Connection
 from contextls.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,15 @@ class ArchiveState:
     """(items, bytes, at, why) of the last prune."""
 
 
-class RetentionRows(ArchiveRows):
+class RetentionRows:
+    def __init__(self, connection: Connection, archive: ArchiveRows) -> None:
+        self.connection = connection
+        self.archive = archive
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        return self.connection._db
+
     def archive_state(self, root: str) -> ArchiveState:
         row = self._db.execute(
             "SELECT w.archive_bytes, coalesce(p.pruned_total, 0), p.last_count, p.last_bytes, "
@@ -67,7 +75,7 @@ class RetentionRows(ArchiveRows):
             doomed = self._oldest(root, batch, before=now - keep.max_age_ms)
             why = f"older than archiveMaxAgeDays {keep.max_age_days:g}"
         if not doomed and keep.max_items:
-            over = self.archived_count(root) - keep.max_items
+            over = self.archive.archived_count(root) - keep.max_items
             if over > 0:
                 doomed = self._oldest(root, min(over, batch))
                 why = f"beyond archiveMaxItems {keep.max_items:,}"
@@ -118,7 +126,11 @@ class RetentionRows(ArchiveRows):
         how many pages were free. Outside any transaction (it makes its own), and
         it does not wait for another process's lock: it is idle work.
         """
-        if self._db.in_transaction or self.read_only is not None or self.location == MEMORY:
+        if (
+            self._db.in_transaction
+            or self.connection.read_only is not None
+            or self.connection.location == MEMORY
+        ):
             return 0
         free = int(self._db.execute("PRAGMA freelist_count").fetchone()[0])
         # Deleted rows stay in the search index's segments as tombstones until the
@@ -136,7 +148,7 @@ class RetentionRows(ArchiveRows):
             log.info("giving free pages back waits: %s", error)
         finally:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self.checkpointed()
+        self.connection.checkpointed()
         return free
 
     def scrub(self) -> None:
@@ -147,10 +159,10 @@ class RetentionRows(ArchiveRows):
         slack of old rows; the WAL, which holds the pages as they were, is
         checkpointed and truncated. Costs about a rewrite of the file.
         """
-        if not self.needs_scrub or self.location == MEMORY:
-            self.needs_scrub = False
+        if not self.connection.needs_scrub or self.connection.location == MEMORY:
+            self.connection.needs_scrub = False
             return
-        self.needs_scrub = False
+        self.connection.needs_scrub = False
         db = self._db
         failed: list[str] = []
         # Each step on its own: on a nearly full disk the rewrites may find no room, and
@@ -167,7 +179,7 @@ class RetentionRows(ArchiveRows):
             except sqlite3.OperationalError as error:
                 failed.append(f"{step.split('(')[0].split()[-1].lower()}: {error}")
         db.execute("PRAGMA secure_delete = OFF")
-        self.checkpointed()
-        self.reserve.keep()
+        self.connection.checkpointed()
+        self.connection.reserve.keep()
         if failed:
             raise StorageError("; ".join(failed))

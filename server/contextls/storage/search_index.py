@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -61,14 +62,21 @@ class ArchiveHit:
     reason: str
 
 
-class SearchIndex(Connection):
+class SearchIndex:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        return self.connection._db
+
     def index_backlog(self, limit: int | None = None) -> int:
         """Index (up to ``limit``) archive rows for search, oldest first; returns how many.
 
         The rows waiting are those above the mark (archive rowids never repeat). Runs in
         the caller's transaction, or in one of its own.
         """
-        with self.write():
+        with self.connection.write():
             mark = self._indexed_up_to()
             waiting = "SELECT rowid FROM archive WHERE rowid > ? ORDER BY rowid LIMIT ?"
             bound = (mark, -1 if limit is None else limit)  # LIMIT -1: no limit
@@ -112,7 +120,7 @@ class SearchIndex(Connection):
         words = _WORD.findall(query)
         if not words:
             return []
-        if self.read_only is None:  # a read-only file is searched as it is
+        if self.connection.read_only is None:  # a read-only file is searched as it is
             self.index_backlog()
         quoted = [_quoted(word) for word in words]
         hits = self._match(root, " AND ".join(quoted), words, limit, kinds)
@@ -169,7 +177,7 @@ class SearchIndex(Connection):
         by nobody could be counted from theirs: a word held by few items is then looked
         for in this workspace's archive, which is fast when it is rare.
         """
-        if self.read_only is None:
+        if self.connection.read_only is None:
             self.index_backlog()
         self._db.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.archive_terms "
@@ -223,7 +231,7 @@ class SearchIndex(Connection):
         words = _WORD.findall(query)
         if not words:
             return []
-        if self.read_only is None:
+        if self.connection.read_only is None:
             self.index_backlog()
         # The text's own words only: forgetting by a word takes no item for a name's part.
         match = "{label content} : (" + " AND ".join(_quoted(word) for word in words) + ")"

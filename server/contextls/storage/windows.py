@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,14 @@ class WorkspaceRow:
     """The adaptive budget the window has reached (0: none yet, or the fixed policy)."""
 
 
-class WindowRows(Connection):
+class WindowRows:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        return self.connection._db
+
     def workspace(self, root: str) -> WorkspaceRow:
         row = self._db.execute(
             "SELECT next_id, next_seq, revision, evicted_total, budget FROM workspaces "
