@@ -117,3 +117,52 @@ def test_the_tool_list_answered_while_the_sdk_loads_is_the_sdks() -> None:
     from contextls_client.mcp import tools_json
 
     assert tools_json.main(["--check"]) == 0, "run `python -m contextls_client.mcp.tools_json`"
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        (
+            {
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "add_text", "arguments": {"text": "a \ud800 b"}},
+            },
+            "$.params.arguments.text",
+        ),
+        (
+            {"id": 3, "method": "tools/call", "params": {"name": "add_\udc00", "arguments": {}}},
+            "$.params.name",
+        ),
+        (
+            {
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "add_text", "arguments": {"te\ud800xt": "x"}},
+            },
+            "$.params.arguments (a key)",
+        ),
+        ({"id": "\ud800", "method": "tools/list"}, "$.id"),
+        ({"id": 6, "method": "tools/\ud800"}, "$.method"),
+    ],
+)
+def test_a_lone_surrogate_gets_an_answer_naming_where(
+    project: Cli, message: dict[str, Any], field: str
+) -> None:
+    """The SDK's parser drops a message that holds half a character (the host waited for
+    ever); it is answered before the SDK sees it, and the session goes on."""
+    listed = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
+    received, _ = exchange(
+        project,
+        [
+            initialize("2025-06-18"),
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", **message},
+            listed,
+        ],
+    )
+    answers = [m for m in received if "id" in m and m["id"] != 1]
+    refused = next(m for m in answers if m["id"] != 9)
+    assert refused["error"]["data"]["field"] == field, refused
+    assert refused["id"] == (None if field == "$.id" else message["id"])
+    assert any(m["id"] == 9 and m["result"]["tools"] for m in answers)
