@@ -810,38 +810,43 @@ sync with the old server are opened on the new one."
 (defconst contextls--invalid-params -32602
   "JSON-RPC's code for a request whose params the server could not take.")
 
-(defconst contextls--validator-words
-  '(("\\`Expected `str` of length >= 1\\'" . "must not be empty")
-    ("\\`Expected `str` of length <= \\([0-9]+\\)\\'" . "must be at most \\1 characters")
-    ("\\`Expected `array` of length >= 1\\'" . "must name at least one")
-    ("\\`Expected `array` of length <= \\([0-9]+\\)\\'" . "must name at most \\1")
-    ("\\`Expected `[a-z]+` >= \\([0-9.]+\\)\\'" . "must be at least \\1")
-    ("\\`Expected `[a-z]+` <= \\([0-9.]+\\)\\'" . "must be at most \\1")
-    ("\\`Expected `int`, got `[a-z]+`\\'" . "must be a whole number")
-    ("\\`Expected `str`, got `[a-z]+`\\'" . "must be text")
-    ("\\`Expected `\\([a-z]+\\)`, got `[a-z]+`\\'" . "must be of type \\1")
-    ("\\`Object missing required field `\\(.*\\)`\\'" . "needs \\1"))
-  "What the server's request validator says, in words: (REGEXP . REPLACEMENT).")
-
+;; A refusal of params is said from its data (the field, the rule, the bound): the
+;; server's message is its own wording, never read here.
 (defun contextls--error-message (err)
   "Return the message of the `jsonrpc-error' ERR, in words a person can act on.
 A request the server could not read names the field and what it needs,
-not the validator's terms."
-  (let ((message (or (alist-get 'jsonrpc-error-message (cdr err)) (format "%s" (cadr err)))))
-    (if (not (eql (contextls--error-code err) contextls--invalid-params))
+from the error's data (the field, the rule it broke, its bound)."
+  (let ((message (or (alist-get 'jsonrpc-error-message (cdr err)) (format "%s" (cadr err))))
+        (data (alist-get 'jsonrpc-error-data (cdr err))))
+    (if (not (and (eql (contextls--error-code err) contextls--invalid-params)
+                  (plist-get data :rule)))
         message
-      (let* ((said (replace-regexp-in-string "\\`invalid params\\(?: for [^:]+\\)?: " "" message))
-             (field (and (string-match " - at `\\$\\.?\\([^`]*\\)`\\'" said)
-                         (match-string 1 said)))
-             (what (replace-regexp-in-string " - at `[^`]*`\\'" "" said))
-             (words (or (seq-some (lambda (rule)
-                                    (and (string-match (car rule) what)
-                                         (replace-match (cdr rule) t nil what)))
-                                  contextls--validator-words)
-                        what)))
-        (if (and field (not (string-empty-p field)))
-            (format "%s: %s" (car (last (split-string field "[.[]" t "]"))) words)
-          words)))))
+      (let* ((field (plist-get data :field))
+             (name (car (last (split-string (or field "") "[.[]" t "]"))))
+             (bound (plist-get data :bound))
+             (limit (and (numberp bound) (format "%s" (if (= bound (truncate bound))
+                                                          (truncate bound)
+                                                        bound))))
+             (words (pcase (plist-get data :rule)
+                      ("minimum" (format "must be at least %s" limit))
+                      ("maximum" (format "must be at most %s" limit))
+                      ("minLength" (if (equal limit "1") "must not be empty"
+                                     (format "must be at least %s long" limit)))
+                      ("maxLength" (format "must be at most %s long" limit))
+                      ("type" (pcase (plist-get data :expected)
+                                ("int" "must be a whole number")
+                                ("str" "must be text")
+                                ("array" "must be a list")
+                                ("object" "must be an object")
+                                (expected (format "must be of type %s" expected))))
+                      ("value" "is not one of the values it takes")
+                      ("unknownField" "is not one this server takes")
+                      ("required" "is needed")
+                      (_ nil))))
+        (cond ((null words) message)
+              ((and name (not (string-empty-p name)) (not (equal name "$")))
+               (format "%s: %s" name words))
+              (t words))))))
 
 (defun contextls--send (method params &optional root)
   "Send METHOD with PARAMS to the server of ROOT, wait, and return the result.

@@ -38,7 +38,9 @@ def quick_refusal(server: RawStdio, method: str, params: Any) -> dict[str, Any]:
     traceback; the server answers the next request. How fast: tests/bench/bench_bounds.py."""
     reply = server.request(method, params)
     assert "error" in reply, reply
-    assert "data" not in reply["error"] and "Traceback" not in reply["error"]["message"]
+    data = reply["error"].get("data")
+    assert data is None or set(data) == {"field", "rule", "bound", "expected"}, reply
+    assert "Traceback" not in reply["error"]["message"]
     status = server.request("contextls/status")
     assert "result" in status, status
     return reply["error"]  # type: ignore[no-any-return]
@@ -193,3 +195,34 @@ def test_a_range_past_the_file_is_refused_even_when_the_whole_file_is_in(
     )
     assert error["code"] == ErrorCode.INVALID_RANGE
     assert server.result("contextls/status")["revision"] == before
+
+
+def test_invalid_params_name_the_field_and_the_rule_as_data(server: RawStdio) -> None:
+    """A client says a refusal in its own words from data, never by reading the message."""
+    for params, data in [
+        (
+            {"settings": {"maxTokens": 0}},
+            {"field": "$.settings.maxTokens", "rule": "minimum", "bound": 1, "expected": "int"},
+        ),
+        (
+            {"settings": {"maxTokns": 10}},
+            {
+                "field": "$.settings.maxTokns",
+                "rule": "unknownField",
+                "bound": None,
+                "expected": None,
+            },
+        ),
+        (
+            {"settings": {"budgetCeiling": 100}},
+            {
+                "field": "$.settings.budgetCeiling",
+                "rule": "invalid",
+                "bound": None,
+                "expected": None,
+            },
+        ),
+    ]:
+        error = server.request("contextls/configure", params)["error"]
+        assert error["code"] == INVALID_PARAMS and error["data"] == data, error
+    unchanged(server)

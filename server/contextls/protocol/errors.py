@@ -5,7 +5,12 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
-from contextls.protocol.results import AddFilesResult, NoRoomData, NoWorkspaceData
+from contextls.protocol.results import (
+    AddFilesResult,
+    InvalidParamsData,
+    NoRoomData,
+    NoWorkspaceData,
+)
 from contextls.protocol.structure import AmbiguousSymbolData
 from contextls.protocol.wire import Wire
 
@@ -51,6 +56,7 @@ class ErrorCode(IntEnum):
 
 
 ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {
+    ErrorCode.INVALID_PARAMS: InvalidParamsData,
     ErrorCode.NO_WORKSPACE: NoWorkspaceData,
     ErrorCode.NO_ROOM: NoRoomData,
     ErrorCode.NEEDS_FORCE: AddFilesResult,

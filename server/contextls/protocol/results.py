@@ -33,6 +33,7 @@ __all__ = [
     "FileTokens",
     "ForgetResult",
     "ImportResult",
+    "InvalidParamsData",
     "ListResult",
     "ModelChoice",
     "ModelCount",
@@ -122,6 +123,32 @@ class RefusedFolder(Wire):
 
     folder: str
     reason: str
+
+
+class InvalidParamsData(Wire):
+    """``data`` of INVALID_PARAMS: the field and the rule it broke, for a client to say
+    in its own words (the message is the server's)."""
+
+    field: str
+    """The JSON path of the field (``$.settings.maxTokens``; ``$`` for the params)."""
+    rule: Literal[
+        "type",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "value",
+        "unknownField",
+        "required",
+        "invalid",
+    ]
+    """What the field broke: its type (``expected``), a bound (``bound``), a value not
+    among those allowed, a field the method does not take, a field it needs, or a rule of
+    the request's own (``invalid``: the message says which)."""
+    bound: float | None = None
+    """The bound of ``minimum``/``maximum`` and of ``minLength``/``maxLength``."""
+    expected: str | None = None
+    """The type the field takes (``int``, ``str``, ``array``, ``object``…)."""
 
 
 class NoWorkspaceData(Wire):
