@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Final
 
+from contextls.common.environment import flag
 from contextls.common.places import (
     NotPrivate,
     can_check_peers,
@@ -49,7 +50,7 @@ def wanted(storage: str | None) -> bool:
     connects (a server per command there)."""
     return (
         storage != IN_MEMORY
-        and os.environ.get(NO_DAEMON_ENV, "") in ("", "0")
+        and not flag(NO_DAEMON_ENV)
         and can_check_peers()
     )
 

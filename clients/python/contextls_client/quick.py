@@ -21,6 +21,7 @@ import sys
 
 from contextls.common import runtime
 from contextls.common.build import build_id
+from contextls.common.environment import flag
 from contextls_client import wire_types as w
 from contextls_client.console import Console
 from contextls_client.human import listing_lines, render_notes, status_report
@@ -142,8 +143,8 @@ def run(arguments: list[str]) -> int | None:
 
 def _not_for_the_quick_path() -> bool:
     return (
-        os.environ.get(NO_DAEMON_ENV, "") not in ("", "0")
-        or bool(os.environ.get(FULL_ENV))
+        flag(NO_DAEMON_ENV)
+        or flag(FULL_ENV)
         or not runtime.can_check_peers()
         or _old_settings_file()
     )
@@ -283,7 +284,7 @@ def opening(root: str, database: str) -> list[tuple[int | None, str, dict[str, A
     options: dict[str, Any] = {}
     if os.environ.get(STORAGE_ENV):
         options["storage"] = database
-    if os.environ.get(ALLOW_ANY_FOLDER_ENV, "") not in ("", "0"):
+    if flag(ALLOW_ANY_FOLDER_ENV):
         options["allowAnyFolder"] = True
     return [
         (1, "contextls/serverInfo", {}),

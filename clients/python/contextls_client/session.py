@@ -10,6 +10,7 @@ from typing import Any, Final
 
 import msgspec
 
+from contextls.common.environment import flag
 from contextls.common.places import resolve_storage
 from contextls.protocol import (
     STORAGE_ENV,
@@ -94,7 +95,7 @@ class Place(msgspec.Struct, frozen=True):
         """The storage path, if one was chosen (window settings live with the window), and
         ``$CONTEXTLS_ALLOW_ANY_FOLDER=1`` for a system or another user's folder."""
         options: dict[str, Any] = {"storage": self.storage} if self.storage is not None else {}
-        if os.environ.get(ALLOW_ANY_FOLDER_ENV, "") not in ("", "0"):
+        if flag(ALLOW_ANY_FOLDER_ENV):
             options["allowAnyFolder"] = True
         return options
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from contextls.common.environment import flag
+
 MEMORY: Final = ":memory:"
 MODEL_ENV: Final = "CONTEXTLS_SEMANTIC_MODEL"
 """A model.onnx path to use instead of the installed one (it must still match the sha256)."""
@@ -43,8 +45,8 @@ def model_path() -> Path | None:
 def why_not(location: str) -> str:
     """Why search by meaning cannot run on the database at ``location`` ("" if it can),
     found without loading the model: the switch, the packages, the model file's sha256."""
-    if os.environ.get(DISABLE_ENV, "").lower() == "off":
-        return f"turned off by {DISABLE_ENV}=off"
+    if not flag(DISABLE_ENV, default=True):
+        return f"turned off by {DISABLE_ENV}={os.environ.get(DISABLE_ENV)}"
     if location == MEMORY:
         return "the store is in memory; vectors need a database file"
     found = check()
