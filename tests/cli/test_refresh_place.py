@@ -44,10 +44,13 @@ def test_a_stale_region_re_reads_the_lines_that_were_marked(cli: Cli) -> None:
     lines.insert(4, "# one more line above\n")
     source.write_text("".join(lines))
 
-    cli("refresh")
+    said = cli("refresh").stdout
     refreshed = item(cli)
     assert refreshed["content"] == "line_10\nline_11 edited\nline_12\n"
     assert refreshed["label"] == "mod.py:11-13" and refreshed["stale"] is False
+    assert "the text it had is archived as ctx-2; `contextls restore ctx-2`" in said
+    found = cli("search", "line_11", "--json").stdout
+    assert "line_10\nline_11\nline_12\n" in json.loads(found)["hits"][0]["item"]["content"]
 
 
 def test_both_changes_between_two_looks_still_find_the_lines(cli: Cli) -> None:

@@ -109,6 +109,11 @@ async def test_a_region_whose_text_changed_is_stale_until_refreshed(
     assert again["content"] == "line 10\nline eleven, rewritten\nline 12\n"
     assert not again["stale"] and refreshed["status"]["staleCount"] == 0
 
+    (kept,) = refreshed["archived"]  # what the window held is archived, not lost
+    assert kept["id"] != "ctx-1" and kept["content"] == "line 10\nline 11\nline 12\n"
+    restored = await session.call("contextls/restore", ids=[kept["id"]])
+    assert [item["content"] for item in restored["items"]] == [kept["content"]]
+
 
 async def test_a_deleted_file_leaves_stale_items(session: Session, workspace: Path) -> None:
     gone = workspace / "gone.py"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TypeVar
 
 from contextls.app import protocol_views as wire
@@ -186,6 +187,8 @@ class Following:
         for item in items:
             fresh.append((item.id, self.current_text(item)))
 
+        kept: list[Item] = []
+
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             done: list[Item] = []
             for item_id, content in fresh:
@@ -194,6 +197,10 @@ class Following:
                 item = self.state.window.get(item_id)
                 change.touch(item)
                 if content != item.content:
+                    if item.stale:  # the text it had is archived (restorable), never lost
+                        before = replace(item, id=self.state.window.new_id(), stale=False)
+                        change.to_archive(before, "refreshed")
+                        kept.append(before)
                     change.record_evictions(self.state.window.replace_content(item_id, content))
                     as_whole_lines(item)
                 if item.stale:
@@ -207,6 +214,7 @@ class Following:
                 wire.context_item(item) for item in refreshed if item.id in self.state.window
             ],
             evicted=[wire.context_item(item) for item in evicted],
+            archived=[wire.context_item(item) for item in kept],
             status=self.state.status(),
         )
 

@@ -237,6 +237,9 @@ class RefreshResult(Wire):
     """The items as they are now, read again from their files."""
     evicted: list[ContextItem]
     status: Status
+    archived: list[ContextItem] = []
+    """The text stale items had, archived under ids of their own (``restore`` brings one
+    back): reading a file again never loses what the window held."""
 
 
 class ModelChoice(Wire):

@@ -110,6 +110,13 @@ def run_refresh(invocation: Invocation) -> int:
     if not result.refreshed:
         console.out("nothing is stale: every item holds its file's text as it is now")
     console.out(*(f"read {item_line(item)} again" for item in result.refreshed))
+    console.out(
+        *(
+            f"the text it had is archived as {item.id}; `contextls restore {item.id}` brings "
+            "it back"
+            for item in result.archived
+        )
+    )
     console.out(window_line(result.status))
     return 0
 
