@@ -32,6 +32,7 @@ const DESCRIBED: Record<WindowKey, Described> = {
   budgetCeiling: { title: 'Most an adaptive budget may reach (0: four times the token budget)', min: 0 },
   compaction: { title: 'Before evicting, show the oldest files and classes as outlines (outline) or not (off)', values: ['off', 'outline'] },
   mapTokens: { title: 'Most tokens a map of the folder takes', min: 64 },
+  renderOrder: { title: 'Order of the rendered window: what changes least first, for the prompt cache (stable), or as added (chronological)', values: ['stable', 'chronological'] },
 };
 
 function shown(key: WindowKey, value: unknown): string {
