@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Final
 from urllib.parse import unquote_to_bytes, urlparse
@@ -13,6 +16,30 @@ from contextls.protocol import ErrorCode
 from contextls.storage.held_files import held_by_sqlite
 
 _SNIFF_BYTES = 8192
+
+FileSignature = tuple[int, int, int]
+"""A file's (inode, size, mtime in ns) when it was read."""
+
+RequestReads = dict[tuple[str, str | None], tuple[str, int, FileSignature]]
+
+_request_reads: ContextVar[RequestReads | None] = ContextVar(
+    "contextls_request_reads", default=None
+)
+"""The files the running request has read: (path, root) -> (text, size in bytes, signature)."""
+
+
+@contextmanager
+def one_read_per_file(reads: RequestReads | None = None) -> Iterator[RequestReads]:
+    """Within it, each file is read from disk once: a later read (by another part of the
+    same request, or a thread it started, which copies the context) is given the same
+    text, so one request sees each file as it was at one moment. ``reads`` carries what
+    one part of a request read into the part that finishes it later."""
+    held: RequestReads = {} if reads is None else reads
+    token = _request_reads.set(held)
+    try:
+        yield held
+    finally:
+        _request_reads.reset(token)
 
 
 def uri_to_path(uri: str, field: str = "$.uri") -> Path:
@@ -141,6 +168,30 @@ def read_text_file(path: Path, label: str, max_bytes: int, root: Path | None = N
     and the kernel is asked where the open file really is (a symlink, or a folder
     swapped for one between a check and the read, cannot lead outside).
     """
+    reads = _request_reads.get()
+    key = (str(path), None if root is None else str(root))
+    if reads is not None and key in reads:
+        text, size, _ = reads[key]
+        check_size(size, label, max_bytes)
+        return text
+    text, size, signature = _read_text_file(path, label, max_bytes, root)
+    if reads is not None:
+        reads[key] = (text, size, signature)
+    return text
+
+
+def read_in_this_request(path: Path) -> FileSignature | None:
+    """The signature ``path`` had when the running request read it, if it did."""
+    reads = _request_reads.get()
+    if reads is None:
+        return None
+    found = [signature for (read, _), (_, _, signature) in reads.items() if read == str(path)]
+    return found[0] if found else None
+
+
+def _read_text_file(
+    path: Path, label: str, max_bytes: int, root: Path | None
+) -> tuple[str, int, FileSignature]:
     if held_by_sqlite(path):
         raise ContextError(
             f"{label} is the context database itself (or its journal); it is not context",
@@ -177,7 +228,7 @@ def read_text_file(path: Path, label: str, max_bytes: int, root: Path | None = N
     finally:
         os.close(fd)
     check_size(len(data), label, max_bytes)
-    return check_text(data, label)
+    return check_text(data, label), len(data), (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 class Outside(ContextError):

@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
+from contextls.app.files import read_in_this_request
 from contextls.app.workspace_state import WorkspaceState, _where
 from contextls.core.errors import (
     ContextError,
@@ -105,6 +106,11 @@ class Following:
             item = self.state.window.get(item_id)
             span = item.lines
             rel = item.path
+            if rel is not None:
+                # Read by this request: the next look at the disk need not read it again.
+                signature = read_in_this_request(self.state.sources.root / rel)
+                if signature is not None:
+                    self.state.watch.saw(rel, signature)
             if not item.is_region or span is None or rel is None or item.stale:
                 continue
             seen = self.seen.get(rel)

@@ -105,6 +105,11 @@ class FileWatch:
         self._seen = seen
         return changed
 
+    def saw(self, rel: str, signature: Signature) -> None:
+        """``rel`` was just read with this signature: the next look reads it only if it
+        changed since."""
+        self._seen[rel] = (os.path.join(self._root, rel), signature)
+
     def forget(self) -> None:
         """Look at every file again (after the window was reloaded from the store)."""
         self._seen.clear()

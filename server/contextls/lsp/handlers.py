@@ -23,6 +23,7 @@ from contextls import __version__
 from contextls import protocol as p
 from contextls.app import transfer
 from contextls.app.configuring import precount
+from contextls.app.files import RequestReads, one_read_per_file
 from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
@@ -123,13 +124,14 @@ def _request(
     @server.request(request.method)
     def handler(raw: Any) -> msgspec.Struct | Awaitable[msgspec.Struct]:
         try:
-            result = handle(server, decode_params(raw, params_type))
+            with one_read_per_file() as reads:
+                result = handle(server, decode_params(raw, params_type))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # a native library's panic is an answer too
             raise to_jsonrpc(error) from error
         if inspect.isawaitable(result):  # large work: finished off the loop
-            return _answered(server, result)
+            return _answered(server, result, reads)
         if isinstance(result, p.AddResult | p.AddFilesResult):
             for warning in result.warnings:  # editors show it even if they ignore the field
                 server.warn(warning)
@@ -154,9 +156,12 @@ def _async_request(
         return _answered(server, handle(server, params))
 
 
-async def _answered(server: ContextServer, work: Awaitable[msgspec.Struct]) -> msgspec.Struct:
+async def _answered(
+    server: ContextServer, work: Awaitable[msgspec.Struct], reads: RequestReads | None = None
+) -> msgspec.Struct:
     try:
-        result = await work
+        with one_read_per_file(reads):
+            result = await work
     except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # a native library's panic is an answer too
