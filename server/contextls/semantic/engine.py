@@ -35,6 +35,7 @@ from contextls.semantic import (
 )
 from contextls.semantic.indexer import now_ms
 from contextls.semantic.model import MODEL_ID, Embedder, ModelError
+from contextls.storage.errors import Busy, is_busy
 from contextls.storage.transaction import write_transaction
 
 if TYPE_CHECKING:
@@ -74,10 +75,6 @@ def _inode(location: str) -> int:
         return os.stat(location).st_ino
     except OSError:
         return -1
-
-
-class _Busy(Exception):
-    """Another transaction holds the write lock: the tables are made at the next call."""
 
 
 class Engine:
@@ -132,7 +129,7 @@ class Engine:
         is a moment, not a reason to go without search by meaning for good."""
         try:
             self._open()
-        except _Busy:
+        except Busy:
             self._busy = True
             return None
         except sqlite3.Error as error:
@@ -192,8 +189,8 @@ class Engine:
             tables.install(write, self._embedder.model_id)
         except sqlite3.OperationalError as error:
             write.close()
-            if "locked" in str(error) or "busy" in str(error):
-                raise _Busy(str(error)) from error
+            if is_busy(error):
+                raise Busy(str(error)) from error
             raise
         write.execute("PRAGMA busy_timeout = 2000")  # the worker's: off the event loop
         read = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)

@@ -27,7 +27,7 @@ from typing import Final
 
 from contextls.common.places import default_database, keep_private, private_file
 from contextls.storage import held_files, migrations
-from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError
+from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError, is_read_only
 from contextls.storage.reserve import Reserve
 from contextls.storage.schema import CORE
 from contextls.storage.soundness import corruption_of, header_problem, integrity_problem
@@ -97,7 +97,7 @@ class Connection:
         except DevelopmentFile as error:  # nothing of it is lost: it is kept beside
             return self._connect_fresh("unreadable", str(error))
         except sqlite3.OperationalError as error:
-            if _is_read_only(error) and Path(self.location).exists():
+            if is_read_only(error) and Path(self.location).exists():
                 return self._connect_read_only(error)
             raise StorageError(f"cannot open {self.location}: {error}") from error
         except sqlite3.DatabaseError as error:
@@ -332,7 +332,3 @@ class Connection:
         if opened:
             self.commit()
 
-
-def _is_read_only(error: sqlite3.OperationalError) -> bool:
-    text = str(error).lower()
-    return "readonly" in text or "read-only" in text or "unable to open" in text
