@@ -243,9 +243,28 @@ def test_shrinking_the_window_reports_its_evictions(cli: Cli) -> None:
     for n in range(3):
         cli.write(f"t{n}.txt", f"text {n}\n")
     cli("add", "t0.txt", "t1.txt", "t2.txt")
-    run = cli("config", "set", "maxItems", "1")
-    assert "evicted ctx-1" in run.stderr and "evicted ctx-2" in run.stderr
-    assert ids(listed(cli)) == ["ctx-3"]
+    run = cli("config", "set", "maxItems", "2")  # one of three: less than half goes at once
+    assert "evicted ctx-1" in run.stderr
+    assert ids(listed(cli)) == ["ctx-2", "ctx-3"]
+
+
+def test_a_setting_that_would_evict_most_of_the_window_asks_for_force(cli: Cli) -> None:
+    for n in range(4):
+        cli.write(f"t{n}.txt", f"text {n}\n")
+    cli("add", "t0.txt", "t1.txt", "t2.txt", "t3.txt")
+
+    refused = cli("config", "set", "maxTokens", "10", code=1)  # a typo must not empty it
+    assert "setting maxTokens would evict 4 of the window's 4 items" in refused.stderr
+    assert "`--force` changes it anyway" in refused.stderr
+    assert len(listed(cli).items) == 4
+    assert "maxTokens          8,000        default" in cli("config").stdout
+
+    planned = cli("config", "set", "maxItems", "1", "--dry-run")
+    assert "would evict 3 items:" in planned.stdout and "ctx-1" in planned.stdout
+    assert "the change needs --force" in planned.stdout and len(listed(cli).items) == 4
+
+    forced = cli("config", "set", "maxItems", "1", "--force")
+    assert "evicted ctx-1" in forced.stderr and ids(listed(cli)) == ["ctx-4"]
 
 
 def test_pin_unpin_and_clear_keep_pinned(cli: Cli) -> None:

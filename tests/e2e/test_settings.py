@@ -88,3 +88,27 @@ async def test_every_model_offered_is_one_a_window_takes(session: Session) -> No
         status = result["status"]
         assert (status["model"], status["encoding"]) == (name, choice["encoding"])
         assert (status["countExact"], status["countLabel"]) == (choice["exact"], choice["label"])
+
+
+async def test_a_change_that_evicts_most_of_the_window_is_refused_unless_forced(
+    session: Session,
+) -> None:
+    for n in range(4):
+        await session.call("contextls/addText", content=f"note {n}")
+    before = await session.call("contextls/status")
+
+    error = await session.error("contextls/configure", settings={"maxItems": 1})
+    assert error.code == -31013  # NEEDS_FORCE, and its data is the plan
+    planned = error.data
+    assert planned["dryRun"] and planned["changed"] == ["maxItems"]
+    assert [item["id"] for item in planned["evicted"]] == ["ctx-1", "ctx-2", "ctx-3"]
+    after = await session.call("contextls/status")
+    assert (after["revision"], after["itemCount"], after["maxItems"]) == (
+        before["revision"],
+        4,
+        before["maxItems"],
+    )
+
+    forced = await session.call("contextls/configure", settings={"maxItems": 1}, force=True)
+    assert [item["id"] for item in forced["evicted"]] == ["ctx-1", "ctx-2", "ctx-3"]
+    assert forced["status"]["itemCount"] == 1 and forced["settings"]["maxItems"] == 1

@@ -206,8 +206,8 @@ async def test_a_folder_or_glob_is_one_bulk_add(project: Cli, mode: str) -> None
         assert re.search(r"would evict [34] items", asked), asked
         forced = await call(client, "add_file", path="pkg", force=True)
         assert forced.startswith("added 4 files") and "evicted" in forced, forced
-        project("config", "set", "maxTokens", "100")
         project("clear")
+        project("config", "set", "maxTokens", "100")
         short = await refused(client, "add_file", path="pkg")
         # The budget less the rendered context's own heading.
         assert re.search(r"take \d+ tokens, and the window leaves 9\d tokens", short), short

@@ -330,4 +330,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     set_parser.add_argument("value", metavar="VALUE")
     unset_parser = actions.add_parser("unset", help="back to the default", parents=common)
     unset_parser.add_argument("key", metavar="KEY")
+    for changing in (set_parser, unset_parser):
+        changing.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="say what the change would evict; change nothing",
+        )
+        changing.add_argument(
+            "--force",
+            action="store_true",
+            help="change it even if it evicts more than half of the window",
+        )
     return parser

@@ -238,7 +238,9 @@ def _move_settings_into_the_window(session: Session, config: ConfigStore) -> Non
         result = session.client.call(
             Requests.CONFIGURE,
             ConfigureParams(
-                workspace=session.workspace, settings=msgspec.convert(chosen, WindowSettingsChange)
+                workspace=session.workspace,
+                settings=msgspec.convert(chosen, WindowSettingsChange),
+                force=True,  # the person's own settings, chosen before: kept as they were
             ),
         )
     except ContextlsError as error:

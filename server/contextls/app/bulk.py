@@ -26,7 +26,8 @@ from contextls.core import adaptive
 from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
-from contextls.core.window import AddOutcome, Eviction, Window
+from contextls.core.room import evicts_most
+from contextls.core.window import AddOutcome, Window
 from contextls.protocol import (
     AddFilesParams,
     AddFilesResult,
@@ -220,7 +221,8 @@ def _apply(
     # One file named explicitly slides the window like any add of one thing; asking first
     # is for what a person cannot foresee: a folder, a glob, several files.
     bulk = len(plan.candidates) > 1 or not plan.candidates[0][0].named
-    if bulk and not params.force and _evicts_most(evictions, held_items, held_tokens):
+    gone = [eviction.item for eviction in evictions]
+    if bulk and not params.force and evicts_most(gone, held_items, held_tokens):
         raise _Planned(result, _needs_force_message(result, held_items))
     if params.dry_run:
         raise _Planned(result, None)
@@ -285,14 +287,6 @@ def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile])
             skipped=skipped,
         ),
     )
-
-
-def _evicts_most(evictions: list[Eviction], held_items: int, held_tokens: int) -> bool:
-    """Making room takes more than half of what the window held (its items or its tokens)."""
-    if not evictions:
-        return False
-    tokens = sum(eviction.item.tokens for eviction in evictions)
-    return len(evictions) * 2 > held_items or tokens * 2 > held_tokens
 
 
 def _needs_force_message(result: AddFilesResult, held_items: int) -> str:

@@ -18,10 +18,15 @@ from contextls.app.settings import WINDOW_KEYS, choose_model, chosen_of, window_
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core import adaptive
 from contextls.core.costs import Costs
-from contextls.core.errors import ContextError, InvalidParams
+from contextls.core.errors import ContextError, InvalidParams, NeedsForce, thousands
 from contextls.core.items import Item
+from contextls.core.room import evicts_most
 from contextls.core.tokens import Tokenizer
 from contextls.protocol import ConfigureResult
+
+
+class _EvictsMost(Exception):
+    """The change would evict more than half of the window, and was not forced."""
 
 
 class Configuring:
@@ -31,12 +36,17 @@ class Configuring:
         self.state = state
 
     def configure(
-        self, wanted: dict[str, Any], reset: Sequence[str] = (), dry_run: bool = False
+        self,
+        wanted: dict[str, Any],
+        reset: Sequence[str] = (),
+        dry_run: bool = False,
+        force: bool = True,
     ) -> ConfigureResult:
         """Change this window's settings (camelCase keys), evicting at once.
 
         Refused with nothing changed (NO_ROOM) if the pinned items alone would
-        break the new limits. The settings are saved with the window, so every
+        break the new limits, and (NEEDS_FORCE) unless ``force`` if it would evict
+        more than half of the window. The settings are saved with the window, so every
         client and process sees the same ones.
         """
         wanted, reset = choose_model(self.state.chosen, wanted, reset)
@@ -64,6 +74,8 @@ class Configuring:
             moved = budget != window.limits.max_tokens
             limits = adaptive.limits_of(new, budget)
 
+            held_items, held_tokens = len(window), window.tokens
+
             def apply(change: Change) -> None:
                 change.mutated = True
                 change.settings = chosen
@@ -77,9 +89,10 @@ class Configuring:
                 if not moved:  # settings that moved the budget are this change's step
                     change.record_evictions(adaptive.step(window, new))
                 evicted.extend(eviction.item for eviction in change.evictions)
+                if not force and evicts_most(evicted, held_items, held_tokens):
+                    raise _EvictsMost  # rolled back: the person is asked first
 
-            if dry_run:  # the real change, rolled back: what it says is what it does
-                self.state.rehearse(apply)
+            def planned() -> ConfigureResult:
                 return ConfigureResult(
                     settings=new,
                     chosen=list(chosen),  # type: ignore[arg-type]
@@ -88,7 +101,15 @@ class Configuring:
                     status=self.state.status(),
                     dry_run=True,
                 )
-            self.state.change(apply)  # a refusal leaves the window and its settings as they were
+
+            try:
+                if dry_run:  # the real change, rolled back: what it says is what it does
+                    self.state.rehearse(apply)
+                    return planned()
+                self.state.change(apply)  # a refusal leaves the window and settings as they were
+            except _EvictsMost:
+                message = _needs_force_message(changed, evicted, held_items)
+                raise NeedsForce(message, data=planned()) from None
             self.state.chosen, self.state.settings, self.state.tokenizer = chosen, new, tokenizer
             self.state.status_moved()
         return ConfigureResult(
@@ -125,3 +146,12 @@ def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
     for item in items:
         costs.of(replace(item, tokens=0))
     return len(items)
+
+
+def _needs_force_message(changed: Sequence[str], evicted: Sequence[Item], held: int) -> str:
+    tokens = sum(item.tokens for item in evicted)
+    return (
+        f"setting {' and '.join(changed)} would evict {len(evicted)} of the window's {held} "
+        f"items ({thousands(tokens)} tokens), more than half of it; nothing was changed "
+        "(change it anyway with force)"
+    )

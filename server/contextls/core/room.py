@@ -89,3 +89,12 @@ def budget_for(window: Limited, tokens: int, leaving: Sequence[Item], grow_to: i
             "something or raise maxTokens"
         )
     return budget
+
+
+def evicts_most(gone: Sequence[Item], held_items: int, held_tokens: int) -> bool:
+    """Making room takes more than half of what the window held (its items or its tokens):
+    a change that does so is made only when the person confirms it (``force``)."""
+    if not gone:
+        return False
+    tokens = sum(item.tokens for item in gone)
+    return len(gone) * 2 > held_items or tokens * 2 > held_tokens

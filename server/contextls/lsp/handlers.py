@@ -312,7 +312,7 @@ async def configure(ls: ContextServer, params: p.ConfigureParams) -> p.Configure
         items = list(workspace.window)
         await asyncio.to_thread(precount, tokenizer, items)
         workspace = ls.session.route(params.workspace)  # as it is now
-    return workspace.config.configure(wanted, params.reset, params.dry_run)
+    return workspace.config.configure(wanted, params.reset, params.dry_run, params.force)
 
 
 def _register_requests(server: ContextServer) -> None:

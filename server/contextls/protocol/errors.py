@@ -7,6 +7,7 @@ from typing import Final
 
 from contextls.protocol.results import (
     AddFilesResult,
+    ConfigureResult,
     InvalidParamsData,
     NoRoomData,
     NoWorkspaceData,
@@ -42,8 +43,9 @@ class ErrorCode(IntEnum):
     STORAGE = -31011
     CONDENSE = -31012
     NEEDS_FORCE = -31013
-    """A bulk add would evict more than half of the window; ``data`` says what would go.
-    Ask the person, then send it again with ``force``."""
+    """A bulk add, or a change of settings, would evict more than half of the window;
+    ``data`` is the request's planned result (``AddFilesResult`` or ``ConfigureResult``),
+    which says what would go. Ask the person, then send it again with ``force``."""
     SYMBOL_NOT_FOUND = -31014
     """No definition has the name asked for; the message names the nearest ones."""
     AMBIGUOUS_SYMBOL = -31015
@@ -55,11 +57,12 @@ class ErrorCode(IntEnum):
     (``.env``, keys); only a person adds it, by naming it."""
 
 
-ERROR_DATA: Final[dict[ErrorCode, type[Wire]]] = {
+ERROR_DATA: Final[dict[ErrorCode, type[Wire] | tuple[type[Wire], ...]]] = {
     ErrorCode.INVALID_PARAMS: InvalidParamsData,
     ErrorCode.NO_WORKSPACE: NoWorkspaceData,
     ErrorCode.NO_ROOM: NoRoomData,
-    ErrorCode.NEEDS_FORCE: AddFilesResult,
+    ErrorCode.NEEDS_FORCE: (AddFilesResult, ConfigureResult),
     ErrorCode.AMBIGUOUS_SYMBOL: AmbiguousSymbolData,
 }
-"""The ``data`` an error carries, where it carries one (``NO_ROOM`` only from a bulk add)."""
+"""The ``data`` an error carries, where it carries one (``NO_ROOM`` only from a bulk add);
+several types: the one of the request refused."""

@@ -349,6 +349,11 @@ class ConfigureParams(WorkspaceParams, kw_only=True):
     dry_run: bool = False
     """Answer with what the change would do (``evicted``), and change nothing: an editor
     asks before a setting evicts, as it does before a bulk add."""
+    force: bool = False
+    """Make a change that evicts more than half of the window (its items or its tokens).
+    Without it such a change is refused and nothing changes (NEEDS_FORCE, whose ``data``
+    is the planned ``ConfigureResult``): a typo such as ``maxTokens 10`` does not empty
+    the window unasked."""
 
 
 class ExportItem(Wire):

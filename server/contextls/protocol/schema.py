@@ -29,9 +29,16 @@ def build() -> dict[str, Any]:
         types.extend([params, result])
     types.extend(protocol.NOTIFICATIONS.values())
     types.append(protocol.Settings)
-    types.extend(protocol.ERROR_DATA.values())
+    for data in protocol.ERROR_DATA.values():
+        types.extend(data if isinstance(data, tuple) else [data])
     (schemas, components) = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
     by_type = dict(zip(types, schemas, strict=True))
+
+    def data_schema(data: Any) -> Any:
+        if isinstance(data, tuple):
+            return {"anyOf": [by_type[each] for each in data]}
+        return by_type[data]
+
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "contextls.schema.json",
@@ -46,7 +53,7 @@ def build() -> dict[str, Any]:
         },
         "x-settings": by_type[protocol.Settings],
         "x-errorCodes": {code.name: int(code) for code in protocol.ErrorCode},
-        "x-errorData": {code.name: by_type[data] for code, data in protocol.ERROR_DATA.items()},
+        "x-errorData": {code.name: data_schema(data) for code, data in protocol.ERROR_DATA.items()},
         "$defs": components,
     }
 

@@ -130,6 +130,11 @@ class ModelArguments(Arguments):
         "gpt-4o, gpt-4, claude-opus-4.6, claude-opus-4.7, gemini-2.5 … Leave it out to "
         "read the model the window is for.",
     )
+    force: bool = Field(
+        False,
+        description="Set it even when counting in the new model's tokens evicts more than "
+        "half of the window. Ask the person first (default false).",
+    )
 
 
 async def model(link: DaemonLink, args: ModelArguments) -> str:
@@ -142,7 +147,11 @@ async def model(link: DaemonLink, args: ModelArguments) -> str:
         )
     result = await link.call(
         Requests.CONFIGURE,
-        ConfigureParams(workspace=link.workspace, settings=WindowSettingsChange(model=args.model)),
+        ConfigureParams(
+            workspace=link.workspace,
+            settings=WindowSettingsChange(model=args.model),
+            force=args.force,
+        ),
     )
     status = result.status
     said = (

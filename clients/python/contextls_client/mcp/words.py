@@ -14,6 +14,7 @@ import msgspec
 from contextls.protocol import (
     AddFilesResult,
     AddResult,
+    ConfigureResult,
     ContextItem,
     ErrorCode,
     ItemSummary,
@@ -104,7 +105,17 @@ def added_files(result: AddFilesResult) -> str:
 
 def refusal(error: ContextlsError) -> str:
     """The server's refusal in words; the bulk add's two refusals with their figures."""
-    if error.error_code is ErrorCode.NEEDS_FORCE and error.data is not None:
+    if error.error_code is ErrorCode.NEEDS_FORCE and isinstance(error.data, dict):
+        if "settings" in error.data:  # a change of settings (ConfigureResult), not an add
+            change = msgspec.convert(error.data, ConfigureResult)
+            return "\n".join(
+                [
+                    f"nothing was changed: setting {' and '.join(change.changed)} would evict "
+                    f"{plural(len(change.evicted), 'item')}, more than half of the window:",
+                    *named(change.evicted, " "),
+                    "Ask the person whether these may go; if so, call it again with force=true.",
+                ]
+            )
         planned = msgspec.convert(error.data, AddFilesResult)
         gone = planned.evicted
         return "\n".join(
