@@ -976,16 +976,37 @@ The window keeps its settings; every client and the command line see them."
      (list name (unless current-prefix-arg (contextls--read-setting-value name))
            current-prefix-arg)))
   (let* ((root (contextls--root))
-         (result (contextls--request
-                  :contextls/configure
-                  (contextls--workspace-params
-                   root
-                   :settings (if reset (make-hash-table)
-                               (list (intern (concat ":" name)) value))
-                   :reset (if reset (vector name) []))
-                  root)))
-    (contextls--configure-message result)
+         (params (contextls--workspace-params
+                  root
+                  :settings (if reset (make-hash-table)
+                              (list (intern (concat ":" name)) value))
+                  :reset (if reset (vector name) [])))
+         (result
+          (condition-case err
+              (contextls--send :contextls/configure params root)
+            (jsonrpc-error
+             (if (eql (contextls--error-code err)
+                      (alist-get 'needs-force contextls--error-codes))
+                 (contextls--configure-if-agreed name params root
+                                                 (contextls--error-data err))
+               (user-error "Contextls: %s" (contextls--error-message err)))))))
+    (when result
+      (contextls--configure-message result))
     result))
+
+(defun contextls--configure-if-agreed (name params root planned)
+  "Ask before setting NAME evicts more than half of ROOT's window.
+PLANNED is the server's plan of the change (PARAMS); on yes the change
+is sent again with force, and its result returned; on no, nil."
+  (let* ((evicted (contextls--list (plist-get planned :evicted)))
+         (held (plist-get (plist-get planned :status) :itemCount)))
+    (if (yes-or-no-p
+         (format "Setting %s evicts %s of the window's %s (%s); set it? "
+                 name (length evicted) (contextls--plural held "item")
+                 (mapconcat #'contextls--describe evicted ", ")))
+        (contextls--request :contextls/configure (append params '(:force t)) root)
+      (message "contextls: nothing was changed")
+      nil)))
 
 ;;;###autoload
 (defun contextls-set-task (task)

@@ -488,6 +488,25 @@
       (let ((text (contextls--mode-line-string (directory-file-name root))))
         (should (eq (get-text-property 1 'face text) 'warning))))))
 
+(ert-deftest contextls-test-a-setting-that-evicts-most-asks-first ()
+  ;; The server refuses it unforced (NEEDS_FORCE, its plan as data): asked, and on no
+  ;; nothing changes; on yes it is sent again with force.
+  (contextls-test--with-workspace nil
+    (dolist (n '("one" "two" "three" "four"))
+      (contextls-add-text (format "note %s" n)))
+    (let (asked)
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (setq asked prompt) nil)))
+        (should-not (contextls-configure "maxItems" 1)))
+      (should (string-match-p
+               "Setting maxItems evicts 3 of the window's 4 items (ctx-1 (note one, 15 tokens)" asked))
+      (should (= (length (contextls-test--items)) 4))
+      (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
+        (should (equal (plist-get (plist-get (contextls-configure "maxItems" 1) :settings)
+                                  :maxItems)
+                       1)))
+      (should (equal (mapcar (lambda (i) (plist-get i :id)) (contextls-test--items))
+                     '("ctx-4"))))))
+
 (ert-deftest contextls-test-an-adaptive-budget-is-shown-and-explained ()
   ;; The mode line shows the effective budget, and says why it is not maxTokens.
   (let* ((status (list :revision 3 :tokens 3100 :maxTokens 8000 :budget 14000
