@@ -8,12 +8,12 @@
 // waits there, unsent and unasked, until the person types on or leaves; and a question answered
 // after a newer change of its setting is out of date, and says so instead of setting anything.
 import * as vscode from 'vscode';
-import type { ContextClient } from './client';
+import { ServerError, type ContextClient } from './client';
 import { consentTo } from './commandKit';
 import { grouped } from './format';
 import type { WindowSettings, WindowSettingsChange } from './generated/protocol';
 import * as ext from './lsp_ext';
-import { changeWords, settingsPlan, settingsQuestion } from './settingsPlan';
+import { changeWords, plannedSettings, settingsPlanOf, settingsQuestion, type SettingsPlan } from './settingsPlan';
 import { explicitValue, windowChange, WINDOW_KEYS, type WindowKey } from './settings';
 
 /** Quiet after a change from a settings file or a picker: it is whole, only gather a burst. */
@@ -137,8 +137,7 @@ export class SettingsDelivery implements vscode.Disposable {
     const after = withChange(now, settings, reset, defaultOf);
     const changes = keys.filter((key) => after[key] !== now[key]);
     if (changes.length > 0) {
-      const [{ items }, status] = await Promise.all([this.client.request(ext.list, { workspace }), this.client.request(ext.status, { workspace })]);
-      const plan = settingsPlan(items, status, after);
+      const plan = await this.plan(workspace, settings, reset);
       if (plan.asks && inSettingsEditor()) {
         // Maybe half typed: ask once the person leaves the Settings UI (or types on).
         const pending = this.pending.get(workspace) ?? new Set();
@@ -159,6 +158,17 @@ export class SettingsDelivery implements vscode.Disposable {
     await this.client.request(ext.configure, { workspace, settings, reset });
     this.log.info(`settings sent to the window of ${folder.name}: ${words}`);
     this.remember(folder, keys);
+  }
+
+  /** What the change would do, as the server plans it: a dry run, changing nothing. */
+  private async plan(workspace: string, settings: WindowSettingsChange, reset: WindowKey[]): Promise<SettingsPlan> {
+    try {
+      return settingsPlanOf(await this.client.request(ext.configure, { workspace, settings, reset, dryRun: true }), false);
+    } catch (error) {
+      const planned = error instanceof ServerError && error.codeName === 'NEEDS_FORCE' ? plannedSettings(error.data) : undefined;
+      if (planned === undefined) throw error;
+      return settingsPlanOf(planned, true);
+    }
   }
 
   /**
@@ -206,7 +216,7 @@ export class SettingsDelivery implements vscode.Disposable {
       return;
     }
     consentTo(evicted);
-    await this.client.request(ext.configure, { workspace: folder.uri.toString(), ...change });
+    await this.client.request(ext.configure, { workspace: folder.uri.toString(), ...change, force: true });
     // The Settings UI shows what the window now holds: the value the person typed.
     for (const [key, target] of typedIn) await this.write(folder, key, (change.settings as Record<string, unknown>)[key], target);
     this.remember(folder, [...typedIn.keys()]);

@@ -250,9 +250,10 @@ function personScenarios({ artifacts, codeServer, probeIn, probeOut }) {
         const held = cli('ls').items;
         const lib = tokensOf(path.join(WS, LIB));
         const lib2 = tokensOf(path.join(WS, LIB2));
-        // Room for the folder only if the oldest item goes (all of it as rendered).
+        // Room for the folder only if the oldest item goes (all of it as rendered; in chronological
+        // order, as the stable order evicts in batches).
         const budget = cli('status').tokens + lib - 1;
-        writeFolderSettings({ 'contextls.maxTokens': budget });
+        writeFolderSettings({ 'contextls.maxTokens': budget, 'contextls.renderOrder': 'chronological' });
         await until(() => cli('status').maxTokens, (m) => m === budget, 'the window\'s budget');
         await runCommand(page, 'Notifications: Clear All Notifications');
         // One item of two, a fifth of the tokens: not more than half of the window, so the folder

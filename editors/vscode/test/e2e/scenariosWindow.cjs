@@ -70,10 +70,11 @@ function windowScenarios({ artifacts: ARTIFACTS, codeServer }) {
       const before = cli('ls').items;
       const [first, second] = before;
       const big = tokensOf(path.join(WS, BIG_NAME));
-      // A budget one token short of all three (as rendered): adding big.txt evicts exactly the oldest item.
+      // A budget one token short of all three (as rendered): adding big.txt evicts exactly the oldest
+      // item. In chronological order; the stable order evicts in batches, down to 80 % of the budget.
       const held = cli('status').tokens;
       const budget = held + big - 1;
-      writeFolderSettings({ 'contextls.maxTokens': budget });
+      writeFolderSettings({ 'contextls.maxTokens': budget, 'contextls.renderOrder': 'chronological' });
       await statusText(page, (t) => t.startsWith(`${count(held)}/${count(budget)} gpt-4o tokens `), 'after lowering maxTokens');
       await openFile(page, BIG_NAME);
       await runCommand(page, 'contextls: Add File');

@@ -1,28 +1,18 @@
-// A change of window settings against the contract: what it would evict is worked out before it is
-// sent, oldest unpinned first, and it asks first only past the bulk add's threshold.
+// A change of window settings against the contract: what it would evict is the server's plan (a dry
+// run, or NEEDS_FORCE's data past the bulk add's threshold), said in the bulk add's words.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { WindowSettings } from '../../src/generated/protocol';
-import { budgetUnder, changeWords, evictedToFit, settingsPlan, settingsQuestion } from '../../src/settingsPlan';
+import type { ConfigureResult, ContextItem, WindowSettings } from '../../src/generated/protocol';
+import { changeWords, plannedSettings, settingsPlanOf, settingsQuestion } from '../../src/settingsPlan';
 import { item, status } from './fixtures';
 
-const settings = (overrides: Partial<WindowSettings> = {}): WindowSettings => ({
-  maxItems: 50,
-  maxTokens: 30_000,
-  model: '',
-  encoding: 'o200k_base',
-  evictionPolicy: 'fifo',
-  maxFileBytes: 1_000_000,
-  archiveMaxItems: 10_000,
-  archiveMaxBytes: 0,
-  archiveMaxAgeDays: 0,
-  budgetPolicy: 'fixed',
-  task: 'general',
-  budgetCeiling: 0,
-  compaction: 'off',
-  mapTokens: 1024,
-  renderOrder: 'stable',
-  ...overrides,
+const planned = (evicted: ContextItem[], held = window): ConfigureResult => ({
+  settings: {} as WindowSettings,
+  chosen: [],
+  changed: ['maxTokens'],
+  evicted,
+  status: status({ itemCount: held.length, tokens: held.reduce((sum, i) => sum + i.tokens, 0) }),
+  dryRun: true,
 });
 
 // Five items, oldest first; the second is pinned.
@@ -34,38 +24,20 @@ const window = [
   item({ id: 'ctx-5', label: 'e.py', tokens: 353, timestamp: 5 }),
 ];
 
-describe('evictedToFit', () => {
-  it('takes the oldest unpinned items until the window is within both limits', () => {
-    assert.deepEqual(evictedToFit(window, { maxItems: 50, budget: 3000 }).map((i) => i.id), ['ctx-1']);
-    assert.deepEqual(evictedToFit(window, { maxItems: 3, budget: 30_000 }).map((i) => i.id), ['ctx-1', 'ctx-3']);
-    assert.deepEqual(evictedToFit(window, { maxItems: 50, budget: 3 }).map((i) => i.id), ['ctx-1', 'ctx-3', 'ctx-4', 'ctx-5']);
-    assert.deepEqual(evictedToFit(window, { maxItems: 50, budget: 30_000 }), []);
-  });
-});
-
-describe('settingsPlan', () => {
-  it('asks before maxTokens 3 (every unpinned item would go), in the bulk add\'s words', () => {
-    const plan = settingsPlan(window, status(), settings({ maxTokens: 3 }));
-    assert.equal(plan.asks, true);
-    assert.equal(plan.evicted.length, 4);
+describe('the server\'s plan of a change of settings', () => {
+  it('asks with the server\'s plan, in the bulk add\'s words', () => {
+    const refused = plannedSettings(planned(window.filter((i) => !i.pinned)));
+    assert.ok(refused);
+    const plan = settingsPlanOf(refused, true);
+    assert.deepEqual(plan.held, { items: 5, tokens: 3653 });
     assert.equal(
       settingsQuestion(plan, changeWords({ maxTokens: 3 }, [])),
       "Setting maxTokens to 3 would evict 4 of the window's 5 items (2,753 tokens), more than half of it.",
     );
   });
-  it('slides without asking when it evicts half or less (one item of five, under half the tokens)', () => {
-    const plan = settingsPlan(window, status(), settings({ maxTokens: 3000 }));
-    assert.deepEqual([plan.asks, plan.evicted.map((i) => i.id)], [false, ['ctx-1']]);
-  });
-  it('asks by tokens too: two items of five holding more than half of them', () => {
-    const plan = settingsPlan(window, status(), settings({ maxTokens: 1700 }));
-    assert.deepEqual([plan.asks, plan.evicted.map((i) => i.id)], [true, ['ctx-1', 'ctx-3', 'ctx-4']]);
-  });
-  it('reads an adaptive budget as the server steers it, under its ceiling', () => {
-    assert.equal(budgetUnder(settings({ maxTokens: 8000 }), 0.5), 8000);
-    assert.equal(budgetUnder(settings({ maxTokens: 8000, budgetPolicy: 'adaptive', task: 'debugging' }), 0.5), 28_000);
-    assert.equal(budgetUnder(settings({ maxTokens: 8000, budgetPolicy: 'adaptive', task: 'debugging', budgetCeiling: 12_000 }), 0.5), 12_000);
-    assert.equal(budgetUnder(settings({ maxTokens: 8000, budgetPolicy: 'adaptive' }), 0), 4000);
+  it('reads a NEEDS_FORCE data only when it is a planned change of settings', () => {
+    assert.equal(plannedSettings({ items: [], evicted: [], tokens: 0, status: status() }), undefined);
+    assert.equal(plannedSettings(undefined), undefined);
   });
 });
 
