@@ -422,10 +422,6 @@ A burst of changes (an answer, then its push) is read once.")
 
 ;;; Notifications
 
-(defconst contextls--refusal-regexp
-  "\\`\\(?:contextls: \\)?workspace folder \\(.+\\) is ignored: \\(.+\\)\\'"
-  "How the server says it will not serve a folder (`window/showMessage').")
-
 (defun contextls--notification (conn method params)
   "Handle METHOD with PARAMS pushed by the server of CONN."
   (pcase method
@@ -443,13 +439,25 @@ A burst of changes (an answer, then its push) is read once.")
          ;; take that answer after this push, so what to say is decided then.
          (run-at-time 0 nil #'contextls--tell-evictions root items
                       (plist-get params :reason)))))
-    ('window/showMessage
-     (let ((text (plist-get params :message)))
-       (if (string-match contextls--refusal-regexp text)
-           (when-let* ((root (contextls--root-of-uri conn (match-string 1 text)))
-                       (window (contextls--window-of root)))
-             (setf (contextls--window-refused window) (match-string 2 text)))
-         (message "%s" text))))))
+    ('contextls/didWarn (contextls--warned conn params))
+    ('window/showMessage (message "%s" (plist-get params :message)))))
+
+(defun contextls--warned (conn params)
+  "Say the warning PARAMS of the server of CONN (`contextls/didWarn')."
+  (let ((secret (plist-get params :secret))
+        (folder (plist-get params :folder)))
+    (cond
+     (folder
+      ;; Said when the person acts on the folder: the refusal is its answer.
+      (when-let* ((root (contextls--root-of-uri conn (plist-get folder :folder)))
+                  (window (contextls--window-of root)))
+        (setf (contextls--window-refused window) (plist-get folder :reason))))
+     (secret
+      (message "contextls: %s seems to contain %s; it is now in the context a model \
+will see (to forget it for good: M-x contextls-forget, item %s)"
+               (plist-get secret :where) (plist-get secret :found)
+               (plist-get secret :item)))
+     (t (message "contextls: %s" (plist-get params :message))))))
 
 (defun contextls--tell-evictions (root items reason)
   "Say that ITEMS of ROOT were evicted (for REASON), unless an answer said so."
@@ -549,7 +557,9 @@ it starts by itself after one died, so it says when it is back."
        (list :processId (emacs-pid)
              :rootUri (and roots (contextls--uri (car roots)))
              :workspaceFolders (vconcat (mapcar #'contextls--folder roots))
-             :capabilities '(:workspace (:workspaceFolders t))
+             ;; Warnings come as data (`contextls/didWarn'), worded here.
+             :capabilities '(:workspace (:workspaceFolders t)
+                             :experimental (:contextls (:didWarn t)))
              :clientInfo (list :name "contextls.el" :version contextls-version)
              :initializationOptions (or contextls-settings (make-hash-table)))
        :success-fn (lambda (_) (contextls--initialized conn))

@@ -36,6 +36,8 @@ class Session:
         self.statuses: list[dict[str, Any]] = client.keep(Notification.DID_CHANGE_STATUS)
         self.evictions: list[dict[str, Any]] = client.keep(Notification.DID_EVICT)
         self.shown: list[dict[str, Any]] = client.keep(SHOW_MESSAGE)
+        self.warned: list[dict[str, Any]] = client.keep(Notification.DID_WARN)
+        """The warnings as data, for a client that declared it takes them."""
         self.stopped = False
 
     @property
@@ -92,6 +94,7 @@ async def open_session(
     options: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> Session:
     """Start ``argv`` and initialize it as an editor would (the process ends if that fails).
 
@@ -101,7 +104,7 @@ async def open_session(
     session = Session(client, root)
     params: dict[str, Any] = {
         "processId": os.getpid(),
-        "capabilities": {},
+        "capabilities": capabilities or {},
         "workspaceFolders": [{"uri": path.as_uri(), "name": path.name} for path in folders],
     }
     if options is not None:
@@ -148,10 +151,17 @@ async def start(workspace: Path, storage: Path) -> AsyncIterator[Starter]:
         options: dict[str, Any] | None = None,
         folders: list[Path] | None = None,
         root: Path | None = None,
+        capabilities: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> Session:
         folder_paths = folders if folders is not None else [root or workspace]
         session = await open_session(
-            SERVER, root or workspace, folder_paths, {"storage": str(storage), **(options or {})}
+            SERVER,
+            root or workspace,
+            folder_paths,
+            {"storage": str(storage), **(options or {})},
+            env=env,
+            capabilities=capabilities,
         )
         sessions.append(session)
         return session

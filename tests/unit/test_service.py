@@ -18,7 +18,7 @@ import pytest
 from contextls.app.service import ContextService
 from contextls.app.session import Session
 from contextls.core.errors import ContextError
-from contextls.protocol import ContextItem, ErrorCode, EvictionReason, Status
+from contextls.protocol import ContextItem, DidWarnParams, ErrorCode, EvictionReason, Status
 from contextls.storage.store import Store
 
 
@@ -29,6 +29,8 @@ class Editor:
         self.statuses: list[Status] = []
         self.evictions: list[tuple[str, list[str], EvictionReason]] = []
         self.warnings: list[str] = []
+        self.warned: list[DidWarnParams] = []
+        """The warnings as data, each as the server sends it to a client that takes data."""
         self.timers: list[tuple[float, Callable[[], None]]] = []
 
     def status_changed(self, status: Status) -> None:
@@ -37,8 +39,10 @@ class Editor:
     def evicted(self, workspace: str, items: list[ContextItem], reason: EvictionReason) -> None:
         self.evictions.append((workspace, [item.id for item in items], reason))
 
-    def warn(self, message: str) -> None:
-        self.warnings.append(message)
+    def warn(self, message: str | DidWarnParams) -> None:
+        warning = message if isinstance(message, DidWarnParams) else DidWarnParams(message=message)
+        self.warnings.append(warning.message)
+        self.warned.append(warning)
 
     def later(self, delay: float, callback: Callable[[], None]) -> None:
         self.timers.append((delay, callback))

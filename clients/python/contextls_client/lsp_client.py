@@ -42,7 +42,7 @@ from contextls_client.messages import (
     ReceivedNotification,
     ServerGoneError,
 )
-from contextls_client.rpc import Answer, Connection, NotificationHandler
+from contextls_client.rpc import Answer, NotificationHandler, RpcConnection
 
 __all__ = ["ContextlsClient", "ContextlsError", "ReceivedNotification", "ServerGoneError"]
 
@@ -83,7 +83,7 @@ class ContextlsClient:
         on_gone: Callable[[ServerGoneError], object] | None = None,
         client_name: str = CLIENT_NAME,
         connected: sockets.socket | None = None,
-        connection: Connection | None = None,
+        connection: RpcConnection | None = None,
     ) -> None:
         """``on_gone`` is told at once when the server goes away (a request waiting on it
         is told too; a long-lived client also needs to know between requests)."""
@@ -95,7 +95,7 @@ class ContextlsClient:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.request_timeout = request_timeout
-        self.rpc = connection or Connection(client_name)
+        self.rpc = connection or RpcConnection(client_name)
         self.server_capabilities: dict[str, Any] = {}
         self._connected = connected
         self._process: asyncio.subprocess.Process | None = None

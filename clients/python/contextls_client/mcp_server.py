@@ -60,8 +60,8 @@ def main(place: Place, workspace_given: bool) -> int:
 
     import anyio
 
-    from contextls_client.mcp.server import ContextServer
+    from contextls_client.mcp.server import McpServer
 
-    server = ContextServer(place, workspace_given, instructions, link)
+    server = McpServer(place, workspace_given, instructions, link)
     anyio.run(server.run, wire, opening, early)
     return 0

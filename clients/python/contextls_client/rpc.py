@@ -1,8 +1,8 @@
 """The one JSON-RPC client of the Python clients, without I/O (sans-IO).
 
-A :class:`Connection` turns requests and notifications into framed bytes to send
-(:meth:`Connection.data_to_send`) and received bytes into answers
-(:meth:`Connection.receive` returns them), keeping the server's notifications and
+A :class:`RpcConnection` turns requests and notifications into framed bytes to send
+(:meth:`RpcConnection.data_to_send`) and received bytes into answers
+(:meth:`RpcConnection.receive` returns them), keeping the server's notifications and
 answering the requests a server sends a plain client. It reads and writes nothing:
 ``socket_client`` drives it with blocking calls (the CLI), ``lsp_client`` with asyncio
 (MCP, the library). Light on purpose (no asyncio): every CLI command imports it.
@@ -114,7 +114,7 @@ def _params(params: object) -> object:
     return msgspec.UNSET if params is None else params
 
 
-class Connection:
+class RpcConnection:
     """One client's side of a JSON-RPC 2.0 conversation over LSP frames, as data."""
 
     def __init__(self, client_name: str = CLIENT_NAME) -> None:
@@ -249,4 +249,4 @@ class Connection:
             self._queue(_ErrorResponse(id=message.id, error=not_found))
 
 
-__all__ = ["Answer", "Connection", "FramingError", "NotificationHandler"]
+__all__ = ["Answer", "FramingError", "NotificationHandler", "RpcConnection"]

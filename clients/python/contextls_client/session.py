@@ -100,7 +100,7 @@ class Place(msgspec.Struct, frozen=True):
         return options
 
 
-class Session(msgspec.Struct):
+class WorkspaceSession(msgspec.Struct):
     """A started, initialised client bound to one workspace."""
 
     client: DaemonClient
@@ -161,11 +161,11 @@ def open_session(
     console: Console,
     config: ConfigStore,
     client: DaemonClient | None = None,
-) -> Iterator[Session]:
+) -> Iterator[WorkspaceSession]:
     """Reach the daemon (or spawn a server), initialise for ``place``, and end the session."""
     if client is None:
         client = current_daemon(place, console) if wanted(place.storage) else DaemonClient()
-    session = Session(client, place, console)
+    session = WorkspaceSession(client, place, console)
     try:
         with session.client:
             session.client.initialize(place.root, place.initialization_options())
@@ -221,7 +221,7 @@ def current_daemon(
     return fresh
 
 
-def _move_settings_into_the_window(session: Session, config: ConfigStore) -> None:
+def _move_settings_into_the_window(session: WorkspaceSession, config: ConfigStore) -> None:
     """Settings a development build of the CLI kept in its own file move into the window, once.
 
     Such a build's ``config set`` wrote them to a file and the CLI sent them at
@@ -265,7 +265,7 @@ class Invocation(msgspec.Struct):
     console: Console
     config: ConfigStore
 
-    def session(self) -> contextlib.AbstractContextManager[Session]:
+    def session(self) -> contextlib.AbstractContextManager[WorkspaceSession]:
         """Spawn and initialise a server for this invocation."""
         return open_session(self.place, self.console, self.config)
 

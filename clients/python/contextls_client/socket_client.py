@@ -35,7 +35,7 @@ from contextls_client.messages import (
     ReceivedNotification,
     ServerGoneError,
 )
-from contextls_client.rpc import Answer, Connection
+from contextls_client.rpc import Answer, RpcConnection
 
 if TYPE_CHECKING:
     from subprocess import Popen
@@ -66,7 +66,7 @@ class DaemonClient:
         self.socket = socket_path
         self.request_timeout = request_timeout
         self.command = tuple(command) if command else SERVER_COMMAND
-        self.rpc = Connection(client_name)
+        self.rpc = RpcConnection(client_name)
         self.server_info: ServerInfo | None = None
         """What the daemon said of itself, when asked (``session.current_daemon``)."""
         self._initializing: int | None = None

@@ -241,8 +241,19 @@ class TargetRefusal:
         self.message: str = wire['message']
 
 
+class SecretFound:
+    """An item whose text seems to hold a secret (the secret itself never shown)."""
+
+    __slots__ = ('found', 'item', 'where')
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.item: str = wire['item']
+        self.where: str = wire['where']
+        self.found: str = wire['found']
+
+
 class AddFilesResult:
-    __slots__ = ('dry_run', 'evicted', 'items', 'merged', 'pinned_growth', 'refused', 'skipped', 'status', 'tokens', 'warnings')
+    __slots__ = ('dry_run', 'evicted', 'items', 'merged', 'pinned_growth', 'refused', 'secrets', 'skipped', 'status', 'tokens', 'warnings')
 
     def __init__(self, wire: dict[str, Any]) -> None:
         self.items: list[ContextItem] = _each(ContextItem, wire['items'])
@@ -254,4 +265,5 @@ class AddFilesResult:
         self.skipped: list[SkippedFile] = _each(SkippedFile, wire.get('skipped', []))
         self.refused: list[TargetRefusal] = _each(TargetRefusal, wire.get('refused', []))
         self.warnings: list[str] = wire.get('warnings', [])
+        self.secrets: list[SecretFound] = _each(SecretFound, wire.get('secrets', []))
         self.dry_run: bool = wire.get('dryRun', False)

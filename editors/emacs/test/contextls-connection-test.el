@@ -97,6 +97,24 @@
             (kill-buffer buffer))
         (contextls-mode -1)))))
 
+(ert-deftest contextls-test-a-secret-is-said-from-the-warning-s-data ()
+  ;; The server sends warnings as data to this client (it says so in
+  ;; `initialize'); the words are this package's, naming its own command.
+  (contextls-test--with-workspace '(("settings.txt" . "AWS_ACCESS_KEY_ID=AKIAZ7QK3N5WXYV2JD4P\n"))
+    (let ((said nil))
+      (cl-letf (((symbol-function 'message)
+                 (lambda (format &rest args)
+                   (when format (push (apply #'format format args) said)))))
+        (with-current-buffer (find-file-noselect (expand-file-name "settings.txt"))
+          (contextls-add-buffer))
+        (contextls-test--wait
+         (lambda () (seq-find (lambda (line) (string-match-p "seems to contain" line)) said))))
+      (let ((warned (seq-find (lambda (line) (string-match-p "seems to contain" line)) said)))
+        (should (string-match-p "\\`contextls: settings.txt seems to contain an AWS access key"
+                                warned))
+        (should (string-match-p "M-x contextls-forget, item ctx-1" warned))
+        (should-not (string-match-p "contextls forget" warned))))))
+
 (ert-deftest contextls-test-a-crash-is-followed-by-a-start-in-the-background ()
   (contextls-test--with-workspace '(("c.py" . "c = 1\n"))
     (let ((root (directory-file-name root)))

@@ -13,13 +13,16 @@ import {
   ShowMessageNotification,
   State,
   TransportKind,
+  type ClientCapabilities,
   type CloseHandlerResult,
+  type FeatureState,
   type LanguageClientOptions,
   type RequestType,
   type ServerOptions,
   type ShowMessageParams,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
-import type { DidEvictParams, ServerInfo, Status } from './generated/protocol';
+import type { DidEvictParams, DidWarnParams, ServerInfo, Status } from './generated/protocol';
 import { errorName, expandHome, splitCommand } from './format';
 import { locateProgram, searchedPlaces, type Located } from './locate';
 import * as ext from './lsp_ext';
@@ -50,6 +53,19 @@ export const INSTALL_ADVICE =
   '"uv tool install /path/to/contextls" (add [semantic,mcp] for the extras), or use the ' +
   "repository's own .venv by setting " + '"contextls.server.command" to "/path/to/contextls/.venv/bin/contextls connect".';
 
+/** Tells the server this client takes warnings as data (`contextls/didWarn`): it words them itself. */
+class WarningsAsData implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, contextls: { didWarn: true } };
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  clear(): void {}
+}
+
 export class ContextClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<boolean> | undefined;
@@ -59,8 +75,11 @@ export class ContextClient implements vscode.Disposable {
   private readonly stoppedEmitter = new vscode.EventEmitter<void>();
   private readonly usedEmitter = new vscode.EventEmitter<void>();
   private readonly messageEmitter = new vscode.EventEmitter<ShowMessageParams>();
-  /** What the server tells the person (window/showMessage): ServerMessages shows it. */
+  private readonly warningEmitter = new vscode.EventEmitter<DidWarnParams>();
+  /** What the server tells the person in words (window/showMessage): ServerMessages shows it. */
   readonly onMessage = this.messageEmitter.event;
+  /** What the server tells the person as data (contextls/didWarn): ServerMessages words it. */
+  readonly onWarning = this.warningEmitter.event;
   /** Every `contextls/didChangeStatus`, and the status every answer carries. */
   readonly onStatus = this.statusEmitter.event;
   readonly onEvict = this.evictEmitter.event;
@@ -160,6 +179,7 @@ export class ContextClient implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('contextls', 'contextls', serverOptions, clientOptions);
+    client.registerFeature(new WarningsAsData());
     client.onNotification(ext.didChangeStatus, (status) => {
       this.statusEmitter.fire(status);
     });
@@ -168,6 +188,9 @@ export class ContextClient implements vscode.Disposable {
     });
     client.onNotification(ShowMessageNotification.type, (params) => {
       this.messageEmitter.fire(params);
+    });
+    client.onNotification(ext.didWarn, (params) => {
+      this.warningEmitter.fire(params);
     });
     // A restart after a crash goes through Starting -> Running again: say so, so the status
     // and the view are fetched anew; Stopped means nothing the server said holds any more.
@@ -339,6 +362,7 @@ export class ContextClient implements vscode.Disposable {
     this.stoppedEmitter.dispose();
     this.usedEmitter.dispose();
     this.messageEmitter.dispose();
+    this.warningEmitter.dispose();
     this.locatedEmitter.dispose();
   }
 }

@@ -38,3 +38,4 @@ export const addMap = request('contextls/addMap');
 
 export const didChangeStatus = notification('contextls/didChangeStatus');
 export const didEvict = notification('contextls/didEvict');
+export const didWarn = notification('contextls/didWarn');

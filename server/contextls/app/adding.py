@@ -14,6 +14,7 @@ from contextls.core.errors import (
     InvalidParams,
 )
 from contextls.core.items import END_COLUMN, START_COLUMN, Item, is_outlined
+from contextls.core.secrets import secret_message
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
 from contextls.protocol import (
@@ -161,12 +162,13 @@ class Adding:
             return outcome
 
         outcome, change = self.state.recorded_change(apply)
-        warnings = self.state.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
+        secrets = self.state.note_secrets(outcome.item.id, _where(outcome.item), candidate.content)
         return AddResult(
             item=wire.context_item(outcome.item),
             evicted=self.state.evicted_by(change),
             deduplicated=outcome.deduplicated,
             status=self.state.status(),
             merged=[item.id for item in outcome.absorbed],
-            warnings=warnings,
+            warnings=[secret_message(found.where, found.found) for found in secrets],
+            secrets=secrets,
         )

@@ -27,6 +27,7 @@ from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
 from contextls.core.room import evicts_most
+from contextls.core.secrets import secret_message
 from contextls.core.window import AddOutcome, Window
 from contextls.protocol import (
     AddFilesParams,
@@ -117,12 +118,17 @@ def add_files(
         if planned.needs_force is not None:
             raise NeedsForce(planned.needs_force, data=result) from None
         return result
-    warnings = [
-        warning
+    secrets = [
+        found
         for item in result.items
-        for warning in workspace.note_secrets(item.id, item.label, item.content)
+        for found in workspace.note_secrets(item.id, item.label, item.content)
     ]
-    return msgspec.structs.replace(result, status=workspace.status(), warnings=warnings)
+    return msgspec.structs.replace(
+        result,
+        status=workspace.status(),
+        warnings=[secret_message(found.where, found.found) for found in secrets],
+        secrets=secrets,
+    )
 
 
 def count_files(

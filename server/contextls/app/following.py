@@ -79,8 +79,8 @@ class Following:
                             self.state.window.replace_content(item.id, plan.content)
                         )
                         # Text that arrives live is scanned as an add's is.
-                        for warning in self.state.note_secrets(item.id, _where(item), plan.content):
-                            self.state.warn(warning)
+                        for found in self.state.note_secrets(item.id, _where(item), plan.content):
+                            self.state.warn_secret(found)
                     except ContextError:  # the file outgrew the budget: keep what it was
                         if not item.stale:
                             change.record_evictions(

@@ -80,7 +80,7 @@ class Reading:
             warnings=[
                 *rendered.warnings,
                 *missed,
-                *(w for item_id in rendered.item_ids for w in self.state.secrets.get(item_id, [])),
+                *(w for item_id in rendered.item_ids for w in self.state.secret_warnings(item_id)),
             ],
             history_omitted=[
                 Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted

@@ -35,6 +35,7 @@ from contextls.core.tokens import Tokenizer
 from contextls.protocol import (
     STORAGE_ENV,
     CountTokensResult,
+    DidWarnParams,
     Durability,
     Encoding,
     ErrorCode,
@@ -71,7 +72,7 @@ class ContextService:
         self,
         listener: Listener,
         documents: Documents,
-        warn: Callable[[str], None],
+        warn: Callable[[str | DidWarnParams], None],
         later: Later,
         clock: Callable[[], int] = now_ms,
     ) -> None:

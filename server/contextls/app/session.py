@@ -20,13 +20,21 @@ from contextls.app.service import ContextService, NoWorkspace
 from contextls.app.settings import parse_settings
 from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError, cut
-from contextls.protocol import ErrorCode, NoWorkspaceData, RefusedFolder, Settings
+from contextls.protocol import (
+    DidWarnParams,
+    ErrorCode,
+    NoWorkspaceData,
+    RefusedFolder,
+    Settings,
+)
 
 log = logging.getLogger(__name__)
 
 
 class Session:
-    def __init__(self, service: ContextService, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, service: ContextService, warn: Callable[[str | DidWarnParams], None]
+    ) -> None:
         self.service = service
         self.warn = warn
         """Tell this client's person (window/showMessage)."""
@@ -88,7 +96,13 @@ class Session:
                 self.refused.pop(normalize_uri(uri), None)
             except ContextError as error:
                 self.refused[normalize_uri(uri)] = error.message
-                self.warn(f"workspace folder {cut(uri)} is ignored: {error.message}")
+                self.warn(
+                    DidWarnParams(
+                        message=f"workspace folder {cut(uri)} is ignored: {error.message}",
+                        workspace=uri,
+                        folder=RefusedFolder(folder=uri, reason=error.message),
+                    )
+                )
 
     def route(self, name: str | None = None, uri: str | None = None) -> Workspace:
         """The workspace a request is for: named, else the folder holding ``uri``, else the only."""

@@ -23,13 +23,15 @@ from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
-from contextls.core.secrets import secret_warnings
+from contextls.core.secrets import secret_message, secrets_in
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
     CacheEstimate,
     ContextItem,
+    DidWarnParams,
     ErrorCode,
+    SecretFound,
     Status,
     WindowSettings,
 )
@@ -56,7 +58,7 @@ class WorkspaceState:
         tokenizers: Callable[[str], Tokenizer],
         documents: Documents,
         clock: Callable[[], int] = now_ms,
-        warn: Callable[[str], None] = lambda message: None,
+        warn: Callable[[str | DidWarnParams], None] = lambda message: None,
     ) -> None:
         self.root_uri = root_uri
         self.warn = warn
@@ -80,8 +82,8 @@ class WorkspaceState:
         self.evicted_total = 0
         self.archived_count = 0
         self.archive = ArchiveState()
-        self.secrets: dict[str, list[str]] = {}
-        """Items whose text seems to hold a secret: id -> what was said (this process)."""
+        self.secrets: dict[str, list[SecretFound]] = {}
+        """Items whose text seems to hold a secret: id -> what was found (this process)."""
         self._status: Status | None = None
         self._last_render: list[tuple[str, int, int]] = []
         """(id, seq, tokens) of the items of the last whole markdown render, in order."""
@@ -145,10 +147,10 @@ class WorkspaceState:
                 self.evicted_total,
                 self.archive,
                 [
-                    w
+                    secret_message(found.where, found.found)
                     for item_id, said in self.secrets.items()
                     if item_id in self.window
-                    for w in said
+                    for found in said
                 ],
                 self._cache_estimate(),
             )
@@ -182,11 +184,13 @@ class WorkspaceState:
         archive): it is made again when next asked."""
         self._status = None
 
-    def note_secrets(self, item_id: str, where: str, content: str) -> list[str]:
+    def note_secrets(self, item_id: str, where: str, content: str) -> list[SecretFound]:
         """Scan an item's new text (``where`` names it, never its text); returns the
-        warnings not said before for this item (the status keeps saying all of them while
+        secrets not said before for this item (the status keeps saying all of them while
         the item is in the window)."""
-        said = secret_warnings(content, where)
+        said = [
+            SecretFound(item=item_id, where=where, found=found) for found in secrets_in(content)
+        ]
         before = self.secrets.get(item_id, [])
         if said:
             self.secrets[item_id] = said
@@ -194,7 +198,21 @@ class WorkspaceState:
             self.secrets.pop(item_id, None)
         if said != before:
             self._status = None
-        return [warning for warning in said if warning not in before]
+        return [found for found in said if found not in before]
+
+    def secret_warnings(self, item_id: str) -> list[str]:
+        """What the status says of the secrets ``item_id`` seems to hold."""
+        return [secret_message(found.where, found.found) for found in self.secrets.get(item_id, [])]
+
+    def warn_secret(self, found: SecretFound) -> None:
+        """Tell every client that an item's text, taken in live, seems to hold a secret."""
+        self.warn(
+            DidWarnParams(
+                message=secret_message(found.where, found.found),
+                workspace=self.root_uri,
+                secret=found,
+            )
+        )
 
     def change(self, apply: Callable[[Change], T]) -> T:
         return self.recorded_change(apply)[0]

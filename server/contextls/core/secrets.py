@@ -24,7 +24,7 @@ from contextls.core.secret_values import (
     looks_like_a_user_password,
 )
 
-__all__ = ["is_secret_path", "secret_warnings"]
+__all__ = ["is_secret_path", "secret_message", "secret_warnings", "secrets_in"]
 
 
 def _any_case(pattern: str) -> str:
@@ -308,14 +308,23 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
 )
 
 
-def secret_warnings(text: str, where: str) -> list[str]:
-    """One message per kind of secret that ``text`` seems to hold (the secret not shown)."""
+def secrets_in(text: str) -> list[str]:
+    """What kinds of secret ``text`` seems to hold, in words ("a private key"), each once."""
     folded = text.lower()
     found = [kind for kind in _SECRET_TEXT if kind.found_in(text, folded)]
     if len(found) > 1:  # a named kind says more than "an assignment" of the same token
         found = [kind for kind in found if kind is not _ASSIGNMENT]
-    return [
-        f"{where} seems to contain {kind.name}; it is now in the context an LLM will see "
+    return [kind.name for kind in found]
+
+
+def secret_message(where: str, found: str) -> str:
+    """The warning that ``where`` seems to hold ``found`` (the secret not shown)."""
+    return (
+        f"{where} seems to contain {found}; it is now in the context an LLM will see "
         "(forget it for good if it should not be)"
-        for kind in found
-    ]
+    )
+
+
+def secret_warnings(text: str, where: str) -> list[str]:
+    """One message per kind of secret that ``text`` seems to hold (the secret not shown)."""
+    return [secret_message(where, found) for found in secrets_in(text)]

@@ -41,7 +41,7 @@ class AlreadyRunning(Exception):
     """Another daemon holds this database's lock."""
 
 
-class Connection(FrameProtocol):
+class DaemonConnection(FrameProtocol):
     """One client's session on the daemon."""
 
     def __init__(self, daemon: Daemon, server: ContextServer) -> None:
@@ -96,23 +96,23 @@ class Daemon:
         self.service.use_storage(storage, "normal")
         self.service.fixed_storage = True
         self.idle_timeout = idle_timeout
-        self.connections: set[Connection] = set()
+        self.connections: set[DaemonConnection] = set()
         self._stopped: asyncio.Future[None] | None = None
         self._idle: asyncio.TimerHandle | None = None
 
-    def accept(self) -> Connection:
+    def accept(self) -> DaemonConnection:
         server = ContextServer(self.hub, self.service)
         register(server)
-        return Connection(self, server)
+        return DaemonConnection(self, server)
 
-    def opened(self, connection: Connection) -> None:
+    def opened(self, connection: DaemonConnection) -> None:
         self.connections.add(connection)
         if self._idle is not None:
             self._idle.cancel()
             self._idle = None
         log.debug("a client connected (%d now)", len(self.connections))
 
-    def closed(self, connection: Connection) -> None:
+    def closed(self, connection: DaemonConnection) -> None:
         self.connections.discard(connection)
         connection.leave()
         try:

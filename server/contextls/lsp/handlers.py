@@ -28,6 +28,7 @@ from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
 from contextls.core.errors import ContextError
+from contextls.core.secrets import secret_message
 from contextls.lsp import add_handlers, structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
@@ -56,6 +57,7 @@ def _register_lifecycle(server: ContextServer) -> None:
         elif not folders and params.root_path:
             folders = [params.root_path]
         ls.session.client = params.client_info.name if params.client_info else ""
+        ls.hears_warnings = _declares_did_warn(params.capabilities)
         # What a daemon said at its start, while nobody listened, goes to its first client
         # (LSP lets window/showMessage through while initialize is answered).
         for message in ls.hub.unheard():
@@ -66,6 +68,7 @@ def _register_lifecycle(server: ContextServer) -> None:
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: ContextServer, params: lsp.InitializedParams) -> None:
+        ls.warnings_held_until_initialized()
         _guarded(ls.session.announce)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -104,6 +107,13 @@ def _register_lifecycle(server: ContextServer) -> None:
         ls.service.commit()  # the service is the process's (the daemon's): it stays open
 
 
+def _declares_did_warn(capabilities: lsp.ClientCapabilities | None) -> bool:
+    """The client takes warnings as data: ``experimental.contextls.didWarn`` is true."""
+    experimental = capabilities.experimental if capabilities is not None else None
+    ours = experimental.get("contextls") if isinstance(experimental, dict) else None
+    return isinstance(ours, dict) and ours.get("didWarn") is True
+
+
 def _guarded(action: Callable[[], None]) -> None:
     """Notifications have nobody to answer: log what went wrong and go on."""
     try:
@@ -133,8 +143,7 @@ def _request(
         if inspect.isawaitable(result):  # large work: finished off the loop
             return _answered(server, result, reads)
         if isinstance(result, p.AddResult | p.AddFilesResult):
-            for warning in result.warnings:  # editors show it even if they ignore the field
-                server.warn(warning)
+            _tell_secrets(server, result)
         return result
 
 
@@ -167,9 +176,20 @@ async def _answered(
     except BaseException as error:  # a native library's panic is an answer too
         raise to_jsonrpc(error) from error
     if isinstance(result, p.AddResult | p.AddFilesResult):
-        for warning in result.warnings:  # editors show it even if they ignore the field
-            server.warn(warning)
+        _tell_secrets(server, result)
     return result
+
+
+def _tell_secrets(server: ContextServer, result: p.AddResult | p.AddFilesResult) -> None:
+    """Said apart from the answer too: editors show it even if they ignore the field."""
+    for found in result.secrets:
+        server.warn(
+            p.DidWarnParams(
+                message=secret_message(found.where, found.found),
+                workspace=result.status.workspace,
+                secret=found,
+            )
+        )
 
 
 @handles(p.Requests.REMOVE)

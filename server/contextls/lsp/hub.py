@@ -12,7 +12,7 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from contextls.app.session import Session, normalize_uri
-from contextls.protocol import ContextItem, EvictionReason, Status
+from contextls.protocol import ContextItem, DidWarnParams, EvictionReason, Status
 
 UNHEARD_KEPT = 10
 """Warnings kept for the next client while none is connected."""
@@ -29,7 +29,7 @@ class Client(Protocol):
 
     def document_text(self, uri: str) -> str | None: ...
 
-    def warn(self, message: str) -> None: ...
+    def warn(self, message: str | DidWarnParams) -> None: ...
 
 
 def _named(server: Client) -> str:
@@ -47,7 +47,7 @@ class Hub:
         """Where the daemon listens (empty for a server of one client)."""
         self.log = ""
         """The daemon's log file (empty when it logs to stderr)."""
-        self._unheard: list[str] = []
+        self._unheard: list[str | DidWarnParams] = []
         self._owners: dict[str, Client] = {}
         """Per document URI, the editor that changed it last (or opened it first): two
         editors with different unsaved text of one file, windows follow this one's."""
@@ -159,7 +159,7 @@ class Hub:
                 return text
         return None
 
-    def warn(self, message: str) -> None:
+    def warn(self, message: str | DidWarnParams) -> None:
         """Trouble every client should hear of (the database). Said while no client is
         connected (a daemon opening its database), it waits for the next one."""
         if not self.servers:
@@ -167,7 +167,7 @@ class Hub:
         for server in self.servers:
             server.warn(message)
 
-    def unheard(self) -> list[str]:
+    def unheard(self) -> list[str | DidWarnParams]:
         """What was said while nobody listened (each told once)."""
         said, self._unheard = self._unheard, []
         return said

@@ -17,7 +17,14 @@ from contextls.lsp.converter import converter_factory
 from contextls.lsp.dispatch import DirectHandler
 from contextls.lsp.hub import Hub
 from contextls.lsp.outbox import Outbox
-from contextls.protocol import ContextItem, DidEvictParams, EvictionReason, Notification, Status
+from contextls.protocol import (
+    ContextItem,
+    DidEvictParams,
+    DidWarnParams,
+    EvictionReason,
+    Notification,
+    Status,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +58,11 @@ class ContextServer(LanguageServer):
         self.requests: dict[str, DirectHandler] = {}
         """The ``contextls/*`` requests the dispatcher answers without pygls' dispatch."""
         self.has_shut_down = False
+        self.hears_warnings = False
+        """The client takes warnings as data (``contextls/didWarn``), not as words."""
+        self._held_warnings: list[DidWarnParams] | None = []
+        """Warnings as data wait for ``initialized`` (before it, LSP allows only
+        ``window/showMessage``); None once it came."""
         self.hub = hub or Hub()
         self.service = service or shared_service(self.hub)
         self.session = Session(self.service, warn=self.warn)
@@ -92,11 +104,27 @@ class ContextServer(LanguageServer):
 
     # --- editor services
 
-    def warn(self, message: str) -> None:
-        log.warning("%s", message)
-        self.window_show_message(
-            lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"contextls: {message}")
-        )
+    def warn(self, message: str | DidWarnParams) -> None:
+        """Tell the person: as data (``contextls/didWarn``) to a client that declared it
+        takes it, once ``initialized`` allows notifications of our own; else in words."""
+        warning = message if isinstance(message, DidWarnParams) else DidWarnParams(message=message)
+        log.warning("%s", warning.message)
+        if not self.hears_warnings:
+            self.window_show_message(
+                lsp.ShowMessageParams(
+                    type=lsp.MessageType.Warning, message=f"contextls: {warning.message}"
+                )
+            )
+        elif self._held_warnings is not None:
+            self._held_warnings.append(warning)
+        else:
+            self.outbox.notify(Notification.DID_WARN, warning)
+
+    def warnings_held_until_initialized(self) -> None:
+        """The client said ``initialized``: what was said while it started goes now."""
+        held, self._held_warnings = self._held_warnings or [], None
+        for warning in held:
+            self.outbox.notify(Notification.DID_WARN, warning)
 
     def document_text(self, uri: str) -> str | None:
         """The text of ``uri`` if the editor has it open and synced, else None."""

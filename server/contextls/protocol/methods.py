@@ -50,7 +50,7 @@ from contextls.protocol.results import (
     SearchResult,
     ServerInfo,
 )
-from contextls.protocol.status import DidEvictParams, Status
+from contextls.protocol.status import DidEvictParams, DidWarnParams, Status
 from contextls.protocol.structure import (
     AddMapParams,
     AddNamedSymbolParams,
@@ -67,6 +67,7 @@ __all__ = ["METHODS", "NOTIFICATIONS", "Notification", "Request", "Requests"]
 class Notification:
     DID_CHANGE_STATUS: Final = "contextls/didChangeStatus"
     DID_EVICT: Final = "contextls/didEvict"
+    DID_WARN: Final = "contextls/didWarn"
 
 
 P = TypeVar("P", bound=Wire)
@@ -133,5 +134,6 @@ METHODS: Final[dict[str, tuple[type[Wire], type[Wire]]]] = {
 NOTIFICATIONS: Final[dict[str, type[Wire]]] = {
     Notification.DID_CHANGE_STATUS: Status,
     Notification.DID_EVICT: DidEvictParams,
+    Notification.DID_WARN: DidWarnParams,
 }
 """Every server -> client notification: method name -> params type."""

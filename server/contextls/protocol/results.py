@@ -13,6 +13,8 @@ from contextls.protocol.params import (
 from contextls.protocol.status import (
     ContextItem,
     ItemSummary,
+    RefusedFolder,
+    SecretFound,
     SemanticStatus,
     Status,
 )
@@ -43,7 +45,6 @@ __all__ = [
     "PinResult",
     "PinnedGrowth",
     "RefreshResult",
-    "RefusedFolder",
     "RemoveResult",
     "RenderResult",
     "RestoreResult",
@@ -68,7 +69,9 @@ class AddResult(Wire):
     merged: list[str] = []
     """Ids of items the new one absorbed (overlapping ranges, whole file)."""
     warnings: list[str] = []
-    """What the person should know: the text seems to hold a secret (never shown)."""
+    """What the person should know, in words: the text seems to hold a secret."""
+    secrets: list[SecretFound] = []
+    """The same secrets as data: one per kind the item's text seems to hold."""
 
 
 class SkippedFile(Wire):
@@ -115,14 +118,10 @@ class AddFilesResult(Wire):
     skipped: list[SkippedFile] = []
     refused: list[TargetRefusal] = []
     warnings: list[str] = []
+    """What the person should know, in words: an item's text seems to hold a secret."""
+    secrets: list[SecretFound] = []
+    """The same secrets as data: one per item and kind."""
     dry_run: bool = False
-
-
-class RefusedFolder(Wire):
-    """A folder a client gave that cannot be a workspace folder, and why."""
-
-    folder: str
-    reason: str
 
 
 class InvalidParamsData(Wire):

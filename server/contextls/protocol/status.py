@@ -19,9 +19,12 @@ __all__ = [
     "CacheEstimate",
     "ContextItem",
     "DidEvictParams",
+    "DidWarnParams",
     "EvictionReason",
     "ItemSummary",
     "Pruned",
+    "RefusedFolder",
+    "SecretFound",
     "SemanticStatus",
     "Status",
 ]
@@ -159,3 +162,38 @@ class DidEvictParams(Wire):
     workspace: str
     items: list[ContextItem]
     reason: EvictionReason
+
+
+class RefusedFolder(Wire):
+    """A folder a client gave that cannot be a workspace folder, and why."""
+
+    folder: str
+    reason: str
+
+
+class SecretFound(Wire):
+    """An item whose text seems to hold a secret (the secret itself never shown)."""
+
+    item: str
+    """The item's id."""
+    where: str
+    """What the person knows the item by: its path, or its label."""
+    found: str
+    """What it seems to hold, in words: "a private key", "an AWS access key"."""
+
+
+class DidWarnParams(Wire):
+    """Something the person should know, as data (``contextls/didWarn``).
+
+    Sent to a client that declares ``experimental: {"contextls": {"didWarn": true}}`` in
+    ``initialize``; any other client hears ``message`` as ``window/showMessage``. At most one
+    of ``secret`` and ``folder`` is set; a client builds its own words from them, and shows
+    ``message`` for a warning it has no words of its own for.
+    """
+
+    message: str
+    workspace: str | None = None
+    """The workspace's folder uri, when the warning is about one window."""
+    secret: SecretFound | None = None
+    folder: RefusedFolder | None = None
+    """A workspace folder this client gave that the server will not serve."""

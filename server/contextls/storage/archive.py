@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from contextls.core.items import Item
-from contextls.storage.connection import Connection
+from contextls.storage.connection import Database
 from contextls.storage.rows import ITEM_COLUMNS, item_from_row, text_digest, to_json
 
 EVICTION_REASONS: Final = ("maxItems", "maxTokens")
@@ -16,7 +16,7 @@ ID_BATCH: Final = 500
 
 
 class ArchiveRows:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Database) -> None:
         self.connection = connection
 
     @property

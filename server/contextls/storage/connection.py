@@ -56,7 +56,7 @@ def move_aside(location: Path, tag: str) -> Path:
     return target
 
 
-class Connection:
+class Database:
     """The connection, its transactions, and what the file went through."""
 
     def __init__(self, location: str | Path | None = None, synchronous: str = "normal") -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from contextls.storage.archive import ArchiveRows
-from contextls.storage.connection import BUSY_TIMEOUT_MS, MEMORY, Connection
+from contextls.storage.connection import BUSY_TIMEOUT_MS, MEMORY, Database
 from contextls.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class ArchiveState:
 
 
 class RetentionRows:
-    def __init__(self, connection: Connection, archive: ArchiveRows) -> None:
+    def __init__(self, connection: Database, archive: ArchiveRows) -> None:
         self.connection = connection
         self.archive = archive
 

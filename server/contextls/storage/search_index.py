@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from contextls.core.items import Item
 from contextls.core.snippets import Snippet, opening, snippet
-from contextls.storage.connection import Connection
+from contextls.storage.connection import Database
 from contextls.storage.rows import item_from_row
 
 SEARCH_CANDIDATES: Final = 250
@@ -63,7 +63,7 @@ class ArchiveHit:
 
 
 class SearchIndex:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Database) -> None:
         self.connection = connection
 
     @property

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextls.storage.archive import ArchiveRows
-from contextls.storage.connection import MEMORY, Connection, move_aside
+from contextls.storage.connection import MEMORY, Database, move_aside
 from contextls.storage.errors import NewerSchema, StorageError
 from contextls.storage.retention import ArchiveState, Retention, RetentionRows
 from contextls.storage.rows import text_digest
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-class Store(Connection):
+class Store(Database):
     """The windows, their counters, and the searchable archive of every workspace."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

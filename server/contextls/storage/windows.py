@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from contextls.core.items import Item
-from contextls.storage.connection import Connection
+from contextls.storage.connection import Database
 from contextls.storage.rows import ITEM_COLUMNS, item_from_row, to_json
 
 
@@ -25,7 +25,7 @@ class WorkspaceRow:
 
 
 class WindowRows:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Database) -> None:
         self.connection = connection
 
     @property

@@ -9,7 +9,7 @@ from typing import Final
 
 from contextls.protocol import ErrorCode, ListParams, Requests
 from contextls_client.messages import ContextlsError
-from contextls_client.session import Session, UsageError
+from contextls_client.session import UsageError, WorkspaceSession
 
 _ITEM_ID: Final = re.compile(r"^(?:ctx-)?([0-9]+)$")
 
@@ -30,7 +30,7 @@ def is_id(text: str) -> bool:
     return _ITEM_ID.match(text.strip()) is not None
 
 
-def targets(session: Session, texts: list[str]) -> list[str]:
+def targets(session: WorkspaceSession, texts: list[str]) -> list[str]:
     """Ids for ids, paths and globs (like Aider's ``/drop src/app.py``).
 
     A path or glob (relative to the current directory) names every item of the

@@ -38,7 +38,7 @@ from contextls_client.commands.add_symbol import (
 from contextls_client.human import item_line, plural, tokens, window_line
 from contextls_client.messages import ContextlsError
 from contextls_client.reports import BulkRefusal, ErrorDocument, ErrorReport
-from contextls_client.session import Invocation, Session
+from contextls_client.session import Invocation, WorkspaceSession
 from contextls_client.targets import AddTarget, TargetError, parse_target
 
 
@@ -228,7 +228,7 @@ def _print_plan(invocation: Invocation, plan: AddFilesResult, needs_force: bool)
     console.note(*left_out_lines(plan))
 
 
-def _print_added(invocation: Invocation, session: Session, result: AddFilesResult) -> None:
+def _print_added(invocation: Invocation, session: WorkspaceSession, result: AddFilesResult) -> None:
     invocation.console.out(*added_lines(result))
     session.warn(result.warnings)
     session.evicted(result.evicted)

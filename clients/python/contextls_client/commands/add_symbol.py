@@ -25,7 +25,7 @@ from contextls.protocol import (
 )
 from contextls_client.human import item_line
 from contextls_client.messages import ContextlsError
-from contextls_client.session import Invocation, Session
+from contextls_client.session import Invocation, WorkspaceSession
 
 SEPARATOR: Final = "::"
 LISTED: Final = 20
@@ -56,7 +56,7 @@ def as_added(result: AddResult) -> AddFilesResult:
 
 
 def add_symbol(
-    invocation: Invocation, session: Session, uri: str | None, name: str
+    invocation: Invocation, session: WorkspaceSession, uri: str | None, name: str
 ) -> AddFilesResult | ContextlsError:
     """Add the definition ``name`` (in the file ``uri``, else anywhere), saying what it did."""
     args = invocation.args
@@ -107,7 +107,7 @@ def _refused(invocation: Invocation, error: ContextlsError, name: str) -> None:
         console.note(f"  … and {len(found) - LISTED} more")
 
 
-def add_map(invocation: Invocation, session: Session) -> AddFilesResult | ContextlsError:
+def add_map(invocation: Invocation, session: WorkspaceSession) -> AddFilesResult | ContextlsError:
     args = invocation.args
     console = invocation.console
     params = AddMapParams(

@@ -15,7 +15,7 @@ from contextls.protocol import (
 )
 from contextls_client.commands._ids import item_ids
 from contextls_client.human import count, item_line, window_line
-from contextls_client.session import Invocation, Session, UsageError
+from contextls_client.session import Invocation, UsageError, WorkspaceSession
 
 SNIPPET_WIDTH: Final = 160
 WAIT_POLL_SECONDS: Final = 0.5
@@ -114,7 +114,7 @@ def _snippet(hit: SearchHit, styled: bool) -> str:
     return text + ("…" if cut else "")
 
 
-def _wait_for_embeddings(invocation: Invocation, session: Session) -> None:
+def _wait_for_embeddings(invocation: Invocation, session: WorkspaceSession) -> None:
     """Until every item of the workspace has its vectors (or search by meaning is off),
     saying on stderr how many are left."""
     console = invocation.console

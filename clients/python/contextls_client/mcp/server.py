@@ -66,7 +66,7 @@ def text_result(text: str, is_error: bool = False) -> types.CallToolResult:
     )
 
 
-class ContextServer:
+class McpServer:
     """One host's session: the workspace it serves, its daemon link, its subscriptions."""
 
     def __init__(

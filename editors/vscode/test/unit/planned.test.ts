@@ -30,6 +30,7 @@ function planned(overrides: Partial<AddFilesResult> = {}): AddFilesResult {
     skipped: [],
     refused: [],
     warnings: [],
+    secrets: [],
     dryRun: true,
     ...overrides,
   };
