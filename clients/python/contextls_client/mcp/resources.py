@@ -70,6 +70,12 @@ CONTEXT_PROMPT: Final = types.Prompt(
 )
 
 
+CACHE_BREAKPOINTS = "contextls/cacheBreakpoints"
+"""The ``_meta`` key of the context resource that lists its cache breakpoints: ``after``
+(``pinned``, ``settled`` or ``end``), ``offset`` (characters of the text before it) and
+``tokens`` (the same in the window's model)."""
+
+
 async def listed(link: DaemonLink) -> list[types.Resource]:
     assert link.root is not None
     items = (await link.call(Requests.LIST, ListParams(workspace=link.workspace))).items
@@ -80,7 +86,17 @@ async def read(link: DaemonLink, uri: str) -> types.TextResourceContents:
     assert link.root is not None
     if uri == context_uri(link.root):
         rendered = await link.call(Requests.RENDER, RenderParams(workspace=link.workspace))
-        return types.TextResourceContents(uri=uri, text=rendered.text, mime_type="text/markdown")
+        # Where the parts that change least end, for a host's prompt-cache markers.
+        breakpoints = [
+            {"after": mark.after, "offset": mark.offset, "tokens": mark.tokens}
+            for mark in rendered.breakpoints
+        ]
+        return types.TextResourceContents(
+            uri=uri,
+            text=rendered.text,
+            mime_type="text/markdown",
+            _meta={CACHE_BREAKPOINTS: breakpoints},
+        )
     if uri.startswith(ITEM_PREFIX):
         wanted = uri.removeprefix(ITEM_PREFIX)
         items = (await link.call(Requests.LIST, ListParams(workspace=link.workspace))).items
