@@ -59,7 +59,16 @@ Then the mode line shows the project's window without a command first."
             (if next (format "\nNext to be evicted: %s" (contextls--describe next)) "")
             (if last (format "\nLast evicted: %s" (mapconcat #'contextls--describe last ", "))
               "")
+            (contextls--cache-words (plist-get status :cache))
             "\nmouse-1: inspect the window")))
+
+(defun contextls--cache-words (cache)
+  "Return the words for the CACHE estimate of a status, or \"\" if it has none."
+  (if (and cache (numberp (plist-get cache :kept)))
+      (format "\nPrompt cache: prefix kept %d%% of the last render; the next sends ~%s tokens past it"
+              (round (* 100 (plist-get cache :kept)))
+              (contextls--number (or (plist-get cache :nextUncached) 0)))
+    ""))
 
 (defun contextls--make-mode-line (status hot)
   "The mode line text of STATUS, in the error face when HOT."

@@ -117,6 +117,25 @@
         (should (string-match-p "M-x contextls-forget, item ctx-1" warned))
         (should-not (string-match-p "contextls forget" warned))))))
 
+(ert-deftest contextls-test-the-mode-line-says-what-a-prompt-cache-keeps ()
+  ;; After a render, the status estimates what a prompt cache keeps of the
+  ;; next one: the items before the first that changed.
+  (contextls-test--with-workspace '(("a.py" . "a = 1\n"))
+    (let ((root (directory-file-name root)))
+      (contextls-add-text "the first note")
+      (contextls-add-text "the second note")
+      (should (string-empty-p (contextls--cache-words (plist-get (contextls--status root) :cache))))
+      (contextls--render root)
+      (contextls-add-text "the third note")
+      (contextls-test--wait (lambda () (plist-get (contextls--status root) :cache)))
+      (let* ((status (contextls--status root))
+             (third (plist-get (car (last (contextls-test--items))) :tokens)))
+        (should (= (plist-get (plist-get status :cache) :nextUncached) third))
+        (should (string-match-p
+                 (format "Prompt cache: prefix kept 100%% of the last render; the next sends ~%d tokens past it"
+                         third)
+                 (get-text-property 1 'help-echo (contextls--mode-line-string root))))))))
+
 (ert-deftest contextls-test-a-crash-is-followed-by-a-start-in-the-background ()
   (contextls-test--with-workspace '(("c.py" . "c = 1\n"))
     (let ((root (directory-file-name root)))
