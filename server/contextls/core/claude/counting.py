@@ -25,6 +25,9 @@ from contextls.core.claude.letters import nfc
 from contextls.core.claude.stream import raw_head_space, stream_norm
 from contextls.core.claude.tables import EOW_G, ESCAPED_MARKER_LITERALS, MARKER_GLYPHS
 
+LONG_STREAM: Final = 2048
+"""Characters from which a count lets other threads run (below it, encode is cheaper)."""
+
 FAMILIES: Final = {
     "claude-v3": "claude_v3",
     "claude-v4.7": "claude_v4_7",
@@ -76,7 +79,12 @@ class ClaudeCounter:
 
     def _tile(self, stream: str) -> int:
         if self._unigram is not None and self.singles.issuperset(stream):
-            return len(self._unigram.encode(stream, add_special_tokens=False).ids)
+            if len(stream) < LONG_STREAM:
+                return len(self._unigram.encode(stream, add_special_tokens=False).ids)
+            # encode_batch lets other threads run while it works (encode holds the GIL for
+            # its whole run: 1.4 s of a daemon's event loop for 1 MiB).
+            (encoded,) = self._unigram.encode_batch([stream], add_special_tokens=False)
+            return len(encoded.ids)
         return self._tile_slowly(stream)
 
     def _frame_tail(self, newlines: int) -> int:
