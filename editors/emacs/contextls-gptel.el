@@ -28,12 +28,28 @@
 
 (defvar gptel-prompt-transform-functions)
 (defvar gptel-prompt-prefix-alist)
+(defvar gptel--system-message)
 
 (defcustom contextls-gptel-max-tokens nil
   "The most tokens of context attached to a gptel request, or nil.
 Nil means the window's own budget.  When the window holds more, the newest
 items that fit are attached (the server chooses, pinned items first)."
   :type '(choice (const :tag "The window's budget" nil) natnum)
+  :group 'contextls)
+
+(defcustom contextls-gptel-place 'prompt
+  "Where the context goes in a gptel request.
+`prompt': at the start of the last user prompt.  The conversation
+before it stays the same from one request to the next, so a prompt
+cache keeps it; the context itself is sent anew each time.
+`system': after the system message.  The render changes at its end,
+so a prompt cache keeps the system message and the context up to what
+changed (with Anthropic, set `gptel-cache' to include `system'); but a
+change of the window makes the conversation after it new to the cache.
+A system message gptel does not hold as text (a function, a template)
+gets nothing: the context then goes into the prompt."
+  :type '(choice (const :tag "The last user prompt" prompt)
+                 (const :tag "After the system message" system))
   :group 'contextls)
 
 (defvar-local contextls-gptel--attached nil
@@ -69,9 +85,16 @@ prefix, so gptel still finds the prefix where it strips it."
         (left-out (length (plist-get result :omittedIds))))
     (if (zerop count)
         (message "contextls: the window is empty; nothing attached")
-      (save-excursion
-        (goto-char (contextls-gptel--insertion-point))
-        (insert text "\n\n"))
+      (if (and (eq contextls-gptel-place 'system)
+               (boundp 'gptel--system-message)
+               (or (null gptel--system-message) (stringp gptel--system-message)))
+          (setq-local gptel--system-message
+                      (if (member gptel--system-message '(nil ""))
+                          text
+                        (concat gptel--system-message "\n\n" text)))
+        (save-excursion
+          (goto-char (contextls-gptel--insertion-point))
+          (insert text "\n\n")))
       (message "contextls: %s, %s attached%s" (contextls--plural count "item")
                (contextls--plural (contextls--kilo (plist-get result :tokens)) "token")
                (if (> left-out 0)

@@ -80,6 +80,32 @@
         (contextls-gptel-mode -1)
         (kill-buffer chat)))))
 
+(ert-deftest contextls-gptel-test-the-context-after-the-system-message ()
+  ;; For a prompt cache: the system message, then the render (which changes
+  ;; at its end), then the conversation as it was typed.
+  (contextls-test--with-workspace '(("a.py" . "def alpha():\n    return 1\n"))
+    (let ((chat (contextls-gptel-test--chat root))
+          (contextls-gptel-place 'system))
+      (unwind-protect
+          (progn
+            (with-current-buffer chat (setq-local gptel--system-message "You are terse."))
+            (contextls-add-text "beta is deprecated")
+            (contextls-gptel-mode 1)
+            (let ((sent (car (contextls-gptel-test--send chat))))
+              (should (equal (mapcar #'car sent) '("system" "user" "assistant" "user")))
+              (should (string-prefix-p "You are terse.\n\n## Context" (cdr (nth 0 sent))))
+              (should (string-match-p "beta is deprecated" (cdr (nth 0 sent))))
+              (should (equal (cdr (nth 3 sent)) "And beta?")))
+            ;; The chat's own system message is left as it was.
+            (should (equal (buffer-local-value 'gptel--system-message chat) "You are terse."))
+            ;; A system message that is not text: the context goes into the prompt.
+            (with-current-buffer chat (setq-local gptel--system-message (lambda () "dynamic")))
+            (let ((sent (car (contextls-gptel-test--send chat))))
+              (should (equal (mapcar #'car sent) '("user" "assistant" "user")))
+              (should (string-match-p "beta is deprecated" (cdr (nth 2 sent))))))
+        (contextls-gptel-mode -1)
+        (kill-buffer chat)))))
+
 (ert-deftest contextls-gptel-test-what-was-typed-just-before-sending-is-attached ()
   (contextls-test--with-workspace '(("a.py" . "def alpha():\n    return 1\n"))
     (let ((chat (contextls-gptel-test--chat root))

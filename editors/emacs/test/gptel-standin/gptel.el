@@ -15,8 +15,10 @@
 ;;   with no argument when it takes none, with the request state when it
 ;;   takes one, and with a callback and the state when it takes two (then
 ;;   it may finish later, by calling the callback);
+;; - the chat's system message (`gptel--system-message') is copied into the
+;;   prompt buffer too, where a transform may change it for this request;
 ;; - once every function has finished, the prompt buffer's text is what is
-;;   sent: responses (text with the `gptel' property) as the assistant's,
+;;   sent, after the system message: responses (text with the `gptel' property) as the assistant's,
 ;;   the rest as the user's, each trimmed of white space and of the prompt
 ;;   prefix of the mode (`gptel-prompt-prefix-alist') at its start, as
 ;;   `gptel--trim-prefixes' does.
@@ -29,6 +31,9 @@
 
 (defvar gptel-mode nil
   "Non-nil in a chat buffer.")
+
+(defvar gptel--system-message nil
+  "The system message of a chat buffer; copied into the prompt buffer.")
 
 (defun gptel--transform-add-context (callback _state)
   "Stand in for gptel's own transform: it adds nothing, then calls CALLBACK."
@@ -73,6 +78,7 @@ Returns the request's state (a plist, as gptel's state is opaque here)."
     (with-current-buffer prompt
       (insert-buffer-substring chat)
       (setq major-mode (buffer-local-value 'major-mode chat))
+      (setq-local gptel--system-message (buffer-local-value 'gptel--system-message chat))
       (setq-local gptel-prompt-transform-functions transforms)
       (when (memq t gptel-prompt-transform-functions)
         (setq gptel-prompt-transform-functions
@@ -82,7 +88,10 @@ Returns the request's state (a plist, as gptel's state is opaque here)."
              (done 0)
              (send (lambda ()
                      (with-current-buffer prompt
-                       (funcall on-sent (gptel-standin--messages)))
+                       (funcall on-sent
+                                (append (and (stringp gptel--system-message)
+                                             (list (cons "system" gptel--system-message)))
+                                        (gptel-standin--messages))))
                      (kill-buffer prompt))))
         (if (zerop total)
             (funcall send)
