@@ -18,7 +18,7 @@ from contextls_client.add_words import (
 )
 from contextls_client.console import Console
 from contextls_client.human import eviction_lines, window_line
-from contextls_client.quick import Command, Conversation, opening, this_daemon, uri, went_away
+from contextls_client.quick_talk import Command, Conversation, opening, this_daemon, uri, went_away
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
