@@ -547,8 +547,9 @@ Returns how many of them the command loop handled, once it handled them all."
        (message "terminal: %d passed, %d failed" passed failed)
        (with-current-buffer (messages-buffer)
          (when (get-buffer "*Warnings*")
-           (goto-char (point-max))
-           (insert-buffer-substring "*Warnings*"))
+           (let ((inhibit-read-only t))  ; *Messages* is read-only
+             (goto-char (point-max))
+             (insert-buffer-substring "*Warnings*")))
          (write-region (point-min) (point-max) results))
        (kill-emacs (if (zerop failed) 0 1))))))
 
