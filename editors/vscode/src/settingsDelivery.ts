@@ -13,7 +13,7 @@ import { consentTo } from './commandKit';
 import { grouped } from './format';
 import type { WindowSettings, WindowSettingsChange } from './generated/protocol';
 import * as ext from './lsp_ext';
-import { changeWords, plannedSettings, settingsPlanOf, settingsQuestion, type SettingsPlan } from './settingsPlan';
+import { changeWords, plannedSettings, refusedPlan, settingsPlanOf, settingsQuestion, type SettingsPlan } from './settingsPlan';
 import { explicitValue, windowChange, WINDOW_KEYS, type WindowKey } from './settings';
 
 /** Quiet after a change from a settings file or a picker: it is whole, only gather a burst. */
@@ -138,12 +138,14 @@ export class SettingsDelivery implements vscode.Disposable {
     const changes = keys.filter((key) => after[key] !== now[key]);
     if (changes.length > 0) {
       const plan = await this.plan(workspace, settings, reset);
-      if (plan.asks && inSettingsEditor()) {
-        // Maybe half typed: ask once the person leaves the Settings UI (or types on).
+      if ((plan.asks || plan.refused !== undefined) && inSettingsEditor()) {
+        // Maybe half typed: ask (or send, to be refused) once the person leaves the Settings UI
+        // or types on.
         const pending = this.pending.get(workspace) ?? new Set();
         for (const key of keys) pending.add(key);
         this.pending.set(workspace, pending);
-        vscode.window.setStatusBarMessage(`contextls: ${words} is not sent: ${settingsQuestion(plan, words)} Type on, or leave the Settings to decide.`, TYPING_MS);
+        const why = plan.refused !== undefined ? `${plan.refused}.` : settingsQuestion(plan, words);
+        vscode.window.setStatusBarMessage(`contextls: ${words} is not sent: ${why} Type on, or leave the Settings to decide.`, TYPING_MS);
         return;
       }
       for (const key of keys) this.generation.set(slot(folder, key), (this.generation.get(slot(folder, key)) ?? 0) + 1);
@@ -165,9 +167,10 @@ export class SettingsDelivery implements vscode.Disposable {
     try {
       return settingsPlanOf(await this.client.request(ext.configure, { workspace, settings, reset, dryRun: true }), false);
     } catch (error) {
-      const planned = error instanceof ServerError && error.codeName === 'NEEDS_FORCE' ? plannedSettings(error.data) : undefined;
-      if (planned === undefined) throw error;
-      return settingsPlanOf(planned, true);
+      if (!(error instanceof ServerError)) throw error;
+      const planned = error.codeName === 'NEEDS_FORCE' ? plannedSettings(error.data) : undefined;
+      // Refused outright: sent as it is, it is refused again, and the refusal is shown.
+      return planned === undefined ? refusedPlan(error.message) : settingsPlanOf(planned, true);
     }
   }
 

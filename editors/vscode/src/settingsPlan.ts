@@ -14,6 +14,13 @@ export interface SettingsPlan {
   readonly held: Held;
   /** It would evict more than half of the window: the server wants it sent with `force`. */
   readonly asks: boolean;
+  /** The server would refuse it (a budget too small for anything): why, in its words. */
+  readonly refused?: string;
+}
+
+/** A change the server's dry run refused outright (not for want of consent). */
+export function refusedPlan(message: string): SettingsPlan {
+  return { evicted: [], held: { items: 0, tokens: 0 }, asks: false, refused: message };
 }
 
 /** The plan in the server's answer to a dry run (`asks` when it came as NEEDS_FORCE's data). */
