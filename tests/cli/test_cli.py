@@ -511,6 +511,7 @@ def test_stdin_that_is_not_utf8_is_added_with_a_note_not_a_traceback(cli: Cli) -
 
 def test_small_edges_version_empty_search_and_code_text(cli: Cli) -> None:
     assert cli("--version").stdout.startswith("contextls ")
+    assert list(json.loads(cli("--json", "--version").stdout)) == ["version"]
     empty = cli("search", "", code=2)
     assert "give words to search for" in empty.stderr and "msgspec" not in empty.stderr
     added = cli("add-text", "--kind", "code", "x = 1", "--json").decode(AddResult)

@@ -25,10 +25,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns (and, as a console script, exits with) its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        if arguments == ["--version"]:
+        if arguments in (["--version"], ["--json", "--version"], ["--version", "--json"]):
             from contextls import __version__
 
-            print(f"contextls {__version__}")
+            if "--json" in arguments:  # one JSON object, as every command with --json
+                print(f'{{"version": "{__version__}"}}')
+            else:
+                print(f"contextls {__version__}")
             return EXIT_OK
         from contextls_client import quick
 

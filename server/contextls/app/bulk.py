@@ -266,7 +266,8 @@ def _check_room(window: Window, members: list[Item], skipped: list[SkippedFile])
     )
     if short_tokens:
         message = (
-            f"the {files} take {thousands(tokens)} tokens, but the budget of "
+            f"the {files} {'takes' if len(members) == 1 else 'take'} {thousands(tokens)} "
+            f"tokens, but the budget of "
             f"{thousands(limits.max_tokens)} leaves {thousands(available_tokens)} {beside}: "
             f"{thousands(short_tokens)} too many; nothing was added (add fewer files, "
             "unpin something or raise maxTokens)"

@@ -165,7 +165,8 @@ def _say_what_was_left_out(
         warnings.append(
             f"{fmt} frames items more heavily than the markdown the window counts them in: "
             f"{len(omitted)} of its items ({', '.join(item.id for item in omitted[:10])}"
-            f"{', …' if len(omitted) > 10 else ''}) were left out to stay within the "
+            f"{', …' if len(omitted) > 10 else ''}) {'was' if len(omitted) == 1 else 'were'} "
+            "left out to stay within the "
             f"{limit:,}-token budget (markdown shows them all)"
         )
 
