@@ -11,7 +11,7 @@ import { currentFolder } from '../model';
 import { searchMode, serverCommand } from '../settings';
 import { contextlsPrefix, mcpServers } from './mcpServers';
 import { contextParticipant } from './participant';
-import { contextRenderParams, searchToolText, type ContextToolInput, type SearchToolInput } from './toolText';
+import { contextRenderParams, partsAtBreakpoints, searchToolText, type ContextToolInput, type SearchToolInput } from './toolText';
 
 export const CONTEXT_TOOL = 'contextls_context';
 export const SEARCH_TOOL = 'contextls_search_archive';
@@ -56,7 +56,9 @@ function registerTools(client: ContextClient, context: vscode.ExtensionContext):
     invoke: async (options) => {
       const folder = folderFor(options.input.folder);
       const rendered = await client.request(ext.render, contextRenderParams(options.input, folder.uri.toString()));
-      return text(rendered.itemIds.length > 0 || rendered.historyIds.length > 0 ? rendered.text : `The contextls window of ${folder.name} is empty.`);
+      if (rendered.itemIds.length === 0 && rendered.historyIds.length === 0) return text(`The contextls window of ${folder.name} is empty.`);
+      const parts = partsAtBreakpoints(rendered.text, rendered.breakpoints);
+      return new vscode.LanguageModelToolResult(parts.map((part) => new vscode.LanguageModelTextPart(part)));
     },
   };
   const searchTool: vscode.LanguageModelTool<SearchToolInput> = {

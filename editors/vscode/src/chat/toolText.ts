@@ -1,5 +1,5 @@
 // What the language-model tools take and give, as text for a model. Pure.
-import type { RenderParams, SearchResult } from '../generated/protocol';
+import type { CacheBreakpoint, RenderParams, SearchResult } from '../generated/protocol';
 import { archiveReason, grouped } from '../format';
 import { foundBy } from '../settings';
 
@@ -21,6 +21,23 @@ export function contextRenderParams(input: ContextToolInput, workspace: string):
   if (typeof input.maxTokens === 'number' && input.maxTokens >= 1) params.maxTokens = Math.floor(input.maxTokens);
   if (typeof input.query === 'string' && input.query.trim() !== '') params.query = input.query.trim();
   return params;
+}
+
+/**
+ * The render cut where its stable parts end (after the pinned items, before the newest, at the
+ * end): one text part each, joined the render again. VS Code's API has no prompt-cache marker for
+ * a tool's result; a host that caches by part keeps the parts before the first that changed.
+ */
+export function partsAtBreakpoints(text: string, breakpoints: readonly CacheBreakpoint[]): string[] {
+  const cuts = [...new Set(breakpoints.map((b) => b.utf16Offset))].filter((n) => n > 0 && n < text.length).sort((a, b) => a - b);
+  const parts: string[] = [];
+  let start = 0;
+  for (const cut of cuts) {
+    parts.push(text.slice(start, cut));
+    start = cut;
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /** A fence longer than any run of backticks in the text. */

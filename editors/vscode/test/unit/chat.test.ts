@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { contextlsPrefix, mcpServers } from '../../src/chat/mcpServers';
 import { contextParticipant, type ParticipantStream } from '../../src/chat/participant';
-import { contextRenderParams, fenceFor, searchToolText } from '../../src/chat/toolText';
+import { contextRenderParams, fenceFor, partsAtBreakpoints, searchToolText } from '../../src/chat/toolText';
 import type { ContextItem, SearchResult } from '../../src/generated/protocol';
 import { item } from './fixtures';
 
@@ -141,5 +141,20 @@ describe('the @contextls participant', () => {
     const empty = new Stream();
     await handler()({ prompt: ' ', command: 'search' }, {}, empty, undefined);
     assert.match(empty.parts[0] ?? '', /@contextls \/search token budget/);
+  });
+});
+
+describe('partsAtBreakpoints', () => {
+  const mark = (after: 'pinned' | 'settled' | 'end', utf16Offset: number) => ({ after, offset: utf16Offset, utf16Offset, tokens: 0 });
+  it('cuts the render where its stable parts end, and the parts join it again', () => {
+    const render = '## Context\n\npinned 😀\n\nolder\n\nnewest\n';
+    const pinnedEnd = render.indexOf('older');
+    const settledEnd = render.indexOf('newest');
+    const parts = partsAtBreakpoints(render, [mark('pinned', pinnedEnd), mark('settled', settledEnd), mark('end', render.length)]);
+    assert.deepEqual(parts, [render.slice(0, pinnedEnd), render.slice(pinnedEnd, settledEnd), render.slice(settledEnd)]);
+    assert.equal(parts.join(''), render);
+  });
+  it('is the whole render when it has no inner breakpoint', () => {
+    assert.deepEqual(partsAtBreakpoints('one item\n', [mark('end', 9)]), ['one item\n']);
   });
 });
