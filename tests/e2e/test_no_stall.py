@@ -72,6 +72,26 @@ async def test_a_count_of_a_long_text_leaves_room_for_another_client(
     assert result["tokens"] > 100_000 and result["model"] == "claude-opus-4.7"
 
 
+async def test_an_outline_of_a_large_file_leaves_room_for_another_client(
+    editors: list[Session], workspace: Path
+) -> None:
+    # ~700 KB whose outline fits the default budget: 240 definitions of long bodies.
+    steps = "".join(f"    value = value * 3 + {k}  # one step of many\n" for k in range(70))
+    body = "".join(
+        f"def function_{n}(value, other=None):\n{steps}    return value + {n}\n\n"
+        for n in range(240)
+    )
+    (workspace / "big_module.py").write_text(body)
+    first, second = editors
+    uri = (workspace / "big_module.py").as_uri()
+    result = await answered_first(first, "contextls/addFile", {"uri": uri, "outline": True}, second)
+    assert not isinstance(result, RpcError), result
+    item = result["item"]
+    assert item["metadata"]["view"] == "outline"
+    assert "def function_239(value, other=None):" in item["content"]
+    assert "return value + 239" not in item["content"]
+
+
 async def test_unclosed_brackets_are_read_as_lines_with_the_reason(
     editors: list[Session], workspace: Path
 ) -> None:

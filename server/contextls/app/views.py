@@ -61,7 +61,13 @@ class Viewing:
         """A file to add as its outline; one with nothing to hide is refused (or, with
         ``or_whole``, added whole)."""
         probe = Item("", candidate.kind, candidate.content, candidate.metadata, 0, 0)
-        shown = outline_text(candidate.content, probe)
+        return self.outlined_as(candidate, outline_text(candidate.content, probe), or_whole)
+
+    def outlined_as(
+        self, candidate: Candidate, shown: str | None, or_whole: bool = False
+    ) -> Candidate:
+        """``candidate`` shown as ``shown``, its outline made elsewhere (a worker)."""
+        probe = Item("", candidate.kind, candidate.content, candidate.metadata, 0, 0)
         if shown is None and or_whole:
             return candidate
         if shown is None:

@@ -42,6 +42,12 @@ def outline_text(text: str, item: Item) -> str | None:
     return shown if shown != text else None
 
 
+def outline_source(text: str, kind: str, metadata: dict[str, object]) -> str | None:
+    """``outline_text`` of a source not yet an item (a worker process's job: plain
+    arguments in, text out)."""
+    return outline_text(text, Item("", kind, text, metadata, 0, 0))  # type: ignore[arg-type]
+
+
 def outline_of(item: Item) -> str | None:
     """The outline an item shown whole would shrink to (None: it cannot shrink)."""
     if is_outlined(item) or not can_outline(item):
