@@ -174,3 +174,21 @@ def test_names_and_words_that_are_not_utf8_are_refused_in_words(cli: Cli) -> Non
         assert "caf\\xe9" in error["message"]
     said = cli("add-text", os.fsdecode(b"caf\xe9 au lait"), code=1)
     assert "'caf\\xe9 au lait' is not UTF-8 text" in said.stderr and "Traceback" not in said.stderr
+
+
+def test_a_new_map_takes_the_old_ones_place_keeps_its_pin_and_says_so(cli: Cli) -> None:
+    cli.write("a.py", "def alpha():\n    return beta()\n")
+    cli.write("b.py", "def beta():\n    return 2\n")
+    first = document(cli, "add", "--map")["items"][0]["id"]
+    cli("pin", first)
+    cli.write("c.py", "def gamma():\n    return alpha()\n")
+    said = cli("add", "--map")
+    assert f"it replaces the map {first}, now in the archive" in said.stderr
+    assert f"`contextls restore {first}` brings it back" in said.stderr
+    maps = [i for i in document(cli, "ls")["items"] if i["metadata"].get("view") == "map"]
+    assert len(maps) == 1 and maps[0]["id"] != first and maps[0]["pinned"]
+    assert "gamma" in maps[0]["content"]
+    again = document(cli, "add", "--map")
+    assert again["merged"] == {maps[0]["id"]: again["items"][0]["id"]}
+    restored = document(cli, "restore", first)
+    assert restored["items"][0]["metadata"]["view"] == "map"

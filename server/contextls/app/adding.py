@@ -151,10 +151,15 @@ class Adding:
         )
         self.state.window.costs.body(probe)
 
-    def add_candidate(self, candidate: Candidate) -> AddResult:
-        """Add what a request planned (a file as its outline, say), as any add."""
+    def add_candidate(self, candidate: Candidate, replacing: Item | None = None) -> AddResult:
+        """Add what a request planned (a file as its outline, say), as any add; in the same
+        change, ``replacing`` (an older map) goes to the archive, so a refused add leaves
+        it in the window."""
 
         def apply(change: Change) -> AddOutcome:
+            if replacing is not None:
+                for taken in self.state.window.remove([replacing.id]):
+                    change.to_archive(taken, "replaced")
             outcome = self.state.window.add(
                 candidate, grow_to=adaptive.grow_to(self.state.settings)
             )
@@ -171,4 +176,5 @@ class Adding:
             merged=[item.id for item in outcome.absorbed],
             warnings=[secret_message(found.where, found.found) for found in secrets],
             secrets=secrets,
+            replaced=[replacing.id] if replacing is not None else [],
         )

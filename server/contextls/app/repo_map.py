@@ -121,12 +121,12 @@ class Mapping:
         content, shown, spent = await self._rank(workers, query, share, shape, progress)
         wishes.update({"definitions": shown, "rankMs": spent})
         existing = self._map_item()
-        if existing is not None:
-            # The new map takes the old one's place: the old goes to the archive (it can be
-            # restored), and a pin the person set stays with the map.
-            pin = pin or existing.pinned
-            self._replaced(existing)
-        return self.adding.add_candidate(candidates.text("custom", content, None, wishes, pin))
+        # The new map takes the old one's place, in one change: the old goes to the archive
+        # (it can be restored), and a pin the person set stays with the map.
+        pin = pin or (existing is not None and existing.pinned)
+        return self.adding.add_candidate(
+            candidates.text("custom", content, None, wishes, pin), replacing=existing
+        )
 
     def map_is_due(self) -> bool:
         """The window holds a map whose ranking is older than the window or than
@@ -220,13 +220,6 @@ class Mapping:
             await asyncio.wait([ranking])
             raise
         return content, shown, round((time.perf_counter() - started) * 1000)
-
-    def _replaced(self, item: Item) -> None:
-        def apply(change: Change) -> None:
-            for taken in self.state.window.remove([item.id]):
-                change.to_archive(taken, "replaced")
-
-        self.state.change(apply)
 
     def _map_item(self) -> Item | None:
         return next((item for item in self.state.window if view_of(item) == "map"), None)

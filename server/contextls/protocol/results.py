@@ -72,6 +72,8 @@ class AddResult(Wire):
     """What the person should know, in words: the text seems to hold a secret."""
     secrets: list[SecretFound] = []
     """The same secrets as data: one per kind the item's text seems to hold."""
+    replaced: list[str] = []
+    """Ids of items the new one took the place of (an older map), now in the archive."""
 
 
 class SkippedFile(Wire):

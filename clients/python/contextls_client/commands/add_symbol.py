@@ -50,8 +50,10 @@ def as_added(result: AddResult) -> AddFilesResult:
         evicted=result.evicted,
         tokens=result.item.tokens,
         status=result.status,
-        merged=dict.fromkeys(result.merged, result.item.id),
+        # A map that replaced an older one took its place as a merge would.
+        merged=dict.fromkeys([*result.merged, *result.replaced], result.item.id),
         warnings=result.warnings,
+        secrets=result.secrets,
     )
 
 
@@ -125,5 +127,10 @@ def add_map(invocation: Invocation, session: WorkspaceSession) -> AddFilesResult
         f"{meta.get('rankMs', 0)} ms, within {meta.get('mapTokens', 0):,} tokens"
         + (", pinned" if item.pinned else "")
     )
+    for old in result.replaced:
+        console.note(
+            f"contextls: it replaces the map {old}, now in the archive; "
+            f"`contextls restore {old}` brings it back"
+        )
     session.evicted(result.evicted)
     return as_added(result)

@@ -90,7 +90,11 @@ async def add_map(link: DaemonLink, args: AddMapArguments) -> str:
         Requests.ADD_MAP,
         AddMapParams(workspace=link.workspace, query=args.query, tokens=args.tokens),
     )
-    return added(result) + "\n\n" + result.item.content
+    replaced = "".join(
+        f"; it replaces the map {old}, now in the archive (restore brings it back)"
+        for old in result.replaced
+    )
+    return added(result) + replaced + "\n\n" + result.item.content
 
 
 class ViewArguments(Arguments):
