@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Final
+from typing import Final, Literal
 
-from contextls.protocol.results import (
-    AddFilesResult,
-    ConfigureResult,
-    InvalidParamsData,
-    NoRoomData,
-    NoWorkspaceData,
-)
+from contextls.protocol.results import AddFilesResult, ConfigureResult, SkippedFile
+from contextls.protocol.status import RefusedFolder
 from contextls.protocol.structure import AmbiguousSymbolData
 from contextls.protocol.wire import Wire
 
-__all__ = ["ERROR_DATA", "ErrorCode"]
+__all__ = ["ERROR_DATA", "ErrorCode", "InvalidParamsData", "NoRoomData", "NoWorkspaceData"]
 
 
 class ErrorCode(IntEnum):
@@ -55,6 +50,55 @@ class ErrorCode(IntEnum):
     SECRET_FILE = -31017
     """An agent's client (``AGENT_CLIENTS``) named a file whose name says it holds secrets
     (``.env``, keys); only a person adds it, by naming it."""
+
+
+class InvalidParamsData(Wire):
+    """``data`` of INVALID_PARAMS: the field and the rule it broke, for a client to say
+    in its own words (the message is the server's)."""
+
+    field: str
+    """The JSON path of the field (``$.settings.maxTokens``; ``$`` for the params)."""
+    rule: Literal[
+        "type",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "value",
+        "unknownField",
+        "required",
+        "invalid",
+    ]
+    """What the field broke: its type (``expected``), a bound (``bound``), a value not
+    among those allowed, a field the method does not take, a field it needs, or a rule of
+    the request's own (``invalid``: the message says which)."""
+    bound: float | None = None
+    """The bound of ``minimum``/``maximum`` and of ``minLength``/``maxLength``."""
+    expected: str | None = None
+    """The type the field takes (``int``, ``str``, ``array``, ``object``…)."""
+
+
+class NoWorkspaceData(Wire):
+    """``data`` of NO_WORKSPACE: the folders given and refused (empty when none was)."""
+
+    refused: list[RefusedFolder] = []
+
+
+class NoRoomData(Wire):
+    """``data`` of a bulk add refused for NO_ROOM: the figures."""
+
+    tokens: int
+    """The tokens the set takes."""
+    items: int
+    """The items the set would be."""
+    available_tokens: int
+    """What the budget leaves beside the pinned items."""
+    available_items: int
+    short_tokens: int
+    """By how many tokens it misses (0: it misses by items only)."""
+    short_items: int
+    skipped: list[SkippedFile] = []
+    """What the folders and globs left out besides (as a successful add would say)."""
 
 
 ERROR_DATA: Final[dict[ErrorCode, type[Wire] | tuple[type[Wire], ...]]] = {
