@@ -34,4 +34,7 @@ async def test_an_agent_adds_the_map(project: Cli, mode: str) -> None:
         answer = await call(client, "add_map", query="area", tokens=200)
         assert "map of the repository" in answer and "│    def area(self):" in answer
         assert "return 1" not in answer
-    assert "map" in project("ls").stdout
+        first = answer.split()[1]  # "added ctx-N …"
+        again = await call(client, "add_map", query="area", tokens=200)
+        assert f"it replaces the map {first}, now in the archive" in again
+    assert project("ls").stdout.count("map of the repository") == 1

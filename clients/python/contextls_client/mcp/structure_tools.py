@@ -91,7 +91,7 @@ async def add_map(link: DaemonLink, args: AddMapArguments) -> str:
         AddMapParams(workspace=link.workspace, query=args.query, tokens=args.tokens),
     )
     replaced = "".join(
-        f"; it replaces the map {old}, now in the archive (restore brings it back)"
+        f"\nit replaces the map {old}, now in the archive (restore brings it back)"
         for old in result.replaced
     )
     return added(result) + replaced + "\n\n" + result.item.content
