@@ -14,7 +14,7 @@ from contextls.core.errors import (
     InvalidParams,
 )
 from contextls.core.items import END_COLUMN, START_COLUMN, Item, is_outlined
-from contextls.core.secrets import secret_message
+from contextls.core.secrets import words_of
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
 from contextls.protocol import (
@@ -174,7 +174,7 @@ class Adding:
             deduplicated=outcome.deduplicated,
             status=self.state.status(),
             merged=[item.id for item in outcome.absorbed],
-            warnings=[secret_message(found.where, found.found) for found in secrets],
+            warnings=[words_of(found) for found in secrets],
             secrets=secrets,
             replaced=[replacing.id] if replacing is not None else [],
         )

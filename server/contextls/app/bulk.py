@@ -27,7 +27,7 @@ from contextls.core.candidates import Candidate
 from contextls.core.errors import ContextError, ItemTooLarge, NeedsForce, NoRoom, thousands
 from contextls.core.items import Item
 from contextls.core.room import evicts_most
-from contextls.core.secrets import secret_message
+from contextls.core.secrets import words_of
 from contextls.core.window import AddOutcome, Window
 from contextls.protocol import (
     AddFilesParams,
@@ -126,7 +126,7 @@ def add_files(
     return msgspec.structs.replace(
         result,
         status=workspace.status(),
-        warnings=[secret_message(found.where, found.found) for found in secrets],
+        warnings=[words_of(found) for found in secrets],
         secrets=secrets,
     )
 

@@ -23,7 +23,7 @@ from contextls.app.unit_of_work import UnitOfWork
 from contextls.core import adaptive
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
-from contextls.core.secrets import secret_message, secrets_in
+from contextls.core.secrets import secrets_in, warning_of, words_of
 from contextls.core.tokens import Tokenizer
 from contextls.core.window import Limits, Window
 from contextls.protocol import (
@@ -147,7 +147,7 @@ class WorkspaceState:
                 self.evicted_total,
                 self.archive,
                 [
-                    secret_message(found.where, found.found)
+                    words_of(found)
                     for item_id, said in self.secrets.items()
                     if item_id in self.window
                     for found in said
@@ -202,17 +202,11 @@ class WorkspaceState:
 
     def secret_warnings(self, item_id: str) -> list[str]:
         """What the status says of the secrets ``item_id`` seems to hold."""
-        return [secret_message(found.where, found.found) for found in self.secrets.get(item_id, [])]
+        return [words_of(found) for found in self.secrets.get(item_id, [])]
 
     def warn_secret(self, found: SecretFound) -> None:
         """Tell every client that an item's text, taken in live, seems to hold a secret."""
-        self.warn(
-            DidWarnParams(
-                message=secret_message(found.where, found.found),
-                workspace=self.root_uri,
-                secret=found,
-            )
-        )
+        self.warn(warning_of(found, self.root_uri))
 
     def change(self, apply: Callable[[Change], T]) -> T:
         return self.recorded_change(apply)[0]

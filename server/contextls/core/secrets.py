@@ -23,8 +23,16 @@ from contextls.core.secret_values import (
     looks_like_a_password,
     looks_like_a_user_password,
 )
+from contextls.protocol import DidWarnParams, SecretFound
 
-__all__ = ["is_secret_path", "secret_message", "secret_warnings", "secrets_in"]
+__all__ = [
+    "is_secret_path",
+    "secret_message",
+    "secret_warnings",
+    "secrets_in",
+    "warning_of",
+    "words_of",
+]
 
 
 def _any_case(pattern: str) -> str:
@@ -323,6 +331,16 @@ def secret_message(where: str, found: str) -> str:
         f"{where} seems to contain {found}; it is now in the context an LLM will see "
         "(forget it for good if it should not be)"
     )
+
+
+def words_of(found: SecretFound) -> str:
+    """The warning of one secret found, in words."""
+    return secret_message(found.where, found.found)
+
+
+def warning_of(found: SecretFound, workspace: str) -> DidWarnParams:
+    """The warning of one secret found, as the data a client is told."""
+    return DidWarnParams(message=words_of(found), workspace=workspace, secret=found)
 
 
 def secret_warnings(text: str, where: str) -> list[str]:

@@ -28,7 +28,7 @@ from contextls.app.prepare import prepare_conversation
 from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
 from contextls.core.errors import ContextError
-from contextls.core.secrets import secret_message
+from contextls.core.secrets import warning_of
 from contextls.lsp import add_handlers, structure_handlers
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
@@ -183,13 +183,7 @@ async def _answered(
 def _tell_secrets(server: ContextServer, result: p.AddResult | p.AddFilesResult) -> None:
     """Said apart from the answer too: editors show it even if they ignore the field."""
     for found in result.secrets:
-        server.warn(
-            p.DidWarnParams(
-                message=secret_message(found.where, found.found),
-                workspace=result.status.workspace,
-                secret=found,
-            )
-        )
+        server.warn(warning_of(found, result.status.workspace))
 
 
 @handles(p.Requests.REMOVE)
