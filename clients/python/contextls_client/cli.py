@@ -37,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         code = quick.run(arguments)
         if code is not None:
+            if argv is None:
+                _leave_now(code)
             return code
         from contextls_client import commandline
 
@@ -46,6 +48,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout at devnull so the interpreter's final flush does not complain.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _leave_now(code: int) -> None:
+    """End a quick command without the interpreter's teardown of every module it
+    imported, a tenth of the command's time: the quick path leaves nothing to finalize
+    (its socket is closed, nothing is registered with ``atexit``), so only the output
+    needs flushing."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = EXIT_OK  # the reader went away (`contextls show | head`): not an error
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ costs one ``stat`` per module (~0.3 ms for the ~100 modules) and reads no file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
+
+from contextls.common.digest import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ PACKAGES: Final = ("contextls", "contextls_client")
 
 
 def build_id() -> str:
-    digest = hashlib.sha256()
+    digest = sha256()
     for root in _package_dirs():
         for path, info in sorted(_modules(root)):
             digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\n".encode())

@@ -9,7 +9,10 @@ command line's quick path imports it.
 from __future__ import annotations
 
 import os
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 YES: Final = frozenset({"1", "true", "yes", "on"})
 NO: Final = frozenset({"", "0", "false", "no", "off"})

@@ -7,12 +7,13 @@ uses it directly.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import stat
 import struct
 import sys
+
+from contextls.common.digest import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def plain_state_dir() -> str | None:
 def database_key(database: str) -> str:
     """A short name for a database (its resolved path): the same file always gives the
     same daemon, and another file (another ``$XDG_STATE_HOME``, say) another daemon."""
-    return hashlib.sha256(database.encode()).hexdigest()[:16]
+    return sha256(database.encode()).hexdigest()[:16]
 
 
 def socket_name(database: str) -> str:
