@@ -113,9 +113,9 @@ def run(arguments: list[str]) -> int | None:
     root = _workspace(command.workspace)
     if root is None:
         return None
-    sock = _connect(os.path.join(directory, runtime.socket_name(database)))
+    sock = _connect(os.path.join(directory, runtime.socket_name(database))) or _start_daemon()
     if sock is None:
-        return None  # no daemon listens: the full path starts one
+        return None  # the daemon could not start: the full path says why
     if command.name == "add":
         from contextls_client.quick_add import add
 
@@ -185,6 +185,17 @@ def _connect(path: str) -> socket.socket | None:
         return None
     sock.settimeout(TIMEOUT)
     return sock
+
+
+def _start_daemon() -> socket.socket | None:
+    """Start the daemon now, before the full path's modules are imported: its start is
+    most of a person's first command, and the two overlap no more."""
+    from contextls_client.daemon import DaemonError, connect_or_start
+
+    try:
+        return connect_or_start(os.environ.get(STORAGE_ENV) or None)
+    except DaemonError:
+        return None
 
 
 def _session(
