@@ -21,6 +21,7 @@ from typing import Final
 
 import msgspec
 
+from contextls.common.places import user_cache_dir
 from contextls.structure.model import Symbol
 from contextls.structure.tags import FileFacts
 
@@ -39,8 +40,8 @@ def cache_path() -> Path | None:
         return None
     if chosen:
         return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "contextls" / "facts.sqlite3"
+    cache = user_cache_dir()
+    return None if cache is None else cache / "facts.sqlite3"
 
 
 class FactsCache:

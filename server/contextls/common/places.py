@@ -57,6 +57,26 @@ def user_state_dir() -> Path:
     return Path(platformdirs.user_state_dir("contextls"))
 
 
+CACHE_DIR_ENV: Final = "CONTEXTLS_CACHE_DIR"
+
+
+def user_cache_dir() -> Path | None:
+    """What a daemon may rebuild at any time but would rather not (parsed files, decoded
+    vocabularies): ``$CONTEXTLS_CACHE_DIR``, else ``$XDG_CACHE_HOME/contextls``, else
+    ``~/.cache/contextls``; None when none of them is an absolute path. The user's, not a
+    database's: every daemon of the user shares it."""
+    chosen = os.environ.get(CACHE_DIR_ENV, "")
+    if chosen.startswith("/"):
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not base.startswith("/"):
+        home = os.environ.get("HOME", "")
+        if not home.startswith("/"):
+            return None
+        base = os.path.join(home, ".cache")
+    return Path(base) / runtime.APP
+
+
 def default_database() -> Path:
     return user_state_dir() / DATABASE_NAME
 
