@@ -512,6 +512,10 @@ def test_stdin_that_is_not_utf8_is_added_with_a_note_not_a_traceback(cli: Cli) -
 def test_small_edges_version_empty_search_and_code_text(cli: Cli) -> None:
     assert cli("--version").stdout.startswith("contextls ")
     assert list(json.loads(cli("--json", "--version").stdout)) == ["version"]
+    # After other options argparse reads the line: still one JSON object, or words.
+    late = cli("--workspace", ".", "--json", "--version").stdout
+    assert json.loads(late) == json.loads(cli("--json", "--version").stdout)
+    assert cli("--workspace", ".", "--version").stdout.startswith("contextls ")
     empty = cli("search", "", code=2)
     assert "give words to search for" in empty.stderr and "msgspec" not in empty.stderr
     added = cli("add-text", "--kind", "code", "x = 1", "--json").decode(AddResult)

@@ -7,7 +7,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Final, NoReturn, get_args
 
-from contextls import __version__
 from contextls.protocol import ITEM_KINDS, Encoding, RenderFormat, SearchMode
 
 PROGRAM: Final = "contextls"
@@ -135,7 +134,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_global_options(inside_subcommand=False)],
     )
-    parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
+    parser.add_argument(
+        "--version", action="store_true", help="print the version (with --json, as JSON) and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = [_global_options(inside_subcommand=True)]
 

@@ -26,13 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         if arguments in (["--version"], ["--json", "--version"], ["--version", "--json"]):
-            from contextls import __version__
-
-            if "--json" in arguments:  # one JSON object, as every command with --json
-                print(f'{{"version": "{__version__}"}}')
-            else:
-                print(f"contextls {__version__}")
-            return EXIT_OK
+            return say_version(as_json="--json" in arguments)
         from contextls_client import quick
 
         code = quick.run(arguments)
@@ -48,6 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout at devnull so the interpreter's final flush does not complain.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def say_version(as_json: bool) -> int:
+    """Print the version: with ``--json`` one JSON object, as every command prints."""
+    from contextls import __version__
+
+    print(f'{{"version": "{__version__}"}}' if as_json else f"contextls {__version__}")
+    return EXIT_OK
 
 
 def _leave_now(code: int) -> None:

@@ -17,6 +17,7 @@ from typing import Final
 from contextls.common.places import NotPrivate, log_path
 from contextls.protocol import ErrorCode
 from contextls_client.arguments import PROGRAM, UsageExit, build_parser, command_in
+from contextls_client.cli import say_version
 from contextls_client.commands import COMMANDS
 from contextls_client.commands import handler as command_handler
 from contextls_client.config_store import ConfigError, ConfigStore
@@ -51,6 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `serve` hands what argparse does not know (--stdio, --tcp, --help) to the
         # server; every other command takes only its own arguments.
         args, extra = parser.parse_known_args(arguments)
+        if args.version:  # before the command: `contextls --version status` says the version
+            return say_version(as_json=args.json or "--json" in arguments)
         if args.command == "serve":
             return _serve(extra)
         if args.command == "connect":
