@@ -123,27 +123,33 @@ def pagerank(
         if total > 0
         else dict.fromkeys(nodes, 1.0 / len(nodes))
     )
-    targets: dict[str, list[tuple[str, float]]] = {}
+    # The walk runs over positions in ``nodes`` (lists, not dicts keyed by path: a
+    # ranking of 1,800 files is a third as long), adding in the same order as by path.
+    index = {node: i for i, node in enumerate(nodes)}
+    targets: list[list[tuple[int, float]]] = []
     for node in nodes:
         out = edges.get(node, {})
         weight = sum(out.values())
         merged: dict[str, float] = defaultdict(float)
         for (target, _), value in out.items():
             merged[target] += value / weight
-        targets[node] = list(merged.items())
-    rank = dict(restart)
+        targets.append([(index[target], part) for target, part in merged.items()])
+    start = [restart[node] for node in nodes]
+    dead = [i for i, out in enumerate(targets) if not out]
+    rank = list(start)
     for _ in range(ITERATIONS):
-        dangling = sum(rank[node] for node in nodes if not targets[node])
-        after = {node: (1 - DAMPING + DAMPING * dangling) * restart[node] for node in nodes}
-        for node in nodes:
-            share = DAMPING * rank[node]
-            for target, part in targets[node]:
+        dangling = sum(rank[i] for i in dead)
+        jump = 1 - DAMPING + DAMPING * dangling
+        after = [jump * value for value in start]
+        for i, out in enumerate(targets):
+            share = DAMPING * rank[i]
+            for target, part in out:
                 after[target] += share * part
-        moved = sum(abs(after[node] - rank[node]) for node in nodes)
+        moved = sum(abs(a - b) for a, b in zip(after, rank, strict=True))
         rank = after
         if moved < 1e-7:
             break
-    return rank
+    return dict(zip(nodes, rank, strict=True))
 
 
 def render(ranked: Sequence[Ranked], files: Mapping[str, FileFacts]) -> str:

@@ -55,38 +55,38 @@ class Uses:
     used: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the defined names it uses."""
     strongest: dict[str, dict[tuple[str, str], float]] = field(default_factory=dict)
+    families: dict[str, str] = field(default_factory=dict)
+    """file -> its language's family (``FAMILIES``), for the files that define names."""
+    stems: dict[str, str] = field(default_factory=dict)
+    """file -> ``stem(file)``, for the files that define names."""
 
     def edges(self, path: str) -> dict[tuple[str, str], float]:
         """Every use ``path`` makes of another file's definition: (definer, name) -> weight."""
         facts = self.files[path]
         family = FAMILIES.get(facts.language, facts.language)
+        families, stems, members, users = self.families, self.stems, self.members, self.users
         counts = facts.words
-        total = len(self.files)
+        total = 1 + len(self.files)
         out: dict[tuple[str, str], float] = {}
         for word in self.used.get(path, ()):
             where = self.definers.get(word)
             if not where or len(where) > MOST_DEFINERS:
                 continue
             # Code uses code of its own language: a Go file's ``Format`` is not Python's.
-            others = [
-                d
-                for d in where
-                if d != path
-                and FAMILIES.get(self.files[d].language, self.files[d].language) == family
-            ]
+            others = [d for d in where if d != path and families[d] == family]
             if not others:
                 continue
             # A word most files use (a builtin a file happens to define too, a module
             # name) says little about which definition is meant: weigh it by its rarity.
-            worth = math.log((1 + total) / max(self.users.get(word, 1), 1))
+            worth = math.log(total / max(users.get(word, 1), 1))
             if word.startswith("_") or len(where) > 5:
                 worth *= 0.1
             weight = math.sqrt(counts[word]) * worth / len(others)
             for definer in others:
                 # A file that names the other's module (an import) means its definition;
                 # a method's name alone (get, items) rarely means that class's method.
-                near = IMPORTED if stem(definer) in counts else 1.0
-                owners = self.members.get((definer, word))
+                near = IMPORTED if stems[definer] in counts else 1.0
+                owners = members.get((definer, word))
                 if owners is not None and not any(map(counts.__contains__, owners)):
                     near *= MEMBER_ALONE
                 out[(definer, word)] = weight * near
@@ -102,6 +102,9 @@ class Uses:
                 holders.setdefault(symbol.name, set()).add(
                     symbol.parent.rpartition(".")[2] if symbol.parent else ""
                 )
+        if sign > 0:
+            self.families[path] = FAMILIES.get(facts.language, facts.language)
+            self.stems[path] = stem(path)
         for name in names:
             where = self.definers.setdefault(name, set())
             if sign > 0:
