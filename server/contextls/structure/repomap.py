@@ -135,21 +135,21 @@ def pagerank(
             merged[target] += value / weight
         targets.append([(index[target], part) for target, part in merged.items()])
     start = [restart[node] for node in nodes]
-    dead = [i for i, out in enumerate(targets) if not out]
-    rank = list(start)
+    dead = [i for i, moves in enumerate(targets) if not moves]
+    walked = list(start)
     for _ in range(ITERATIONS):
-        dangling = sum(rank[i] for i in dead)
+        dangling = sum(walked[i] for i in dead)
         jump = 1 - DAMPING + DAMPING * dangling
         after = [jump * value for value in start]
-        for i, out in enumerate(targets):
-            share = DAMPING * rank[i]
-            for target, part in out:
+        for i, moves in enumerate(targets):
+            share = DAMPING * walked[i]
+            for target, part in moves:
                 after[target] += share * part
-        moved = sum(abs(a - b) for a, b in zip(after, rank, strict=True))
-        rank = after
+        moved = sum(abs(a - b) for a, b in zip(after, walked, strict=True))
+        walked = after
         if moved < 1e-7:
             break
-    return dict(zip(nodes, rank, strict=True))
+    return dict(zip(nodes, walked, strict=True))
 
 
 def render(ranked: Sequence[Ranked], files: Mapping[str, FileFacts]) -> str:
