@@ -143,8 +143,8 @@ def pagerank(
         after = [jump * value for value in start]
         for i, moves in enumerate(targets):
             share = DAMPING * walked[i]
-            for target, part in moves:
-                after[target] += share * part
+            for position, part in moves:
+                after[position] += share * part
         moved = sum(abs(a - b) for a, b in zip(after, walked, strict=True))
         walked = after
         if moved < 1e-7:
