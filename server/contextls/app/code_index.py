@@ -85,6 +85,11 @@ def read_files(root: str, rels: list[str], max_bytes: int, build: str = "") -> l
     cache = _caches.get(build)
     if cache is None:
         cache = _caches[build] = FactsCache(cache_path() if build else None, build)
+    with cache.writing():
+        return _read_files(cache, root, rels, max_bytes)
+
+
+def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -> list[Read]:
     sources = Sources(Path(root), lambda uri: None)
     done: list[Read] = []
     for rel in rels:
