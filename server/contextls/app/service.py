@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from contextls.app import searching
+from contextls.app import counting_process, searching
 from contextls.app.idle import IdleIndexing, Later
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
@@ -182,6 +182,7 @@ class ContextService:
     def close(self) -> None:
         self._close_store()
         self.workers.close()
+        counting_process.close()
 
     def _catch_up(self) -> None:
         """Reload the windows other processes changed, and tell the editors."""

@@ -60,9 +60,10 @@ def load_counter(encoding: str) -> Counter:
     if spec.ratio is not None:
         return Estimate(tokenizer("o200k_base"), spec.ratio)
     if encoding.startswith("claude-"):
+        from contextls.app.counting_process import OffProcessCounter
         from contextls.core.claude.counting import ClaudeCounter
 
-        return ClaudeCounter(encoding)
+        return OffProcessCounter(encoding, ClaudeCounter(encoding))
     if encoding in _SHIPPED:
         return _shipped(encoding)
     return Tiktoken(load_encoding(encoding))
