@@ -16,6 +16,7 @@ from collections.abc import Mapping as Files
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from contextls.app import collector
 from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
@@ -54,6 +55,11 @@ def map_text(files: Files[str, FileFacts], ask: MapAsk) -> tuple[str, int, int]:
     """The map's text, how many definitions it shows, and what ranking cost (ms): pure,
     so it runs in a thread. The share holds what the item takes in the window, its
     heading and fences too."""
+    with collector.paused():
+        return _map_text(files, ask)
+
+
+def _map_text(files: Files[str, FileFacts], ask: MapAsk) -> tuple[str, int, int]:
     started = time.perf_counter()
     if not files:
         raise ContextError(
@@ -180,7 +186,10 @@ class Mapping:
         if self._ranking is None:
             self._ranking = asyncio.Lock()
         async with self._ranking:
-            return await self._rank_alone(workers, query, share, shape, progress)
+            # The facts arrive and are ranked with the collector paused: each collection
+            # of the oldest generation would walk every file's facts again.
+            with collector.paused():
+                return await self._rank_alone(workers, query, share, shape, progress)
 
     async def _rank_alone(
         self,
