@@ -8,11 +8,13 @@ document decodes into the protocol's types.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from contextls.protocol import (
     AddFilesResult,
@@ -736,3 +738,34 @@ def test_a_stable_window_makes_room_in_batches_and_keeps_its_prefix(cli: Cli) ->
     assert cli("status", "--json").decode(Status).evicted_total == status.evicted_total
     cached = cli("status").stdout
     assert "prefix kept: 100% of the last render" in cached, cached
+
+
+@pytest.mark.parametrize("quick", [True, False], ids=["quick path", "full path"])
+def test_an_answer_that_cannot_be_written_is_said_not_a_traceback(cli: Cli, quick: bool) -> None:
+    cli("add-text", "a note")  # the daemon runs
+    env = {**cli.env, **({} if quick else {"CONTEXTLS_FULL_CLI": "1"})}
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(
+            [cli.executable, "status"],
+            cwd=cli.workspace,
+            env=env,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert run.returncode == 1
+    assert "cannot write its output: No space left on device" in run.stderr
+    assert "Traceback" not in run.stderr
+    closed = subprocess.run(  # stdout closed: the command runs, nothing to show it on
+        [cli.executable, "show"],
+        cwd=cli.workspace,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        pass_fds=(),
+        preexec_fn=lambda: os.close(1),
+    )
+    assert "Traceback" not in closed.stderr, closed.stderr

@@ -11,6 +11,8 @@ argparse (``commandline``). A client imports only ``contextls.protocol`` and
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
 
@@ -19,11 +21,17 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 EXIT_OK = 0
+EXIT_FAILED = 1
+OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF})
+"""Why writing the answer can fail when the command itself did not."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns (and, as a console script, exits with) its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # started with that descriptor closed
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 (for the process's life)
     try:
         if arguments in (["--version"], ["--json", "--version"], ["--version", "--json"]):
             return say_version(as_json="--json" in arguments)
@@ -42,6 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout at devnull so the interpreter's final flush does not complain.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as error:
+        if error.errno not in OUTPUT_ERRORS:
+            raise
+        # The answer could not be written (`> /dev/full`, a vanished disk): said, not a
+        # traceback; what the command changed, it changed.
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the final flush goes nowhere)
+            print(f"contextls: cannot write its output: {_why(error)}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 def say_version(as_json: bool) -> int:
@@ -52,6 +69,10 @@ def say_version(as_json: bool) -> int:
     return EXIT_OK
 
 
+def _why(error: Exception) -> str:
+    return (error.strerror if isinstance(error, OSError) else None) or str(error)
+
+
 def _leave_now(code: int) -> None:
     """End a quick command without the interpreter's teardown of every module it
     imported, a tenth of the command's time: the quick path leaves nothing to finalize
@@ -59,9 +80,14 @@ def _leave_now(code: int) -> None:
     needs flushing."""
     try:
         sys.stdout.flush()
-        sys.stderr.flush()
     except BrokenPipeError:
         code = EXIT_OK  # the reader went away (`contextls show | head`): not an error
+    except (OSError, ValueError) as error:
+        code = EXIT_FAILED  # the answer was not all written
+        with contextlib.suppress(OSError, ValueError):
+            print(f"contextls: cannot write its output: {_why(error)}", file=sys.stderr)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
     os._exit(code)
 
 
