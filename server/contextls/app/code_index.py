@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from contextls.app.expand import expand
+from contextls.app.expand import expand, parts_under
 from contextls.app.facts_cache import FactsCache, cache_path
 from contextls.app.sources import Gone, Sources
 from contextls.app.workers import OverBudget, Workers
@@ -160,7 +160,7 @@ class CodeIndex:
         of the whole workspace would consider: git's files, no tool folders or secrets)."""
         root = self.sources.root
         expansion = expand([FileTarget(uri=str(root))], root)
-        rels = (planned.path.relative_to(root).as_posix() for planned in expansion.files)
+        rels = ("/".join(parts_under(planned.path, root)) for planned in expansion.files)
         return [rel for rel in rels if language_of(rel) is not None]
 
     def all_facts(self, max_bytes: int) -> Iterator[tuple[str, FileFacts]]:
