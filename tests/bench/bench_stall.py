@@ -9,8 +9,9 @@ running are the floor, measured in the same run. The heavy requests:
 * a map of CPython's ``Lib/`` (the interpreter's standard library, 1,790 files, 34 MB, in
   a fresh git repository), then the map again after one file changed;
 * a 100 KB file of 100,000 unclosed ``[``: ``symbolAt`` and ``addSymbolByName`` on it;
-* ``countTokens`` of 1 MiB of prose in claude-opus-4.7's tokens, and of a 1,000,000-space
-  run (tiktoken panics on it: it must be answered);
+* ``countTokens`` of 1 MiB of prose in claude-opus-4.7's tokens, of a 1,000,000-space
+  run (tiktoken panics on it: it must be answered), and of four runs of 65,535 ``é``
+  (just short of the length counted by its period);
 * ``addText`` of 800 KB in claude-opus-4.7's tokens;
 * a 900 KB file added as its outline.
 
@@ -212,6 +213,13 @@ async def run(cfg: Config) -> list[Row]:
                 {"text": prose, "models": ["claude-opus-4.7"]},
             ),
             ("count 1,000,000 spaces", "contextls/countTokens", {"text": " " * 1_000_000}),
+            (
+                # A run just short of the length counted by its period: an expression
+                # that looked for such runs scanned it again from each character.
+                "count 4 runs of 65,535 é",
+                "contextls/countTokens",
+                {"text": ("é" * 65_535 + " ") * 4},
+            ),
             (
                 "outline of a 900 KB file",
                 "contextls/addFile",

@@ -21,7 +21,6 @@ import binascii
 import gzip
 import hashlib
 import json
-import re
 import threading
 import unicodedata
 from importlib import resources, util
@@ -88,7 +87,38 @@ KEPT_RUN: Final = 16_384
 PERIOD: Final = 3_072
 """A multiple of every run's period in the tokenizers here (128 spaces, 8 letters, 3
 digits...); tests/unit/test_tokens_runs.py holds each to its reference."""
-_LONG_RUN: Final = re.compile(rf"(.)\1{{{LONG_RUN - 1},}}", re.DOTALL)
+
+
+def long_runs(text: str) -> list[tuple[int, int]]:
+    """Each maximal run of one character of ``LONG_RUN`` or more in ``text``, as (start,
+    end), in order. Not ``(.)\1{LONG_RUN-1,}``: that expression compares a character at
+    a time with the GIL held (39 ms for 1,000,000 spaces), and a run just short of the
+    length is scanned again from each of its characters (12.9 s for 65,535 ``é``, every
+    other client waiting). Here the text is looked at in windows of ``LONG_RUN // 2``: a
+    run that long covers a whole window, found with ``str.count``, then measured with
+    ``strip`` (the standard library's own loops): linear, 8 ms for 1,000,000 spaces."""
+    window = LONG_RUN // 2
+    found: list[tuple[int, int]] = []
+    end = 0
+    for at in range(0, len(text) - window + 1, window):
+        if at < end:
+            continue  # inside the run found last
+        char = text[at]
+        if text.count(char, at, at + window) != window:
+            continue
+        start = at
+        while start >= window and text.count(char, start - window, start) == window:
+            start -= window
+        low = max(0, start - window)
+        start -= len(text[low:start]) - len(text[low:start].rstrip(char))
+        end = at + window
+        while text.count(char, end, end + window) == window:
+            end += window
+        tail = text[end : end + window]
+        end += len(tail) - len(tail.lstrip(char))
+        if end - start >= LONG_RUN:
+            found.append((start, end))
+    return found
 
 
 class UncountableText(ContextError):
@@ -121,13 +151,13 @@ class Tiktoken:
         extra = 0
         pieces: list[str] = []
         at = 0
-        for run in _LONG_RUN.finditer(text):
-            char = run.group(1)
-            periods = (len(run.group(0)) - KEPT_RUN) // PERIOD
-            pieces.append(text[at : run.start()])
-            pieces.append(char * (len(run.group(0)) - periods * PERIOD))
+        for start, end in long_runs(text):
+            char = text[start]
+            periods = (end - start - KEPT_RUN) // PERIOD
+            pieces.append(text[at:start])
+            pieces.append(char * (end - start - periods * PERIOD))
             extra += periods * self._period(char)
-            at = run.end()
+            at = end
         if not pieces:
             return self._encoded(text)
         pieces.append(text[at:])
