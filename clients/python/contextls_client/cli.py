@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # traceback; what the command changed, it changed.
         with contextlib.suppress(OSError, ValueError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the final flush goes nowhere)
-            print(f"contextls: cannot write its output: {_why(error)}", file=sys.stderr)
+        _say_unwritten(error)
         return EXIT_FAILED
 
 
@@ -69,8 +69,10 @@ def say_version(as_json: bool) -> int:
     return EXIT_OK
 
 
-def _why(error: Exception) -> str:
-    return (error.strerror if isinstance(error, OSError) else None) or str(error)
+def _say_unwritten(error: Exception) -> None:
+    why = (error.strerror if isinstance(error, OSError) else None) or str(error)
+    with contextlib.suppress(OSError, ValueError):
+        print(f"contextls: cannot write its output: {why}", file=sys.stderr)
 
 
 def _leave_now(code: int) -> None:
@@ -84,8 +86,7 @@ def _leave_now(code: int) -> None:
         code = EXIT_OK  # the reader went away (`contextls show | head`): not an error
     except (OSError, ValueError) as error:
         code = EXIT_FAILED  # the answer was not all written
-        with contextlib.suppress(OSError, ValueError):
-            print(f"contextls: cannot write its output: {_why(error)}", file=sys.stderr)
+        _say_unwritten(error)
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
     os._exit(code)

@@ -60,7 +60,7 @@ class OffProcessCounter:
             return _running().submit(count_in_worker, self.family, text).result()
         except (BrokenProcessPool, OSError, RuntimeError) as error:
             log.warning("counting in the worker failed (%s): counting here", error)
-            _restart()
+            close()  # the next large text starts a worker anew
             return self.here.count(text)
 
 
@@ -73,16 +73,9 @@ def _running() -> ProcessPoolExecutor:
         return _pool
 
 
-def _restart() -> None:
-    global _pool
-    with _pool_lock:
-        pool, _pool = _pool, None
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
 def close() -> None:
-    """Stop the worker (the daemon's end): a count under way there is not waited for."""
+    """Stop the worker (the daemon's end, or a worker that failed): a count under way
+    there is not waited for."""
     global _pool
     with _pool_lock:
         pool, _pool = _pool, None

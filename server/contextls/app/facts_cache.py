@@ -99,27 +99,24 @@ class FactsCache:
             yield
         finally:
             rows, self._pending = self._pending, None
-            if self._db is not None and rows:
-                try:
-                    with self._db:  # BEGIN ... COMMIT, or ROLLBACK on an error
-                        self._db.execute("BEGIN IMMEDIATE")
-                        self._db.executemany(
-                            "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows
-                        )
-                except sqlite3.Error as error:  # full, locked, read-only: passed over
-                    log.info("the facts cache was not written: %s", error)
+            self._write(rows)
 
     def put(self, digest: bytes, language: str, facts: FileFacts) -> None:
         if self._db is None:
             return
         data = _encoder.encode((facts.language, facts.symbols, dict(facts.words), facts.headers))
+        row = (digest, language, self.build, data)
         if self._pending is not None:
-            self._pending.append((digest, language, self.build, data))
+            self._pending.append(row)
+        else:
+            self._write([row])
+
+    def _write(self, rows: list[tuple[bytes, str, str, bytes]]) -> None:
+        if self._db is None or not rows:
             return
         try:
-            self._db.execute(
-                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
-                (digest, language, self.build, data),
-            )
+            with self._db:  # BEGIN ... COMMIT, or ROLLBACK on an error
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error as error:  # full, locked, read-only: a cache may be passed over
             log.info("the facts cache was not written: %s", error)
