@@ -10,6 +10,8 @@ connection; a cancelled or superseded request gets its one answer too.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from tests.support.rpc import RpcError
 from .conftest import Session
 
 REQUEST_CANCELLED = -32800
+NO_STRUCTURE = -31016
 
 
 def repository(root: Path, files: int = 400) -> None:
@@ -135,6 +138,46 @@ async def test_a_cancelled_map_is_answered_as_cancelled_and_changes_nothing(
         assert error.code == REQUEST_CANCELLED and "cancelled" in error.message
     status = await second.call("contextls/status")
     assert status["itemCount"] == 0 and status["mapCount"] == 0
+
+
+def spawned_children(pid: int) -> list[int]:
+    """The processes ``pid`` started with multiprocessing's spawn (not its resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        parent = int(stat.rpartition(")")[2].split()[1])
+        if parent == pid and "spawn_main" in command and "resource_tracker" not in command:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_map_whose_process_dies_is_answered_and_the_next_map_is_made(
+    editors: list[Session], workspace: Path
+) -> None:
+    repository(workspace)
+    first, second = editors
+    daemon = (await second.call("contextls/serverInfo"))["pid"]
+    work = asyncio.ensure_future(first.raw("contextls/addMap", {}))
+    while not (ranking := spawned_children(daemon)):  # the map's own process
+        assert not work.done(), await work
+        await asyncio.sleep(0.001)
+    for pid in ranking:
+        os.kill(pid, signal.SIGKILL)
+    try:
+        await work
+        raise AssertionError("a map was added though its process was killed")
+    except RpcError as error:
+        assert error.code == NO_STRUCTURE and "map's process stopped" in error.message
+    assert (await second.call("contextls/status"))["mapCount"] == 0
+    again = await first.call("contextls/addMap", query="helper")
+    assert "helper_" in again["item"]["content"]
+    assert (await second.call("contextls/status"))["mapCount"] == 1
 
 
 async def test_a_newer_map_supersedes_one_still_being_made(

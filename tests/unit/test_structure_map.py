@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contextls.app.tokenizers import tokenizer
-from contextls.structure.repomap import fit, rank, render
+from contextls.structure.repomap import fit, rank, render, shown
 from contextls.structure.tags import FileFacts, facts
 
 APP = """from store import Store
@@ -84,9 +84,9 @@ def test_the_map_never_exceeds_its_share_on_a_thousand_files(share: int) -> None
     files = thousand_files()
     count = tokenizer("o200k_base").count
     ranked = rank(files, focus_files=["pkg/m1.py"])
-    text, shown = fit(ranked, files, count, share)
+    text, listed = fit(shown(ranked, files), count, share)
     assert count(text) <= share
-    assert shown > 0 and count(render(ranked[: shown + 1], files)) > share  # and it is full
+    assert listed > 0 and count(render(ranked[: listed + 1], files)) > share  # and it is full
     assert "return x *" not in text  # no bodies
 
 

@@ -3,110 +3,68 @@ to the window's ``mapTokens`` (or the tokens asked for), never over; live: it is
 again when the window's items or the workspace's files change, at most every
 ``MAP_FOLLOW_SECONDS``, and says what the last ranking cost (``metadata.rankMs``).
 
-Making a map is work of seconds on a large repository: the files are parsed in worker
-processes (``CodeIndex.gather``) and ranked in a thread, while the event loop answers
-everyone else; only the change that puts the map in the window runs on the loop. A
+Making a map is work of seconds on a large repository: the files are parsed and ranked
+in the map's own process (``map_process``), while the event loop answers everyone
+else; the daemon fits the best definitions to the share with the window's tokenizer (in
+a thread), and only the change that puts the map in the window runs on the loop. A
 newer map of the same window supersedes one still being made."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping as Files
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Final
 
-from contextls.app import collector
 from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
-from contextls.app.symbol_adding import QUALIFIED_NAME, SymbolAdding
-from contextls.app.workers import Workers
+from contextls.app.map_process import MapProcess, MapRequest, Version
+from contextls.app.symbol_adding import QUALIFIED_NAME
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core import candidates
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
 from contextls.core.items import VIEW, Item, view_of
-from contextls.protocol import AddResult, ErrorCode
-from contextls.structure.repomap import fit, rank
-from contextls.structure.tags import FileFacts
-from contextls.structure.uses import Uses
+from contextls.protocol import AddResult
+from contextls.structure.repomap import Shown, fit
 
 MAP_FOLLOW_SECONDS: Final = 2.0
 """How often, at most, a live map looks at the workspace's files again."""
 TITLE: Final = "map of the repository"
 
 
-@dataclass(frozen=True, slots=True)
-class MapAsk:
-    """What one ranking needs from the window, taken on the loop before it starts."""
-
-    query: str | None
-    share: int
-    shape: Item
-    focus_files: set[str]
-    focus_names: set[str]
-    leave_out: set[tuple[str, str]]
-    costs: Costs
-    known: list[Uses]
-
-
-def map_text(files: Files[str, FileFacts], ask: MapAsk) -> tuple[str, int, int]:
-    """The map's text, how many definitions it shows, and what ranking cost (ms): pure,
-    so it runs in a thread. The share holds what the item takes in the window, its
-    heading and fences too."""
-    with collector.paused():
-        return _map_text(files, ask)
-
-
-def _map_text(files: Files[str, FileFacts], ask: MapAsk) -> tuple[str, int, int]:
-    started = time.perf_counter()
-    if not files:
-        raise ContextError(
-            "the workspace holds no file whose structure contextls knows (Python, "
-            "JavaScript, TypeScript, Go, Rust, Java, C, C++, Emacs Lisp): no map to make",
-            ErrorCode.NO_STRUCTURE,
-        )
-    ranked = rank(
-        files,
-        ask.focus_files,
-        ask.focus_names,
-        ask.query,
-        ask.leave_out,
-        known=ask.known,
-        limit=ask.share,  # no more definitions fit (a line of at least one token each)
-    )
+def fitted(entries: list[Shown], costs: Costs, shape: Item, share: int) -> tuple[str, int]:
+    """The map's text and how many definitions it shows: the share holds what the item
+    takes in the window, its heading and fences too."""
 
     def cost(text: str) -> int:
-        return ask.costs.of(replace(ask.shape, content=text))  # counted afresh: a new text
+        return costs.of(replace(shape, content=text))  # counted afresh: a new text
 
-    text, shown = fit(ranked, files, cost, ask.share)
-    spent = round((time.perf_counter() - started) * 1000)
-    return text or "(no definition fits the map's share)\n", shown, spent
+    text, shown = fit(entries, cost, share)
+    return text or "(no definition fits the map's share)\n", shown
 
 
 class Mapping:
     """The map of the repository as an item of the window, and keeping it live."""
 
-    def __init__(self, state: WorkspaceState, adding: Adding, symbols: SymbolAdding) -> None:
+    def __init__(self, state: WorkspaceState, adding: Adding) -> None:
         self.state = state
         self.adding = adding
-        self.symbols = symbols
 
     _map_seen: tuple[int, float] = (-1, 0.0)
     """(the window's revision, the time) of the map's last ranking."""
     _map_task: asyncio.Task[Any] | None = None
     """The ranking of the live map under way, if any."""
-    _ranking: asyncio.Lock | None = None
-    """One ranking of this workspace at a time: they share (and update) its uses."""
-    _ranked_at: tuple[int, int] = (-1, -1)
-    """(the window's revision, the code index's version) of the last ranking."""
+    _ranked: tuple[MapRequest, Version, str] | None = None
+    """The last ranking: what was asked, the files' version then, and the encoding fitted
+    in (the same again is the same map)."""
     _asked: asyncio.Task[Any] | None = None
     """The add of a map under way: a newer one supersedes it."""
 
     async def add_map(
         self,
-        workers: Workers,
+        maps: MapProcess,
         query: str | None = None,
         tokens: int | None = None,
         metadata: dict[str, Any] | None = None,
@@ -124,7 +82,7 @@ class Mapping:
         if query:
             wishes["query"] = query
         shape = Item(f"ctx-{self.state.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
-        content, shown, spent = await self._rank(workers, query, share, shape, progress)
+        content, shown, spent = await self._rank(maps, query, share, shape, progress)
         wishes.update({"definitions": shown, "rankMs": spent})
         existing = self._map_item()
         # The new map takes the old one's place, in one change: the old goes to the archive
@@ -144,12 +102,12 @@ class Mapping:
             self.state.revision == seen_revision and time.monotonic() - seen_at < MAP_FOLLOW_SECONDS
         )
 
-    def follow_map(self, workers: Workers) -> None:
+    def follow_map(self, maps: MapProcess) -> None:
         """Rank the live map again off the loop when it is due (the watch asks)."""
         if self.map_is_due():
-            self._map_task = asyncio.ensure_future(self._follow_map(workers))
+            self._map_task = asyncio.ensure_future(self._follow_map(maps))
 
-    async def _follow_map(self, workers: Workers) -> None:
+    async def _follow_map(self, maps: MapProcess) -> None:
         item = self._map_item()
         if item is None:
             return
@@ -157,7 +115,7 @@ class Mapping:
         query = item.metadata.get("query")
         asked = query if isinstance(query, str) else None
         try:
-            content, shown, spent = await self._rank(workers, asked, share, item)
+            content, shown, spent = await self._rank(maps, asked, share, item)
         except ContextError:
             self._map_seen = (self.state.revision, time.monotonic())
             return
@@ -177,57 +135,36 @@ class Mapping:
 
     async def _rank(
         self,
-        workers: Workers,
+        maps: MapProcess,
         query: str | None,
         share: int,
         shape: Item,
         progress: Progress | None = None,
     ) -> tuple[str, int, int]:
-        if self._ranking is None:
-            self._ranking = asyncio.Lock()
-        async with self._ranking:
-            # The facts arrive and are ranked with the collector paused: each collection
-            # of the oldest generation would walk every file's facts again.
-            with collector.paused():
-                return await self._rank_alone(workers, query, share, shape, progress)
-
-    async def _rank_alone(
-        self,
-        workers: Workers,
-        query: str | None,
-        share: int,
-        shape: Item,
-        progress: Progress | None,
-    ) -> tuple[str, int, int]:
         started = time.perf_counter()
-        files = await self.symbols.code.gather(
-            workers, self.state.settings.max_file_bytes, progress
-        )
-        if shape.content and (self.state.revision, self.symbols.code.version) == self._ranked_at:
-            # The live map, and neither the window nor any file changed: the same map.
-            self._map_seen = (self.state.revision, time.monotonic())
-            return shape.content, int(shape.metadata.get("definitions", 0)), 0
-        self._ranked_at = (self.state.revision, self.symbols.code.version)
         focus_files, focus_names, leave_out = self._focus()
-        ask = MapAsk(
+        request = MapRequest(
+            str(self.state.sources.root),
+            self.state.settings.max_file_bytes,
             query,
             share,
-            shape,
-            focus_files,
-            focus_names,
-            leave_out,
-            self.state.window.costs,
-            self.symbols.code.uses,
+            frozenset(focus_files),
+            frozenset(focus_names),
+            frozenset(leave_out),
         )
+        costs = self.state.window.costs
+        last = self._ranked
+        known = None
+        if shape.content and last is not None and (last[0], last[2]) == (request, costs.encoding):
+            known = last[1]
         self._map_seen = (self.state.revision, time.monotonic())
-        ranking = asyncio.ensure_future(asyncio.to_thread(map_text, files, ask))
-        try:
-            content, shown, _ = await asyncio.shield(ranking)
-        except asyncio.CancelledError:
-            # The thread runs on, updating this workspace's uses: the next ranking waits
-            # for it (this one holds the lock until then).
-            await asyncio.wait([ranking])
-            raise
+        ranking = await maps.rank(request, known, progress)
+        self._map_seen = (self.state.revision, time.monotonic())
+        if ranking.unchanged:
+            # The live map, and neither what it is asked nor any file changed: the same map.
+            return shape.content, int(shape.metadata.get("definitions", 0)), 0
+        self._ranked = (request, ranking.version, costs.encoding)
+        content, shown = await asyncio.to_thread(fitted, ranking.shown, costs, shape, share)
         return content, shown, round((time.perf_counter() - started) * 1000)
 
     def _map_item(self) -> Item | None:

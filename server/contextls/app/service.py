@@ -25,6 +25,7 @@ from pathlib import Path
 
 from contextls.app import counting_process, searching
 from contextls.app.idle import IdleIndexing, Later
+from contextls.app.map_process import MapProcess
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.app.unit_of_work import Listener, UnitOfWork
@@ -94,7 +95,10 @@ class ContextService:
         self._tokenizers: dict[str, Tokenizer] = {}
         self._watching = False
         self.workers = Workers()
-        """Processes for parsing a repository (its map) off the event loop."""
+        """Processes for parsing code off the event loop (outlines, a name looked for in
+        every file)."""
+        self.maps = MapProcess()
+        """The maps' own process: it parses and ranks every workspace's map."""
 
     # --------------------------------------------------------------- settings
 
@@ -182,6 +186,7 @@ class ContextService:
     def close(self) -> None:
         self._close_store()
         self.workers.close()
+        self.maps.close()
         counting_process.close()
 
     def _catch_up(self) -> None:
@@ -369,7 +374,7 @@ class ContextService:
                         workspace.follower.follow_files()
                     except ContextError as error:
                         log.warning("following the files of %s: %s", workspace.root_uri, error)
-                    workspace.map.follow_map(self.workers)  # ranked off the loop when due
+                    workspace.map.follow_map(self.maps)  # ranked off the loop when due
                 self.commit()
         except Exception:
             log.exception("looking for changes failed; trying again shortly")

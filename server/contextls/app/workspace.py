@@ -38,6 +38,6 @@ class Workspace(WorkspaceState):
         self.symbols = SymbolAdding(self, self.adding)
         self.changes = Changing(self)
         self.config = Configuring(self)
-        self.map = Mapping(self, self.adding, self.symbols)
+        self.map = Mapping(self, self.adding)
         self.lifecycle = Lifecycle(self)
         self.reader = Reading(self)

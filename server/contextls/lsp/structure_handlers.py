@@ -41,13 +41,13 @@ def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
 
 @handles(p.Requests.ADD_MAP)
 async def add_map(ls: ContextServer, params: p.AddMapParams) -> p.AddResult:
-    """Parsed in worker processes and ranked in a thread: others are answered meanwhile."""
+    """Parsed and ranked in the map's own process: others are answered meanwhile."""
     workspace = ls.session.route(params.workspace)
     progress = Reporter(ls.outbox, params.work_done_token, "Reading the workspace for its map")
     outcome = "cancelled"
     try:
         added = await workspace.map.add_map(
-            ls.service.workers,
+            ls.service.maps,
             params.query,
             params.tokens,
             params.metadata,

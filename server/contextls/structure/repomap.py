@@ -152,34 +152,60 @@ def pagerank(
     return dict(zip(nodes, walked, strict=True))
 
 
-def render(ranked: Sequence[Ranked], files: Mapping[str, FileFacts]) -> str:
-    """The map of these definitions: by file (in the order of each file's best), each
-    file's lines in order, a gap mark where lines are left out."""
-    chosen: dict[str, set[int]] = {}
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """One definition as the map draws it: its file, and its naming line with those of
+    what holds it, each (line number, the line as drawn). The map's own process ranks
+    and sends these; the daemon fits them to the share with the window's tokenizer."""
+
+    path: str
+    lines: tuple[tuple[int, str], ...]
+
+
+def shown(ranked: Sequence[Ranked], files: Mapping[str, FileFacts]) -> list[Shown]:
+    """Each of these definitions as the map draws it."""
     holders: dict[str, dict[str, Symbol]] = {}
+    naming: dict[str, dict[int, Symbol]] = {}
+    out: list[Shown] = []
     for entry in ranked:
         facts = files[entry.path]
-        lines = chosen.setdefault(entry.path, set())
         if entry.path not in holders:
             holders[entry.path] = {s.qualified: s for s in reversed(facts.symbols)}
+            naming[entry.path] = {s.name_line or s.start_line: s for s in facts.symbols}
+        lines: list[tuple[int, str]] = []
         symbol: Symbol | None = entry.symbol
         while symbol is not None:
-            lines.add(symbol.name_line or symbol.start_line)
+            number = symbol.name_line or symbol.start_line
+            drawn = _header(facts.headers.get(number, ""), naming[entry.path].get(number))
+            lines.append((number, "│" + drawn))
             parent = symbol.parent
             symbol = holders[entry.path].get(parent) if parent is not None else None
+        out.append(Shown(entry.path, tuple(lines)))
+    return out
+
+
+def draw(entries: Sequence[Shown]) -> str:
+    """The map of these definitions: by file (in the order of each file's best), each
+    file's lines in order, a gap mark where lines are left out."""
+    chosen: dict[str, dict[int, str]] = {}
+    for entry in entries:
+        chosen.setdefault(entry.path, {}).update(entry.lines)
     out: list[str] = []
     for path, lines in chosen.items():
-        facts = files[path]
-        by_line = {s.name_line or s.start_line: s for s in facts.symbols}
         out.append(f"{path}:")
         previous = 0
         for number in sorted(lines):
             if number != previous + 1:
                 out.append(GAP)
-            out.append("│" + _header(facts.headers.get(number, ""), by_line.get(number)))
+            out.append(lines[number])
             previous = number
         out.append(GAP)
     return "\n".join(out) + ("\n" if out else "")
+
+
+def render(ranked: Sequence[Ranked], files: Mapping[str, FileFacts]) -> str:
+    """The map of these definitions (``draw`` of what ``shown`` makes of them)."""
+    return draw(shown(ranked, files))
 
 
 def _header(line: str, symbol: Symbol | None) -> str:
@@ -189,22 +215,17 @@ def _header(line: str, symbol: Symbol | None) -> str:
     return line
 
 
-def fit(
-    ranked: Sequence[Ranked],
-    files: Mapping[str, FileFacts],
-    count: Callable[[str], int],
-    share: int,
-) -> tuple[str, int]:
-    """The map of the most definitions whose text takes at most ``share`` tokens, and
-    how many it shows. Token counts are exact (``count``); the search is a bisection
-    over how many of the best are shown, then a walk to the largest that fits."""
+def fit(entries: Sequence[Shown], count: Callable[[str], int], share: int) -> tuple[str, int]:
+    """The map of the most of these definitions (best first) whose text takes at most
+    ``share`` tokens, and how many it shows. Token counts are exact (``count``); the
+    search is a bisection over how many of the best are shown."""
     # Each definition shown takes a line of at least one token: no more than ``share``
-    # of them can fit, so the bisection never renders more.
-    low, high = 0, min(len(ranked), share)
+    # of them can fit, so the bisection never draws more.
+    low, high = 0, min(len(entries), share)
     best = ""
     while low < high:
         middle = (low + high + 1) // 2
-        text = render(ranked[:middle], files)
+        text = draw(entries[:middle])
         if count(text) <= share:
             low, best = middle, text
         else:

@@ -1,0 +1,336 @@
+"""The map's own process: it parses the workspace, keeps what each file defines and the
+graph of their uses, and ranks them; the daemon only fits what it ranked to the share.
+
+Ranking a repository is pure Python over every file's facts (CPython's ``Lib/``: 1,790
+files, ~150,000 objects). In the daemon it took the GIL in turns with every other
+client's request (another client's ``addText`` 13-31x its idle time while a map was
+made or ranked again, and every two seconds after while the map stayed live), and the
+facts stayed in the daemon's memory. Here it has an interpreter of its own: the daemon
+sends a small request (the window's focus and the share) and reads a small answer (the
+best definitions as drawn, at most one per token of the share); the facts never cross.
+
+One process per daemon, started by the first map, holding a code index per workspace
+(by its root) with its own worker processes for the parsing. The maps of one workspace
+are ranked one at a time, in a thread, so that a cancel, or another workspace's request,
+is read meanwhile. If the process dies, the maps it was making are answered with an
+error, and the next map starts it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any, Final
+
+from contextls.app import collector
+from contextls.app.code_index import CodeIndex, Progress
+from contextls.app.sources import Sources
+from contextls.app.workers import Workers
+from contextls.core.errors import ContextError
+from contextls.protocol import ErrorCode
+from contextls.structure.repomap import Shown, rank, shown
+from contextls.structure.tags import FileFacts
+from contextls.structure.uses import Uses
+
+log = logging.getLogger(__name__)
+
+RANK: Final = "rank"
+CANCEL: Final = "cancel"
+STOP: Final = "stop"
+PROGRESS: Final = "progress"
+RANKED: Final = "ranked"
+FAILED: Final = "failed"
+STOP_SECONDS: Final = 2.0
+"""How long a stopping daemon waits for the map's process to end before killing it."""
+
+
+@dataclass(frozen=True, slots=True)
+class MapRequest:
+    """What one ranking needs from the window, taken on the daemon's loop."""
+
+    root: str
+    max_bytes: int
+    query: str | None
+    share: int
+    focus_files: frozenset[str]
+    focus_names: frozenset[str]
+    leave_out: frozenset[tuple[str, str]]
+
+
+Version = tuple[int, int]
+"""(the map process's id, its code index's version): what the files were when ranked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The best definitions as drawn, best first (none when ``unchanged``)."""
+
+    shown: list[Shown]
+    version: Version
+    unchanged: bool = False
+    """Nothing changed since the ranking the daemon said it holds: that map stands."""
+
+
+def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
+    """The ``request.share`` best definitions of ``files``, drawn (pure: it runs in a
+    thread). ``known``: the workspace's uses, brought up to date here."""
+    if not files:
+        raise ContextError(
+            "the workspace holds no file whose structure contextls knows (Python, "
+            "JavaScript, TypeScript, Go, Rust, Java, C, C++, Emacs Lisp): no map to make",
+            ErrorCode.NO_STRUCTURE,
+        )
+    best = rank(
+        files,
+        request.focus_files,
+        request.focus_names,
+        request.query,
+        request.leave_out,
+        known=known,
+        limit=request.share,  # no more definitions fit (a line of at least one token each)
+    )
+    return shown(best, files)
+
+
+# ------------------------------------------------------------ the map's process
+
+
+def serve(connection: Connection) -> None:
+    """The map process's main: answer the daemon's requests until it goes away."""
+    asyncio.run(_Ranker(connection).run())
+
+
+class _Ranker:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.workers = Workers()
+        self.indexes: dict[str, CodeIndex] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        messages: asyncio.Queue[tuple[Any, ...] | None] = asyncio.Queue()
+
+        def read() -> None:
+            while True:
+                try:
+                    message: tuple[Any, ...] | None = self.connection.recv()
+                except (EOFError, OSError):
+                    message = None  # the daemon went away
+                loop.call_soon_threadsafe(messages.put_nowait, message)
+                if message is None or message[0] == STOP:
+                    return
+
+        threading.Thread(target=read, name="map requests", daemon=True).start()
+        try:
+            while (message := await messages.get()) is not None and message[0] != STOP:
+                if message[0] == RANK:
+                    _, ident, request, known = message
+                    self.tasks[ident] = asyncio.ensure_future(self._answer(ident, request, known))
+                elif message[0] == CANCEL and message[1] in self.tasks:
+                    self.tasks[message[1]].cancel()
+        finally:
+            for task in self.tasks.values():
+                task.cancel()
+            self.workers.close()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        # The daemon may have gone away: then the reader ends the loop.
+        with contextlib.suppress(OSError):
+            self.connection.send(message)
+
+    async def _answer(self, ident: int, request: MapRequest, known: Version | None) -> None:
+        try:
+            self._send((RANKED, ident, await self._rank(ident, request, known)))
+        except asyncio.CancelledError:
+            pass  # the daemon no longer waits for it
+        except ContextError as error:
+            self._send((FAILED, ident, error.message, int(error.code)))
+        except Exception as error:
+            log.exception("ranking a map of %s failed", request.root)
+            said = f"the map could not be made: {type(error).__name__}: {error}"
+            self._send((FAILED, ident, said, int(ErrorCode.NO_STRUCTURE)))
+        finally:
+            self.tasks.pop(ident, None)
+
+    async def _rank(self, ident: int, request: MapRequest, known: Version | None) -> Ranking:
+        index = self.indexes.get(request.root)
+        if index is None:
+            sources = Sources(Path(request.root), lambda uri: None)  # files on disk only
+            index = self.indexes[request.root] = CodeIndex(sources)
+
+        def progress(done: int, total: int) -> None:
+            self._send((PROGRESS, ident, done, total))
+
+        async with self.locks.setdefault(request.root, asyncio.Lock()):
+            # Each collection of the oldest generation would walk every file's facts again.
+            with collector.paused():
+                files = await index.gather(self.workers, request.max_bytes, progress)
+                version = (os.getpid(), index.version)
+                if version == known:
+                    return Ranking([], version, unchanged=True)
+                ranking = asyncio.ensure_future(
+                    asyncio.to_thread(ranked, files, request, index.uses)
+                )
+                try:
+                    return Ranking(await asyncio.shield(ranking), version)
+                except asyncio.CancelledError:
+                    # The thread runs on, updating this workspace's uses: the next
+                    # ranking waits for it (this one holds the lock until then).
+                    await asyncio.wait([ranking])
+                    raise
+
+
+# ------------------------------------------------------------ the daemon's end
+
+
+class MapProcess:
+    """The daemon's end of the map's process: starts it when first asked, sends it
+    requests, and answers each from what comes back."""
+
+    def __init__(self) -> None:
+        self._connection: Connection | None = None
+        self._process: BaseProcess | None = None
+        self._waiting: dict[int, tuple[asyncio.Future[Ranking], Progress | None]] = {}
+        self._ids = itertools.count(1)
+        self._at_exit = False
+        self.starts = 0
+        """How often the process was started (again after it died)."""
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None and process.is_alive() else None
+
+    async def rank(
+        self, request: MapRequest, known: Version | None, progress: Progress | None = None
+    ) -> Ranking:
+        """The ranking of ``request``; ``known``: the version of the map the daemon holds
+        for the same request (unchanged is answered when the files are the same)."""
+        loop = asyncio.get_running_loop()
+        connection = self._running(loop)
+        ident = next(self._ids)
+        future: asyncio.Future[Ranking] = loop.create_future()
+        self._waiting[ident] = (future, progress)
+        try:
+            connection.send((RANK, ident, request, known))
+            return await future
+        except asyncio.CancelledError:
+            self._tell((CANCEL, ident))
+            raise
+        except OSError as error:
+            raise self._stopped(f"it could not be reached ({error})") from None
+        finally:
+            self._waiting.pop(ident, None)
+
+    def _tell(self, message: tuple[Any, ...]) -> None:
+        connection = self._connection
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                connection.send(message)
+
+    def _running(self, loop: asyncio.AbstractEventLoop) -> Connection:
+        process, connection = self._process, self._connection
+        if process is not None and connection is not None and process.is_alive():
+            return connection
+        self.close()
+        # spawn: the daemon has threads (the embedding worker); fork would copy their
+        # locks mid-use. Not a daemonic process: it starts the parsing workers itself.
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        process = context.Process(target=serve, args=(theirs,), name="contextls-map")
+        process.start()
+        theirs.close()
+        self._process, self._connection = process, ours
+        self.starts += 1
+        if not self._at_exit:
+            # Before multiprocessing's own exit hook, which would wait for it forever.
+            atexit.register(self.close)
+            self._at_exit = True
+        reader = threading.Thread(
+            target=self._read, args=(ours, loop), name="map answers", daemon=True
+        )
+        reader.start()
+        return ours
+
+    def _read(self, connection: Connection, loop: asyncio.AbstractEventLoop) -> None:
+        while True:
+            try:
+                message = connection.recv()
+            except (EOFError, OSError):
+                message = None
+            try:
+                loop.call_soon_threadsafe(self._arrived, connection, message)
+            except RuntimeError:
+                return  # the loop is closed: the daemon is stopping
+            if message is None:
+                return
+
+    def _arrived(self, connection: Connection, message: tuple[Any, ...] | None) -> None:
+        if message is None:
+            self._ended(connection)
+            return
+        kind, ident = message[0], message[1]
+        waiting = self._waiting.get(ident)
+        if waiting is None:
+            return  # cancelled: nobody waits for it
+        future, progress = waiting
+        if kind == PROGRESS:
+            if progress is not None:
+                progress(message[2], message[3])
+        elif future.done():
+            return
+        elif kind == RANKED:
+            future.set_result(message[2])
+        elif kind == FAILED:
+            future.set_exception(ContextError(message[2], ErrorCode(message[3])))
+
+    def _ended(self, connection: Connection) -> None:
+        if connection is not self._connection:
+            return  # an earlier process's end, already closed
+        process = self._process
+        self._connection = self._process = None
+        code = None
+        if process is not None:
+            process.join(STOP_SECONDS)
+            code = process.exitcode
+        connection.close()
+        why = self._stopped(f"it ended with exit code {code}")
+        log.warning("the map's process ended (exit code %s)", code)
+        for future, _ in list(self._waiting.values()):
+            if not future.done():
+                future.set_exception(why)
+
+    @staticmethod
+    def _stopped(why: str) -> ContextError:
+        return ContextError(
+            f"the map's process stopped while it made the map: {why}; asking for the map "
+            "again starts it anew",
+            ErrorCode.NO_STRUCTURE,
+        )
+
+    def close(self) -> None:
+        """Stop the process (it stops its parsing workers), killing it if it lingers."""
+        connection, process = self._connection, self._process
+        self._connection = self._process = None
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                connection.send((STOP,))
+            connection.close()
+        if process is not None:
+            process.join(STOP_SECONDS)
+            if process.is_alive():
+                process.kill()
+                process.join(STOP_SECONDS)
