@@ -1,13 +1,13 @@
 """The map's own process: it parses the workspace, keeps what each file defines and the
-graph of their uses, and ranks them; the daemon only fits what it ranked to the share.
+graph of their uses, ranks them, and fits the best to the share in the window's tokens.
 
 Ranking a repository is pure Python over every file's facts (CPython's ``Lib/``: 1,790
 files, ~150,000 objects). In the daemon it took the GIL in turns with every other
 client's request (another client's ``addText`` 13-31x its idle time while a map was
 made or ranked again, and every two seconds after while the map stayed live), and the
 facts stayed in the daemon's memory. Here it has an interpreter of its own: the daemon
-sends a small request (the window's focus and the share) and reads a small answer (the
-best definitions as drawn, at most one per token of the share); the facts never cross.
+sends a small request (the window's focus, the share, the tokenizer's name) and reads
+the map's text; the facts never cross, and the daemon counts nothing for it.
 
 One process per daemon, started by the first map, holding a code index per workspace
 (by its root) with its own worker processes for the parsing. The maps of one workspace
@@ -27,7 +27,7 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -36,10 +36,13 @@ from typing import Any, Final
 from contextls.app import collector
 from contextls.app.code_index import CodeIndex, Progress
 from contextls.app.sources import Sources
+from contextls.app.tokenizers import tokenizer
 from contextls.app.workers import Workers
+from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
+from contextls.core.items import Item
 from contextls.protocol import ErrorCode
-from contextls.structure.repomap import Shown, rank, shown
+from contextls.structure.repomap import Shown, fit, rank, shown
 from contextls.structure.tags import FileFacts
 from contextls.structure.uses import Uses
 
@@ -66,6 +69,8 @@ class MapRequest:
     focus_files: frozenset[str]
     focus_names: frozenset[str]
     leave_out: frozenset[tuple[str, str]]
+    encoding: str
+    """The window's tokenizer: the map is fitted in its tokens."""
 
 
 Version = tuple[int, int]
@@ -74,17 +79,18 @@ Version = tuple[int, int]
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """The best definitions as drawn, best first (none when ``unchanged``)."""
+    """The map's text and how many definitions it shows ("" and 0 when ``unchanged``)."""
 
-    shown: list[Shown]
+    text: str
+    definitions: int
     version: Version
     unchanged: bool = False
     """Nothing changed since the ranking the daemon said it holds: that map stands."""
 
 
 def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
-    """The ``request.share`` best definitions of ``files``, drawn (pure: it runs in a
-    thread). ``known``: the workspace's uses, brought up to date here."""
+    """The ``request.share`` best definitions of ``files``, drawn (pure). ``known``: the
+    workspace's uses, brought up to date here."""
     if not files:
         raise ContextError(
             "the workspace holds no file whose structure contextls knows (Python, "
@@ -103,6 +109,18 @@ def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses
     return shown(best, files)
 
 
+def fitted(entries: list[Shown], costs: Costs, shape: Item, share: int) -> tuple[str, int]:
+    """The map's text and how many definitions it shows: the share holds what the item
+    (``shape``, the map's item with another text) takes in the window, its heading and
+    fences too."""
+
+    def cost(text: str) -> int:
+        return costs.of(replace(shape, content=text))  # counted afresh: a new text
+
+    text, count = fit(entries, cost, share)
+    return text or "(no definition fits the map's share)\n", count
+
+
 # ------------------------------------------------------------ the map's process
 
 
@@ -118,6 +136,8 @@ class _Ranker:
         self.indexes: dict[str, CodeIndex] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.tasks: dict[int, asyncio.Task[None]] = {}
+        self.costs: dict[str, Costs] = {}
+        """What an item takes, by tokenizer (each loaded on its first map)."""
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -137,8 +157,9 @@ class _Ranker:
         try:
             while (message := await messages.get()) is not None and message[0] != STOP:
                 if message[0] == RANK:
-                    _, ident, request, known = message
-                    self.tasks[ident] = asyncio.ensure_future(self._answer(ident, request, known))
+                    _, ident, request, known, shape = message
+                    answer = self._answer(ident, request, known, shape)
+                    self.tasks[ident] = asyncio.ensure_future(answer)
                 elif message[0] == CANCEL and message[1] in self.tasks:
                     self.tasks[message[1]].cancel()
         finally:
@@ -151,9 +172,11 @@ class _Ranker:
         with contextlib.suppress(OSError):
             self.connection.send(message)
 
-    async def _answer(self, ident: int, request: MapRequest, known: Version | None) -> None:
+    async def _answer(
+        self, ident: int, request: MapRequest, known: Version | None, shape: Item
+    ) -> None:
         try:
-            self._send((RANKED, ident, await self._rank(ident, request, known)))
+            self._send((RANKED, ident, await self._rank(ident, request, known, shape)))
         except asyncio.CancelledError:
             pass  # the daemon no longer waits for it
         except ContextError as error:
@@ -165,7 +188,9 @@ class _Ranker:
         finally:
             self.tasks.pop(ident, None)
 
-    async def _rank(self, ident: int, request: MapRequest, known: Version | None) -> Ranking:
+    async def _rank(
+        self, ident: int, request: MapRequest, known: Version | None, shape: Item
+    ) -> Ranking:
         index = self.indexes.get(request.root)
         if index is None:
             sources = Sources(Path(request.root), lambda uri: None)  # files on disk only
@@ -180,12 +205,19 @@ class _Ranker:
                 files = await index.gather(self.workers, request.max_bytes, progress)
                 version = (os.getpid(), index.version)
                 if version == known:
-                    return Ranking([], version, unchanged=True)
-                ranking = asyncio.ensure_future(
-                    asyncio.to_thread(ranked, files, request, index.uses)
-                )
+                    return Ranking("", 0, version, unchanged=True)
+                costs = self.costs.get(request.encoding)
+                if costs is None:
+                    counter = tokenizer(request.encoding)
+                    costs = self.costs[request.encoding] = Costs(counter.count, request.encoding)
+
+                def make() -> Ranking:
+                    entries = ranked(files, request, index.uses)
+                    return Ranking(*fitted(entries, costs, shape, request.share), version)
+
+                ranking = asyncio.ensure_future(asyncio.to_thread(make))
                 try:
-                    return Ranking(await asyncio.shield(ranking), version)
+                    return await asyncio.shield(ranking)
                 except asyncio.CancelledError:
                     # The thread runs on, updating this workspace's uses: the next
                     # ranking waits for it (this one holds the lock until then).
@@ -215,17 +247,22 @@ class MapProcess:
         return process.pid if process is not None and process.is_alive() else None
 
     async def rank(
-        self, request: MapRequest, known: Version | None, progress: Progress | None = None
+        self,
+        request: MapRequest,
+        known: Version | None,
+        shape: Item,
+        progress: Progress | None = None,
     ) -> Ranking:
-        """The ranking of ``request``; ``known``: the version of the map the daemon holds
-        for the same request (unchanged is answered when the files are the same)."""
+        """The map ``request`` asks for, fitted as the item ``shape`` with its text;
+        ``known``: the version of the map the daemon holds for the same request
+        (unchanged is answered when the files are the same)."""
         loop = asyncio.get_running_loop()
         connection = self._running(loop)
         ident = next(self._ids)
         future: asyncio.Future[Ranking] = loop.create_future()
         self._waiting[ident] = (future, progress)
         try:
-            connection.send((RANK, ident, request, known))
+            connection.send((RANK, ident, request, known, shape))
             return await future
         except asyncio.CancelledError:
             self._tell((CANCEL, ident))

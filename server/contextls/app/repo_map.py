@@ -4,10 +4,9 @@ again when the window's items or the workspace's files change, at most every
 ``MAP_FOLLOW_SECONDS``, and says what the last ranking cost (``metadata.rankMs``).
 
 Making a map is work of seconds on a large repository: the files are parsed and ranked
-in the map's own process (``map_process``), while the event loop answers everyone
-else; the daemon fits the best definitions to the share with the window's tokenizer (in
-a thread), and only the change that puts the map in the window runs on the loop. A
-newer map of the same window supersedes one still being made."""
+and fitted to the share in the map's own process (``map_process``), while the event
+loop answers everyone else; only the change that puts the map in the window runs on
+the loop. A newer map of the same window supersedes one still being made."""
 
 from __future__ import annotations
 
@@ -23,26 +22,13 @@ from contextls.app.map_process import MapProcess, MapRequest, Version
 from contextls.app.symbol_adding import QUALIFIED_NAME
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core import candidates
-from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
 from contextls.core.items import VIEW, Item, view_of
 from contextls.protocol import AddResult
-from contextls.structure.repomap import Shown, fit
 
 MAP_FOLLOW_SECONDS: Final = 2.0
 """How often, at most, a live map looks at the workspace's files again."""
 TITLE: Final = "map of the repository"
-
-
-def fitted(entries: list[Shown], costs: Costs, shape: Item, share: int) -> tuple[str, int]:
-    """The map's text and how many definitions it shows: the share holds what the item
-    takes in the window, its heading and fences too."""
-
-    def cost(text: str) -> int:
-        return costs.of(replace(shape, content=text))  # counted afresh: a new text
-
-    text, shown = fit(entries, cost, share)
-    return text or "(no definition fits the map's share)\n", shown
 
 
 class Mapping:
@@ -56,9 +42,9 @@ class Mapping:
     """(the window's revision, the time) of the map's last ranking."""
     _map_task: asyncio.Task[Any] | None = None
     """The ranking of the live map under way, if any."""
-    _ranked: tuple[MapRequest, Version, str] | None = None
-    """The last ranking: what was asked, the files' version then, and the encoding fitted
-    in (the same again is the same map)."""
+    _ranked: tuple[MapRequest, Version] | None = None
+    """The last ranking: what was asked, and the files' version then (the same again is
+    the same map)."""
     _asked: asyncio.Task[Any] | None = None
     """The add of a map under way: a newer one supersedes it."""
 
@@ -151,21 +137,19 @@ class Mapping:
             frozenset(focus_files),
             frozenset(focus_names),
             frozenset(leave_out),
+            self.state.window.costs.encoding,
         )
-        costs = self.state.window.costs
         last = self._ranked
-        known = None
-        if shape.content and last is not None and (last[0], last[2]) == (request, costs.encoding):
-            known = last[1]
+        known = last[1] if shape.content and last is not None and last[0] == request else None
         self._map_seen = (self.state.revision, time.monotonic())
-        ranking = await maps.rank(request, known, progress)
+        ranking = await maps.rank(request, known, replace(shape, content=""), progress)
         self._map_seen = (self.state.revision, time.monotonic())
         if ranking.unchanged:
             # The live map, and neither what it is asked nor any file changed: the same map.
             return shape.content, int(shape.metadata.get("definitions", 0)), 0
-        self._ranked = (request, ranking.version, costs.encoding)
-        content, shown = await asyncio.to_thread(fitted, ranking.shown, costs, shape, share)
-        return content, shown, round((time.perf_counter() - started) * 1000)
+        self._ranked = (request, ranking.version)
+        spent = round((time.perf_counter() - started) * 1000)
+        return ranking.text, ranking.definitions, spent
 
     def _map_item(self) -> Item | None:
         return next((item for item in self.state.window if view_of(item) == "map"), None)
