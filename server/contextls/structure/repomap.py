@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from contextls.structure.model import CONTAINERS, Symbol
+from contextls.structure.model import Symbol
 from contextls.structure.tags import FileFacts
 from contextls.structure.uses import Uses, uses
 
@@ -59,18 +59,21 @@ def rank(
     graph = uses(files, known if known is not None else [])
     focused = set(focus_files)
     edges: dict[str, dict[tuple[str, str], float]] = {}
+    empty: frozenset[str] = frozenset()
     for path in files:
         base = graph.edges(path) if path in focused else graph.strongest[path]
-        if names or wanted:
+        if (names and not names.isdisjoint(graph.used.get(path, empty))) or (
+            wanted and not wanted.isdisjoint(graph.lowered_used.get(path, empty))
+        ):
             base = {
                 key: weight * FOCUS if key[1] in names or key[1].lower() in wanted else weight
                 for key, weight in base.items()
             }
         edges[path] = base
     personal = {path: 1.0 for path in focus_files if path in files}
-    for path, facts in files.items():
-        named = wanted and any(s.name.lower() in wanted for s in facts.symbols)
-        if named or (wanted and any(w in path.lower() for w in wanted)):
+    for path in files if wanted else ():
+        named = not wanted.isdisjoint(graph.lowered[path])
+        if named or any(w in path.lower() for w in wanted):
             personal[path] = personal.get(path, 0.0) + 1.0
     ranks = pagerank(list(files), edges, personal)
     flows: dict[tuple[str, str], float] = defaultdict(float)
@@ -80,20 +83,15 @@ def rank(
             flows[key] += ranks[path] * weight / total
     left = set(leave_out)
     scored: list[tuple[float, str, int, Symbol]] = []
-    for path, facts in files.items():
+    for path in files:
         if (path, "") in left:
             continue
-        same: dict[str, int] = defaultdict(int)
-        kinds = {symbol.qualified: symbol.kind for symbol in facts.symbols}
-        for symbol in facts.symbols:
-            same[symbol.name] += symbol.listed
-        for symbol in facts.symbols:
-            if not symbol.listed or (path, symbol.qualified) in left:
+        for entry in graph.listing[path]:
+            symbol = entry.symbol
+            if left and (path, symbol.qualified) in left:
                 continue
-            if symbol.parent is not None and kinds.get(symbol.parent) not in CONTAINERS:
-                continue  # a function's own helpers are its body's business
-            score = flows.get((path, symbol.name), 0.0) / same[symbol.name]
-            if symbol.name.lower() in wanted:
+            score = flows.get((path, symbol.name), 0.0) / entry.same
+            if entry.lowered in wanted:
                 score += 1.0  # named by the query: before anything merely used (ranks sum to 1)
             scored.append((-(score + ranks[path] * 1e-3), path, symbol.start_line, symbol))
     best = (

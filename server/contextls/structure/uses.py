@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from contextls.structure.model import CONTAINERS, Symbol
 from contextls.structure.tags import FileFacts
 
 FAMILIES: Final = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
@@ -59,6 +61,12 @@ class Uses:
     """file -> its language's family (``FAMILIES``), for the files that define names."""
     stems: dict[str, str] = field(default_factory=dict)
     """file -> ``stem(file)``, for the files that define names."""
+    listing: dict[str, list[Listed]] = field(default_factory=dict)
+    """file -> the definitions a map may list, in the file's order (``listed``)."""
+    lowered: dict[str, frozenset[str]] = field(default_factory=dict)
+    """file -> the names of all its definitions, lower case (a query's words name them)."""
+    lowered_used: dict[str, frozenset[str]] = field(default_factory=dict)
+    """file -> the defined names it uses, lower case."""
 
     def edges(self, path: str) -> dict[tuple[str, str], float]:
         """Every use ``path`` makes of another file's definition: (definer, name) -> weight."""
@@ -105,6 +113,11 @@ class Uses:
         if sign > 0:
             self.families[path] = FAMILIES.get(facts.language, facts.language)
             self.stems[path] = stem(path)
+            self.listing[path] = listed(facts)
+            self.lowered[path] = frozenset(symbol.name.lower() for symbol in facts.symbols)
+        else:
+            self.listing.pop(path, None)
+            self.lowered.pop(path, None)
         for name in names:
             where = self.definers.setdefault(name, set())
             if sign > 0:
@@ -122,10 +135,12 @@ class Uses:
     def _use(self, path: str, facts: FileFacts) -> None:
         words = facts.words.keys() & self.definers.keys()
         self.used[path] = frozenset(words)
+        self.lowered_used[path] = frozenset(word.lower() for word in words)
         for word in words:
             self.users[word] = self.users.get(word, 0) + 1
 
     def _unuse(self, path: str) -> None:
+        self.lowered_used.pop(path, None)
         for word in self.used.pop(path, frozenset()):
             left = self.users.get(word, 1) - 1
             if left > 0:
@@ -140,6 +155,31 @@ class Uses:
             if len(out) > STRONGEST
             else out
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A definition a map may list: a listed one whose holder (if any) holds others."""
+
+    symbol: Symbol
+    lowered: str
+    """Its name, lower case."""
+    same: int
+    """How many listed definitions of its file have its name (they share its uses)."""
+
+
+def listed(facts: FileFacts) -> list[Listed]:
+    """The definitions of a file a map may list: a function's own helpers are its body's
+    business."""
+    same: dict[str, int] = defaultdict(int)
+    kinds = {symbol.qualified: symbol.kind for symbol in facts.symbols}
+    for symbol in facts.symbols:
+        same[symbol.name] += symbol.listed
+    return [
+        Listed(symbol, symbol.name.lower(), same[symbol.name])
+        for symbol in facts.symbols
+        if symbol.listed and (symbol.parent is None or kinds.get(symbol.parent) in CONTAINERS)
+    ]
 
 
 def uses(files: Mapping[str, FileFacts], known: list[Uses]) -> Uses:
