@@ -76,6 +76,10 @@ class Read:
     why: str = ""
 
 
+def ready() -> None:
+    """Nothing: a worker that runs it has imported what ``read_files`` needs."""
+
+
 _caches: dict[str, FactsCache] = {}
 """A worker's connection to the facts cache, by build."""
 

@@ -33,7 +33,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Final
 
-from contextls.app import collector
+from contextls.app import code_index, collector
 from contextls.app.code_index import CodeIndex, Progress
 from contextls.app.sources import Sources
 from contextls.app.tokenizers import tokenizer
@@ -139,6 +139,14 @@ class _Ranker:
         self.costs: dict[str, Costs] = {}
         """What an item takes, by tokenizer (each loaded on its first map)."""
 
+    def _costs(self, encoding: str) -> Costs:
+        costs = self.costs.get(encoding)
+        if costs is None:
+            counter = tokenizer(encoding)
+            costs = self.costs[encoding] = Costs(counter.count, encoding)
+            costs.seam()  # counted now: the tokenizer loads here, not in the ranking
+        return costs
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         messages: asyncio.Queue[tuple[Any, ...] | None] = asyncio.Queue()
@@ -154,6 +162,7 @@ class _Ranker:
                     return
 
         threading.Thread(target=read, name="map requests", daemon=True).start()
+        self.workers.warm(code_index.ready)  # while the first request lists the files
         try:
             while (message := await messages.get()) is not None and message[0] != STOP:
                 if message[0] == RANK:
@@ -200,16 +209,17 @@ class _Ranker:
             self._send((PROGRESS, ident, done, total))
 
         async with self.locks.setdefault(request.root, asyncio.Lock()):
+            # The tokenizer loads (the first time) while the files are read.
+            loading = asyncio.ensure_future(asyncio.to_thread(self._costs, request.encoding))
             # Each collection of the oldest generation would walk every file's facts again.
             with collector.paused():
-                files = await index.gather(self.workers, request.max_bytes, progress)
+                try:
+                    files = await index.gather(self.workers, request.max_bytes, progress)
+                finally:
+                    costs = await loading
                 version = (os.getpid(), index.version)
                 if version == known:
                     return Ranking("", 0, version, unchanged=True)
-                costs = self.costs.get(request.encoding)
-                if costs is None:
-                    counter = tokenizer(request.encoding)
-                    costs = self.costs[request.encoding] = Costs(counter.count, request.encoding)
 
                 def make() -> Ranking:
                     entries = ranked(files, request, index.uses)

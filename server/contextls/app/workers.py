@@ -51,6 +51,14 @@ class Workers:
             )
         return self._pool
 
+    def warm(self, ready: Callable[[], None]) -> None:
+        """Start every worker now, each running ``ready`` (a function of the module whose
+        jobs come next: the worker imports what they need), so that the first jobs do
+        not wait for processes to start one after the other."""
+        pool = self._running()
+        for _ in range(self.processes):
+            pool.submit(ready)
+
     async def run(self, budget: float, job: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``job(*args)`` in a worker; OverBudget past ``budget`` seconds or on a crash.
         Cancelling the caller leaves the job to finish in its worker (a process cannot
