@@ -157,6 +157,15 @@ def spawned_children(pid: int) -> list[int]:
     return found
 
 
+def running(pid: int) -> bool:
+    """``pid`` is a process that has not ended (an ended one may wait to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
 async def test_a_map_whose_process_dies_is_answered_and_the_next_map_is_made(
     editors: list[Session], workspace: Path
 ) -> None:
@@ -167,6 +176,9 @@ async def test_a_map_whose_process_dies_is_answered_and_the_next_map_is_made(
     while not (ranking := spawned_children(daemon)):  # the map's own process
         assert not work.done(), await work
         await asyncio.sleep(0.001)
+    while not (parsers := [child for pid in ranking for child in spawned_children(pid)]):
+        assert not work.done(), await work
+        await asyncio.sleep(0.001)
     for pid in ranking:
         os.kill(pid, signal.SIGKILL)
     try:
@@ -174,6 +186,9 @@ async def test_a_map_whose_process_dies_is_answered_and_the_next_map_is_made(
         raise AssertionError("a map was added though its process was killed")
     except RpcError as error:
         assert error.code == NO_STRUCTURE and "map's process stopped" in error.message
+    # Its parsing workers, orphaned, see their parent gone and end (not wait forever).
+    while any(running(pid) for pid in parsers):
+        await asyncio.sleep(0.05)
     assert (await second.call("contextls/status"))["mapCount"] == 0
     again = await first.call("contextls/addMap", query="helper")
     assert "helper_" in again["item"]["content"]

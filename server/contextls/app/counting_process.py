@@ -13,11 +13,12 @@ count is the same either way.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Final
+
+from contextls.app.workers import process_pool
 
 if TYPE_CHECKING:
     from contextls.core.claude.counting import ClaudeCounter
@@ -68,8 +69,7 @@ def _running() -> ProcessPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            # spawn, as the map's workers: the daemon has threads whose locks fork would copy.
-            _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            _pool = process_pool(1)
         return _pool
 
 

@@ -17,6 +17,8 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -29,6 +31,31 @@ T = TypeVar("T")
 
 PROCESSES: Final = 2
 """Workers: the machines people run editors on have at least two cores."""
+PARENT_CHECK_SECONDS: Final = 1.0
+"""How often a worker looks whether the process that started it is still there."""
+
+
+def leave_with_parent(parent: int) -> None:
+    """A worker's first act: end when the process that started it is gone. A parent
+    killed outright cannot stop its workers, and they would wait for jobs forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent watch", daemon=True).start()
+
+
+def process_pool(processes: int) -> ProcessPoolExecutor:
+    """Worker processes that end with the process that starts them. Spawned: the daemon
+    has threads (the embedding worker), and fork would copy their locks mid-use."""
+    return ProcessPoolExecutor(
+        processes,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=leave_with_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 class OverBudget(Exception):
@@ -44,11 +71,7 @@ class Workers:
 
     def _running(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # spawn: the daemon has threads (the embedding worker); fork would copy
-            # their locks mid-use.
-            self._pool = ProcessPoolExecutor(
-                self.processes, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = process_pool(self.processes)
         return self._pool
 
     def warm(self, ready: Callable[[], None]) -> None:
