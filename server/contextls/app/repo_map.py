@@ -18,7 +18,8 @@ from typing import Any, Final
 from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
-from contextls.app.map_process import MapProcess, MapRequest, Version
+from contextls.app.map_process import MapProcess
+from contextls.app.map_ranker import MapRequest, Version
 from contextls.app.symbol_adding import QUALIFIED_NAME
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core import candidates

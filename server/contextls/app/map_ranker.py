@@ -1,0 +1,230 @@
+"""The map's own process: it parses the workspace, keeps what each file defines and the
+graph of their uses, ranks them, and fits the best to the share in the window's tokens.
+
+Ranking a repository is pure Python over every file's facts (CPython's ``Lib/``: 1,790
+files, ~150,000 objects). In the daemon it took the GIL in turns with every other
+client's request (another client's ``addText`` 13-31x its idle time while a map was
+made or ranked again, and every two seconds after while the map stayed live), and the
+facts stayed in the daemon's memory. Here it has an interpreter of its own: the daemon
+(``map_process.MapProcess``) sends a small request (the window's focus, the share, the
+tokenizer's name) and reads the map's text; the facts never cross.
+
+The process holds a code index per workspace (by its root, the last few mapped) with its
+own worker processes for the parsing. The maps of one workspace are ranked one at a
+time, in a thread, so that a cancel, or another workspace's request, is read meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Final
+
+from contextls.app import code_index, collector
+from contextls.app.code_index import CodeIndex
+from contextls.app.sources import Sources
+from contextls.app.tokenizers import tokenizer
+from contextls.app.workers import Workers
+from contextls.core.costs import Costs
+from contextls.core.errors import ContextError
+from contextls.core.items import Item
+from contextls.protocol import ErrorCode
+from contextls.structure.repomap import Shown, fit, rank, shown
+from contextls.structure.tags import FileFacts
+from contextls.structure.uses import Uses
+
+log = logging.getLogger(__name__)
+
+RANK: Final = "rank"
+CANCEL: Final = "cancel"
+STOP: Final = "stop"
+PROGRESS: Final = "progress"
+RANKED: Final = "ranked"
+FAILED: Final = "failed"
+KEPT_WORKSPACES: Final = 4
+"""Workspaces whose code the map's process keeps; the least recently mapped goes first
+(what was parsed stays in the facts cache on disk: its next map reads, not parses)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MapRequest:
+    """What one ranking needs from the window, taken on the daemon's loop."""
+
+    root: str
+    max_bytes: int
+    query: str | None
+    share: int
+    focus_files: frozenset[str]
+    focus_names: frozenset[str]
+    leave_out: frozenset[tuple[str, str]]
+    encoding: str
+    """The window's tokenizer: the map is fitted in its tokens."""
+
+
+Version = tuple[int, int]
+"""(the map process's id, its code index's version): what the files were when ranked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The map's text and how many definitions it shows ("" and 0 when ``unchanged``)."""
+
+    text: str
+    definitions: int
+    version: Version
+    unchanged: bool = False
+    """Nothing changed since the ranking the daemon said it holds: that map stands."""
+
+
+def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
+    """The ``request.share`` best definitions of ``files``, drawn (pure). ``known``: the
+    workspace's uses, brought up to date here."""
+    if not files:
+        raise ContextError(
+            "the workspace holds no file whose structure contextls knows (Python, "
+            "JavaScript, TypeScript, Go, Rust, Java, C, C++, Emacs Lisp): no map to make",
+            ErrorCode.NO_STRUCTURE,
+        )
+    best = rank(
+        files,
+        request.focus_files,
+        request.focus_names,
+        request.query,
+        request.leave_out,
+        known=known,
+        limit=request.share,  # no more definitions fit (a line of at least one token each)
+    )
+    return shown(best, files)
+
+
+def fitted(entries: list[Shown], costs: Costs, shape: Item, share: int) -> tuple[str, int]:
+    """The map's text and how many definitions it shows: the share holds what the item
+    (``shape``, the map's item with another text) takes in the window, its heading and
+    fences too."""
+
+    def cost(text: str) -> int:
+        return costs.of(replace(shape, content=text))  # counted afresh: a new text
+
+    text, count = fit(entries, cost, share)
+    return text or "(no definition fits the map's share)\n", count
+
+
+def serve(connection: Connection) -> None:
+    """The map process's main: answer the daemon's requests until it goes away."""
+    asyncio.run(_Ranker(connection).run())
+
+
+class _Ranker:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.workers = Workers()
+        self.indexes: dict[str, CodeIndex] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+        self.costs: dict[str, Costs] = {}
+        """What an item takes, by tokenizer (each loaded on its first map)."""
+
+    def _costs(self, encoding: str) -> Costs:
+        costs = self.costs.get(encoding)
+        if costs is None:
+            counter = tokenizer(encoding)
+            costs = self.costs[encoding] = Costs(counter.count, encoding)
+            costs.seam()  # counted now: the tokenizer loads here, not in the ranking
+        return costs
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        messages: asyncio.Queue[tuple[Any, ...] | None] = asyncio.Queue()
+
+        def read() -> None:
+            while True:
+                try:
+                    message: tuple[Any, ...] | None = self.connection.recv()
+                except (EOFError, OSError):
+                    message = None  # the daemon went away
+                loop.call_soon_threadsafe(messages.put_nowait, message)
+                if message is None or message[0] == STOP:
+                    return
+
+        threading.Thread(target=read, name="map requests", daemon=True).start()
+        self.workers.warm(code_index.ready)  # while the first request lists the files
+        try:
+            while (message := await messages.get()) is not None and message[0] != STOP:
+                if message[0] == RANK:
+                    _, ident, request, known, shape = message
+                    answer = self._answer(ident, request, known, shape)
+                    self.tasks[ident] = asyncio.ensure_future(answer)
+                elif message[0] == CANCEL and message[1] in self.tasks:
+                    self.tasks[message[1]].cancel()
+        finally:
+            for task in self.tasks.values():
+                task.cancel()
+            self.workers.close()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        # The daemon may have gone away: then the reader ends the loop.
+        with contextlib.suppress(OSError):
+            self.connection.send(message)
+
+    async def _answer(
+        self, ident: int, request: MapRequest, known: Version | None, shape: Item
+    ) -> None:
+        try:
+            self._send((RANKED, ident, await self._rank(ident, request, known, shape)))
+        except asyncio.CancelledError:
+            pass  # the daemon no longer waits for it
+        except ContextError as error:
+            self._send((FAILED, ident, error.message, int(error.code)))
+        except Exception as error:
+            log.exception("ranking a map of %s failed", request.root)
+            said = f"the map could not be made: {type(error).__name__}: {error}"
+            self._send((FAILED, ident, said, int(ErrorCode.NO_STRUCTURE)))
+        finally:
+            self.tasks.pop(ident, None)
+
+    async def _rank(
+        self, ident: int, request: MapRequest, known: Version | None, shape: Item
+    ) -> Ranking:
+        index = self.indexes.pop(request.root, None)
+        if index is None:
+            index = CodeIndex(Sources(Path(request.root), lambda uri: None))  # disk only
+        self.indexes[request.root] = index  # the most recently mapped last
+        for root in list(self.indexes)[:-KEPT_WORKSPACES]:
+            if not self.locks[root].locked():
+                del self.indexes[root], self.locks[root]
+
+        def progress(done: int, total: int) -> None:
+            self._send((PROGRESS, ident, done, total))
+
+        async with self.locks.setdefault(request.root, asyncio.Lock()):
+            # The tokenizer loads (the first time) while the files are read.
+            loading = asyncio.ensure_future(asyncio.to_thread(self._costs, request.encoding))
+            # Each collection of the oldest generation would walk every file's facts again.
+            with collector.paused():
+                try:
+                    files = await index.gather(self.workers, request.max_bytes, progress)
+                finally:
+                    costs = await loading
+                version = (os.getpid(), index.version)
+                if version == known:
+                    return Ranking("", 0, version, unchanged=True)
+
+                def make() -> Ranking:
+                    entries = ranked(files, request, index.uses)
+                    return Ranking(*fitted(entries, costs, shape, request.share), version)
+
+                ranking = asyncio.ensure_future(asyncio.to_thread(make))
+                try:
+                    return await asyncio.shield(ranking)
+                except asyncio.CancelledError:
+                    # The thread runs on, updating this workspace's uses: the next
+                    # ranking waits for it (this one holds the lock until then).
+                    await asyncio.wait([ranking])
+                    raise

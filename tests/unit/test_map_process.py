@@ -1,0 +1,70 @@
+"""The maps' own process, without a daemon: what it keeps, and that it ends when idle.
+
+The daemon's side is tested over LSP in ``tests/e2e/test_no_stall.py`` (a map of a
+repository leaves room for another client; a map whose process dies is answered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from contextls.app.map_process import MapProcess
+from contextls.app.map_ranker import KEPT_WORKSPACES, MapRequest, _Ranker
+from contextls.core.items import Item
+
+
+def workspace(root: Path, name: str) -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "core.py").write_text(f"def {name}_helper(value):\n    return value\n")
+    (folder / "app.py").write_text(f"from core import {name}_helper\n\n{name}_helper(1)\n")
+    return folder
+
+
+def request(folder: Path) -> MapRequest:
+    empty: frozenset[Any] = frozenset()
+    return MapRequest(str(folder), 1_000_000, None, 256, empty, empty, empty, "o200k_base")
+
+
+SHAPE = Item("ctx-1", "custom", "", {"title": "map of the repository"}, 0, 0)
+
+
+async def test_an_idle_map_process_ends_and_the_next_map_starts_it_again(tmp_path: Path) -> None:
+    folder = workspace(tmp_path, "first")
+    maps = MapProcess(idle_seconds=0.2)
+    try:
+        ranking = await maps.rank(request(folder), None, SHAPE)
+        assert "def first_helper" in ranking.text and ranking.definitions == 1
+        assert maps.pid is not None
+        while maps.pid is not None:  # no request for idle_seconds: it ends
+            await asyncio.sleep(0.05)
+        again = await maps.rank(request(folder), None, SHAPE)
+        assert again.text == ranking.text and maps.starts == 2
+    finally:
+        maps.close()
+
+
+class Unread:
+    """A connection whose messages nobody reads."""
+
+    def send(self, message: object) -> None:
+        pass
+
+
+async def test_the_map_process_keeps_the_code_of_the_last_workspaces_mapped(
+    tmp_path: Path,
+) -> None:
+    folders = [workspace(tmp_path, f"w{n}") for n in range(KEPT_WORKSPACES + 1)]
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        for ident, folder in enumerate(folders):
+            ranking = await ranker._rank(ident, request(folder), None, SHAPE)
+            assert f"def {folder.name}_helper" in ranking.text
+        assert list(ranker.indexes) == [str(folder) for folder in folders[1:]]
+        # Mapped again, the first is the most recent and the next oldest goes.
+        await ranker._rank(99, request(folders[0]), None, SHAPE)
+        assert list(ranker.indexes) == [str(folder) for folder in folders[2:] + folders[:1]]
+    finally:
+        ranker.workers.close()
