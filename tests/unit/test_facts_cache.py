@@ -1,5 +1,6 @@
 """What a parse found is kept by the text's digest across restarts; a broken cache is
-passed over, never an error."""
+passed over, never an error. The workers read the cache; who asked them keeps what
+they parsed (``code_index._save``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from contextls.app import code_index
-from contextls.app.code_index import read_files
+from contextls.app.code_index import Read, _save, read_files
+from contextls.app.facts_cache import decode
+from contextls.structure.tags import FileFacts
 
 SOURCE = "class Parser:\n    def parse(self, text):\n        return text.split()\n"
 
@@ -21,7 +24,10 @@ def test_a_second_read_takes_the_facts_from_the_cache(
     (tmp_path / "a.py").write_text(SOURCE)
     (tmp_path / "b.py").write_text(SOURCE)  # the same text elsewhere: the same facts
     (first,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
-    assert first.facts is not None
+    assert first.data is not None and not first.cached
+    (unkept,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
+    assert not unkept.cached  # a worker does not write the cache
+    _save([(first.text_hash, first.language, first.data)], "build-1")
     monkeypatch.setattr(code_index, "_caches", {})  # as a restarted worker
 
     def no_parse(text: str, language: str) -> None:
@@ -29,8 +35,8 @@ def test_a_second_read_takes_the_facts_from_the_cache(
 
     monkeypatch.setattr(code_index, "facts", no_parse)
     again, other = read_files(str(tmp_path), ["a.py", "b.py"], 1_000_000, "build-1")
-    assert again.facts == first.facts == other.facts
-    assert [s.qualified for s in again.facts.symbols] == ["Parser", "Parser.parse"]
+    assert again.cached and other.cached and again.data == first.data == other.data
+    assert [s.qualified for s in facts_of(again).symbols] == ["Parser", "Parser.parse"]
     with pytest.raises(AssertionError, match="parsed again"):  # another build parses anew
         monkeypatch.setattr(code_index, "_caches", {})
         read_files(str(tmp_path), ["a.py"], 1_000_000, "build-2")
@@ -45,4 +51,15 @@ def test_a_cache_that_is_not_a_database_is_passed_over(
     monkeypatch.setattr(code_index, "_caches", {})
     (tmp_path / "a.py").write_text(SOURCE)
     (read,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
-    assert read.facts is not None and read.facts.symbols[0].name == "Parser"
+    assert facts_of(read).symbols[0].name == "Parser"
+    _save([(read.text_hash, read.language, facts_of_data(read))], "build-1")  # passed over
+
+
+def facts_of(read: Read) -> FileFacts:
+    assert read.data is not None, read.why
+    return decode(read.data)
+
+
+def facts_of_data(read: Read) -> bytes:
+    assert read.data is not None, read.why
+    return read.data

@@ -15,6 +15,7 @@ import asyncio
 import functools
 import hashlib
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from contextls.app.expand import expand, parts_under
-from contextls.app.facts_cache import FactsCache, cache_path
+from contextls.app.facts_cache import FactsCache, Row, cache_path, decode, encode
 from contextls.app.sources import Gone, Sources
 from contextls.app.workers import OverBudget, Workers
 from contextls.common.build import build_id
@@ -67,13 +68,16 @@ class _Known:
 
 @dataclass(frozen=True, slots=True)
 class Read:
-    """What a worker made of one file: its facts, or why it has none."""
+    """What a worker made of one file: its facts (encoded), or why it has none."""
 
     rel: str
     signature: Signature | None
     text_hash: bytes
-    facts: FileFacts | None
+    data: bytes | None
     why: str = ""
+    language: str = ""
+    cached: bool = False
+    """Its facts came from the cache (else the asker keeps them there)."""
 
 
 def ready() -> None:
@@ -90,14 +94,12 @@ def read_files(root: str, rels: list[str], max_bytes: int, build: str = "") -> l
     cache = _caches.get(build)
     if cache is None:
         cache = _caches[build] = FactsCache(cache_path() if build else None, build)
-    with cache.writing():
-        return _read_files(cache, root, rels, max_bytes)
+    return _read_files(cache, root, rels, max_bytes)
 
 
 def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -> list[Read]:
     sources = Sources(Path(root), lambda uri: None)
     done: list[Read] = []
-    shared: dict[str, str] = {}
     for rel in rels:
         signature = _signature(Path(root) / rel)
         text = sources.on_disk(rel, max_bytes)
@@ -109,22 +111,31 @@ def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -
             done.append(Read(rel, signature, b"", None, "no parser"))
             continue
         text_hash = digest(text)
-        found = cache.get(text_hash, language)
-        if found is None:
+        data = cache.get(text_hash, language)
+        cached = data is not None
+        if data is None:
             try:
-                found = facts(text, language)
+                data = encode(facts(text, language))
             except Unsupported as error:
                 done.append(Read(rel, signature, b"", None, str(error)))
                 continue
-            cache.put(text_hash, language, found)
-        done.append(Read(rel, signature, text_hash, _sharing_words(found, shared)))
+        done.append(Read(rel, signature, text_hash, data, "", language, cached))
     return done
 
 
+def _save(rows: list[Row], build: str) -> None:
+    """Keep what the workers parsed in the facts cache (a thread's work)."""
+    cache = FactsCache(cache_path(), build)
+    try:
+        cache.put(rows)
+    finally:
+        cache.close()
+
+
 def _sharing_words(found: FileFacts, shared: dict[str, str]) -> FileFacts:
-    """``found`` with its words' strings shared with the batch's other files: the answer
-    is pickled with each string once (``self`` and ``return`` are in every file), and the
-    daemon keeps one copy per batch rather than one per file (Lib/'s facts 90 -> 73 MB)."""
+    """``found`` with its words' strings shared with the batch's other files: ``self`` and
+    ``return`` are in every file, and one copy per batch is kept rather than one per file
+    (Lib/'s facts 90 -> 73 MB)."""
     words = Counter({shared.setdefault(word, word): count for word, count in found.words.items()})
     return replace(found, words=words)
 
@@ -142,6 +153,8 @@ class CodeIndex:
         version and window revision is still the same map)."""
         self.uses: list[Uses] = []
         """Which definitions each file uses, kept for the next ranking (``repomap``)."""
+        self._unsaved: list[Row] = []
+        """What the workers parsed during a gather, for the facts cache."""
 
     def facts_of(self, rel: str, text: str, language: str | None = None) -> FileFacts:
         """What ``text`` (the file ``rel`` now) defines; Unsupported for a language not
@@ -218,11 +231,19 @@ class CodeIndex:
         finally:
             for task in running:
                 task.cancel()
+            self._save_later()
         present = set(rels)
         for rel in [rel for rel in self._known if rel not in present]:
             del self._known[rel]
             self.version += 1
         return {rel: self._known[rel].facts for rel in rels if rel in self._known}
+
+    def _save_later(self) -> None:
+        """Write what the workers parsed to the facts cache in a thread: the ranking goes
+        on meanwhile (SQLite lets the GIL go while it writes)."""
+        rows, self._unsaved = self._unsaved, []
+        if rows:
+            threading.Thread(target=_save, args=(rows, _build()), name="facts cache").start()
 
     async def _read(self, workers: Workers, batch: list[str], max_bytes: int) -> list[Read]:
         root = self.sources.root
@@ -246,24 +267,28 @@ class CodeIndex:
         total: int,
     ) -> int:
         count = 0
+        shared: dict[str, str] = {}
         for task in finished:
             for read in task.result():
-                self._keep(read)
+                self._keep(read, shared)
                 count += 1
         if progress is not None:
             progress(done + count, total)
         return count
 
-    def _keep(self, read: Read) -> None:
+    def _keep(self, read: Read, shared: dict[str, str]) -> None:
         self.version += 1
-        self.parsed += read.facts is not None
-        if read.facts is None:
+        self.parsed += read.data is not None
+        if read.data is None:
             self._known.pop(read.rel, None)
             if read.why not in ("deleted", "no parser"):
                 self.left_out[read.rel] = (read.signature, read.why)
             return
+        if not read.cached:
+            self._unsaved.append((read.text_hash, read.language, read.data))
         self.left_out.pop(read.rel, None)
-        self._known[read.rel] = _Known(read.signature, read.text_hash, read.facts)
+        found = _sharing_words(decode(read.data), shared)
+        self._known[read.rel] = _Known(read.signature, read.text_hash, found)
 
 
 def _batches(root: Path, rels: list[str]) -> Iterator[list[str]]:

@@ -3,21 +3,25 @@
 A repository's map needs the definitions and words of every file. Parsing them all is
 most of a first map (CPython's ``Lib/``: ~2x a bare parse, in two processes), and a
 restarted daemon, or a second checkout of the same code, would parse the same texts
-again. So the worker processes keep each file's facts in a small SQLite file in the
-user's cache directory, under the digest of its text and its language, and the build
-of the code that made them (a new install drops what an older one found).
+again. So each file's facts are kept in a small SQLite file in the user's cache
+directory, under the digest of its text and its language, and the build of the code
+that made them (a new install drops what an older one found). The worker processes
+read it; the process that asked for the parse writes what they found, in a thread,
+while it ranks (a worker's time is the map's).
+
+Facts travel and are kept as MessagePack (``encode``): a third of pickle's time to make
+and half of it to read for CPython's ``Lib/`` (0.08 + 0.13 s against 0.29 + 0.24 s), and
+the bytes a worker sends are the bytes the cache keeps.
 
 It is a cache: unreadable, locked or full, it is passed over, never an error.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -36,6 +40,20 @@ _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(_Encoded)
 
 
+def encode(facts: FileFacts) -> bytes:
+    return _encoder.encode((facts.language, facts.symbols, dict(facts.words), facts.headers))
+
+
+def decode(data: bytes) -> FileFacts:
+    """The facts ``encode`` made (``msgspec.DecodeError`` for anything else)."""
+    language, symbols, words, headers = _decoder.decode(data)
+    return FileFacts(language, symbols, Counter(words), headers)
+
+
+Row = tuple[bytes, str, bytes]
+"""(the text's digest, its language, its facts encoded)."""
+
+
 def cache_path() -> Path | None:
     chosen = os.environ.get(CACHE_ENV, "")
     if chosen == "off":
@@ -47,13 +65,11 @@ def cache_path() -> Path | None:
 
 
 class FactsCache:
-    """One process's connection to the cache (the workers' own)."""
+    """One connection to the cache (a worker's, or a writer's for one batch)."""
 
     def __init__(self, path: Path | None, build: str) -> None:
         self.build = build
         self._db: sqlite3.Connection | None = None
-        self._pending: list[tuple[bytes, str, str, bytes]] | None = None
-        """Rows put inside ``writing``, written at its end."""
         if path is None:
             return
         try:
@@ -74,7 +90,8 @@ class FactsCache:
         except (sqlite3.Error, OSError) as error:
             log.info("the facts cache %s is not used: %s", path, error)
 
-    def get(self, digest: bytes, language: str) -> FileFacts | None:
+    def get(self, digest: bytes, language: str) -> bytes | None:
+        """The facts kept for this text, encoded (checked: they decode)."""
         if self._db is None:
             return None
         try:
@@ -84,39 +101,27 @@ class FactsCache:
             ).fetchone()
             if row is None:
                 return None
-            lang, symbols, words, headers = _decoder.decode(row[0])
+            data: bytes = row[0]
+            _decoder.decode(data)
         except (sqlite3.Error, msgspec.DecodeError):
             return None
-        return FileFacts(lang, symbols, Counter(words), headers)
+        return data
 
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
-        """The rows ``put`` inside are written at its end, in one short transaction (one
-        write of the WAL, not one per file; the lock is not held while files are parsed,
-        so the other worker is not kept waiting)."""
-        self._pending = []
-        try:
-            yield
-        finally:
-            rows, self._pending = self._pending, None
-            self._write(rows)
-
-    def put(self, digest: bytes, language: str, facts: FileFacts) -> None:
-        if self._db is None:
-            return
-        data = _encoder.encode((facts.language, facts.symbols, dict(facts.words), facts.headers))
-        row = (digest, language, self.build, data)
-        if self._pending is not None:
-            self._pending.append(row)
-        else:
-            self._write([row])
-
-    def _write(self, rows: list[tuple[bytes, str, str, bytes]]) -> None:
+    def put(self, rows: list[Row]) -> None:
+        """Keep these facts, in one short transaction (one write of the WAL)."""
         if self._db is None or not rows:
             return
         try:
             with self._db:  # BEGIN ... COMMIT, or ROLLBACK on an error
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
+                    [(digest, language, self.build, data) for digest, language, data in rows],
+                )
         except sqlite3.Error as error:  # full, locked, read-only: a cache may be passed over
             log.info("the facts cache was not written: %s", error)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
