@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -70,12 +70,22 @@ class Uses:
 
     def edges(self, path: str) -> dict[tuple[str, str], float]:
         """Every use ``path`` makes of another file's definition: (definer, name) -> weight."""
+        counts = self.files[path].words
+        return {
+            (definer, word): weight * self._near(definer, word, counts)
+            for word, weight, others in self._weighed(path)
+            for definer in others
+        }
+
+    def _weighed(self, path: str) -> list[tuple[str, float, list[str]]]:
+        """Each defined name ``path`` uses, what a use of it weighs, and the other files
+        that define it, in the order ``edges`` lists them."""
         facts = self.files[path]
         family = FAMILIES.get(facts.language, facts.language)
-        families, stems, members, users = self.families, self.stems, self.members, self.users
+        families, users = self.families, self.users
         counts = facts.words
         total = 1 + len(self.files)
-        out: dict[tuple[str, str], float] = {}
+        found: list[tuple[str, float, list[str]]] = []
         for word in self.used.get(path, ()):
             where = self.definers.get(word)
             if not where or len(where) > MOST_DEFINERS:
@@ -89,16 +99,51 @@ class Uses:
             worth = math.log(total / max(users.get(word, 1), 1))
             if word.startswith("_") or len(where) > 5:
                 worth *= 0.1
-            weight = math.sqrt(counts[word]) * worth / len(others)
-            for definer in others:
-                # A file that names the other's module (an import) means its definition;
-                # a method's name alone (get, items) rarely means that class's method.
-                near = IMPORTED if stems[definer] in counts else 1.0
-                owners = members.get((definer, word))
-                if owners is not None and not any(map(counts.__contains__, owners)):
-                    near *= MEMBER_ALONE
-                out[(definer, word)] = weight * near
-        return out
+            found.append((word, math.sqrt(counts[word]) * worth / len(others), others))
+        return found
+
+    def _near(self, definer: str, word: str, counts: Counter[str]) -> float:
+        # A file that names the other's module (an import) means its definition; a
+        # method's name alone (get, items) rarely means that class's method.
+        near = IMPORTED if self.stems[definer] in counts else 1.0
+        owners = self.members.get((definer, word))
+        if owners is not None and not any(map(counts.__contains__, owners)):
+            near *= MEMBER_ALONE
+        return near
+
+    def _strongest(self, path: str) -> dict[tuple[str, str], float]:
+        """The ``STRONGEST`` uses of ``edges``, as ``heapq.nlargest`` picks them (the first
+        listed of equal weights), strongest first. The names are weighed in the order of
+        the most a use of each can weigh, and those that cannot reach the strongest are
+        left unweighed (a third of the graph's first build of CPython's ``Lib/``)."""
+        # A use weighs at most ``IMPORTED`` times its name's weight (``MEMBER_ALONE`` only
+        # lowers it): that bounds what a name not yet weighed can bring.
+        weighed = self._weighed(path)
+        if sum(len(others) for _, _, others in weighed) <= STRONGEST:
+            return self.edges(path)
+        counts = self.files[path].words
+        firsts: list[tuple[float, int, str, float, list[str]]] = []
+        position = 0
+        for word, weight, others in weighed:
+            firsts.append((weight * IMPORTED, position, word, weight, others))
+            position += len(others)
+        firsts.sort(key=lambda entry: -entry[0])
+        best: list[tuple[float, int, tuple[str, str]]] = []  # (weight, -position, use)
+        for most, first, word, weight, others in firsts:
+            if len(best) == STRONGEST and most < best[0][0]:
+                break
+            for offset, definer in enumerate(others):
+                entry = (
+                    weight * self._near(definer, word, counts),
+                    -(first + offset),
+                    (definer, word),
+                )
+                if len(best) < STRONGEST:
+                    heapq.heappush(best, entry)
+                elif entry > best[0]:
+                    heapq.heapreplace(best, entry)
+        best.sort(key=lambda entry: (-entry[0], -entry[1]))
+        return {use: weight for weight, _, use in best}
 
     def _define(self, path: str, facts: FileFacts, sign: int) -> set[str]:
         """Add (``sign`` 1) or take out (-1) what ``path`` defines; the names touched."""
@@ -149,12 +194,7 @@ class Uses:
                 self.users.pop(word, None)
 
     def _keep_strongest(self, path: str) -> None:
-        out = self.edges(path)
-        self.strongest[path] = (
-            dict(heapq.nlargest(STRONGEST, out.items(), key=lambda kv: kv[1]))
-            if len(out) > STRONGEST
-            else out
-        )
+        self.strongest[path] = self._strongest(path)
 
 
 @dataclass(frozen=True, slots=True)
