@@ -26,7 +26,12 @@ from contextls.structure.tags import FileFacts
 from contextls.structure.uses import Uses, uses
 
 DAMPING: Final = 0.85
-ITERATIONS: Final = 40
+ITERATIONS: Final = 100
+"""At most; the walk ends when a step moves the ranks less than ``SETTLED``."""
+SETTLED: Final = 1e-5
+"""How little a step of the walk moves the ranks (summed) when they have settled: from
+everywhere alike, ~37 steps over CPython's ``Lib/``; from the last ranking's ranks (a
+file changed, the window moved), a few."""
 FOCUS: Final = 10.0
 """How much more a use of a name the window or the query names weighs."""
 GAP: Final = "⋮"
@@ -75,7 +80,8 @@ def rank(
         named = not wanted.isdisjoint(graph.lowered[path])
         if named or any(w in path.lower() for w in wanted):
             personal[path] = personal.get(path, 0.0) + 1.0
-    ranks = pagerank(list(files), edges, personal)
+    ranks = pagerank(list(files), edges, personal, graph.ranks)
+    graph.ranks = ranks
     flows: dict[tuple[str, str], float] = defaultdict(float)
     for path, out in edges.items():
         total = sum(out.values())
@@ -110,9 +116,11 @@ def pagerank(
     nodes: Sequence[str],
     edges: Mapping[str, Mapping[tuple[str, str], float]],
     personal: Mapping[str, float],
+    start: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """PageRank of ``nodes`` over weighted edges (to ``(node, name)``), restarting at
-    ``personal`` (everywhere alike when empty); a node with no edge restarts."""
+    ``personal`` (everywhere alike when empty); a node with no edge restarts. The walk
+    starts from ``start`` (the last ranks of much the same graph) when given."""
     if not nodes:
         return {}
     total = sum(personal.values())
@@ -132,20 +140,25 @@ def pagerank(
         for (target, _), value in out.items():
             merged[target] += value / weight
         targets.append([(index[target], part) for target, part in merged.items()])
-    start = [restart[node] for node in nodes]
+    begin = [restart[node] for node in nodes]
     dead = [i for i, moves in enumerate(targets) if not moves]
-    walked = list(start)
+    walked = list(begin)
+    if start:
+        known = [start.get(node, value) for node, value in zip(nodes, begin, strict=True)]
+        total = sum(known)
+        if total > 0:
+            walked = [value / total for value in known]
     for _ in range(ITERATIONS):
         dangling = sum(walked[i] for i in dead)
         jump = 1 - DAMPING + DAMPING * dangling
-        after = [jump * value for value in start]
+        after = [jump * value for value in begin]
         for i, moves in enumerate(targets):
             share = DAMPING * walked[i]
             for position, part in moves:
                 after[position] += share * part
         moved = sum(abs(a - b) for a, b in zip(after, walked, strict=True))
         walked = after
-        if moved < 1e-7:
+        if moved < SETTLED:
             break
     return dict(zip(nodes, walked, strict=True))
 

@@ -67,6 +67,8 @@ class Uses:
     """file -> the names of all its definitions, lower case (a query's words name them)."""
     lowered_used: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the defined names it uses, lower case."""
+    ranks: dict[str, float] = field(default_factory=dict)
+    """file -> its PageRank in the last ranking, where the next one's walk starts."""
 
     def edges(self, path: str) -> dict[tuple[str, str], float]:
         """Every use ``path`` makes of another file's definition: (definer, name) -> weight."""
