@@ -21,12 +21,15 @@ from typing import Any, Final
 
 from contextls.app.code_index import Progress
 from contextls.app.map_ranker import (
+    ANSWERED,
     CANCEL,
     FAILED,
+    FIND,
     PROGRESS,
     RANK,
-    RANKED,
     STOP,
+    FindRequest,
+    Found,
     MapRequest,
     Ranking,
     Version,
@@ -52,7 +55,7 @@ class MapProcess:
     def __init__(self, idle_seconds: float = IDLE_SECONDS) -> None:
         self._connection: Connection | None = None
         self._process: BaseProcess | None = None
-        self._waiting: dict[int, tuple[asyncio.Future[Ranking], Progress | None]] = {}
+        self._waiting: dict[int, tuple[asyncio.Future[Any], Progress | None]] = {}
         self._ids = itertools.count(1)
         self._at_exit = False
         self._idle_check: asyncio.TimerHandle | None = None
@@ -76,13 +79,22 @@ class MapProcess:
         """The map ``request`` asks for, fitted as the item ``shape`` with its text;
         ``known``: the version of the map the daemon holds for the same request
         (unchanged is answered when the files are the same)."""
+        ranking: Ranking = await self._ask((RANK, request, known, shape), progress)
+        return ranking
+
+    async def find(self, request: FindRequest) -> Found:
+        """Where the definitions a name means are, in every file of the workspace."""
+        found: Found = await self._ask((FIND, request), None)
+        return found
+
+    async def _ask(self, message: tuple[Any, ...], progress: Progress | None) -> Any:
         loop = asyncio.get_running_loop()
         connection = self._running(loop)
         ident = next(self._ids)
-        future: asyncio.Future[Ranking] = loop.create_future()
+        future: asyncio.Future[Any] = loop.create_future()
         self._waiting[ident] = (future, progress)
         try:
-            connection.send((RANK, ident, request, known, shape))
+            connection.send((message[0], ident, *message[1:]))
             return await future
         except asyncio.CancelledError:
             self._tell((CANCEL, ident))
@@ -163,7 +175,7 @@ class MapProcess:
                 progress(message[2], message[3])
         elif future.done():
             return
-        elif kind == RANKED:
+        elif kind == ANSWERED:
             future.set_result(message[2])
         elif kind == FAILED:
             future.set_exception(ContextError(message[2], ErrorCode(message[3])))
@@ -187,7 +199,7 @@ class MapProcess:
     @staticmethod
     def _stopped(why: str) -> ContextError:
         return ContextError(
-            f"the map's process stopped while it made the map: {why}; asking for the map "
+            f"the map's process stopped while it read the workspace's code: {why}; asking "
             "again starts it anew",
             ErrorCode.NO_STRUCTURE,
         )

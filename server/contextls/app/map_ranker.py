@@ -12,6 +12,8 @@ tokenizer's name) and reads the map's text; the facts never cross.
 The process holds a code index per workspace (by its root, the last few mapped) with its
 own worker processes for the parsing. The maps of one workspace are ranked one at a
 time, in a thread, so that a cancel, or another workspace's request, is read meanwhile.
+It also finds a definition by its name anywhere in a workspace (``FindRequest``): the
+same parse, and what it parsed serves the next map.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -36,17 +38,20 @@ from contextls.core.costs import Costs
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.protocol import ErrorCode
+from contextls.structure.model import Symbol
 from contextls.structure.repomap import Shown, fit, rank, shown
+from contextls.structure.resolve import near, resolve
 from contextls.structure.tags import FileFacts
 from contextls.structure.uses import Uses
 
 log = logging.getLogger(__name__)
 
 RANK: Final = "rank"
+FIND: Final = "find"
 CANCEL: Final = "cancel"
 STOP: Final = "stop"
 PROGRESS: Final = "progress"
-RANKED: Final = "ranked"
+ANSWERED: Final = "answered"
 FAILED: Final = "failed"
 KEPT_WORKSPACES: Final = 4
 """Workspaces whose code the map's process keeps; the least recently mapped goes first
@@ -66,6 +71,24 @@ class MapRequest:
     leave_out: frozenset[tuple[str, str]]
     encoding: str
     """The window's tokenizer: the map is fitted in its tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class FindRequest:
+    """A definition's name, looked for in every file of a workspace."""
+
+    root: str
+    max_bytes: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The definitions ``name`` means, by file (in the workspace's order), and, when there
+    are none, the nearest names (at most 5, as ``FILE::name``)."""
+
+    hits: list[tuple[str, Symbol]]
+    near: list[str]
 
 
 Version = tuple[int, int]
@@ -157,10 +180,15 @@ class _Ranker:
         self.workers.warm(code_index.ready)  # while the first request lists the files
         try:
             while (message := await messages.get()) is not None and message[0] != STOP:
+                work: Awaitable[Ranking | Found]
                 if message[0] == RANK:
                     _, ident, request, known, shape = message
-                    answer = self._answer(ident, request, known, shape)
-                    self.tasks[ident] = asyncio.ensure_future(answer)
+                    work = self._rank(ident, request, known, shape)
+                    self.tasks[ident] = asyncio.ensure_future(self._answer(ident, work))
+                elif message[0] == FIND:
+                    _, ident, asked = message
+                    work = self._find(ident, asked)
+                    self.tasks[ident] = asyncio.ensure_future(self._answer(ident, work))
                 elif message[0] == CANCEL and message[1] in self.tasks:
                     self.tasks[message[1]].cancel()
         finally:
@@ -173,37 +201,56 @@ class _Ranker:
         with contextlib.suppress(OSError):
             self.connection.send(message)
 
-    async def _answer(
-        self, ident: int, request: MapRequest, known: Version | None, shape: Item
-    ) -> None:
+    async def _answer(self, ident: int, work: Awaitable[Ranking | Found]) -> None:
         try:
-            self._send((RANKED, ident, await self._rank(ident, request, known, shape)))
+            self._send((ANSWERED, ident, await work))
         except asyncio.CancelledError:
             pass  # the daemon no longer waits for it
         except ContextError as error:
             self._send((FAILED, ident, error.message, int(error.code)))
         except Exception as error:
-            log.exception("ranking a map of %s failed", request.root)
-            said = f"the map could not be made: {type(error).__name__}: {error}"
+            log.exception("a request of the maps' process failed")
+            said = f"the workspace's code could not be read: {type(error).__name__}: {error}"
             self._send((FAILED, ident, said, int(ErrorCode.NO_STRUCTURE)))
         finally:
             self.tasks.pop(ident, None)
 
+    def _index(self, root: str) -> CodeIndex:
+        """The code index of the workspace at ``root``, now the most recently used."""
+        index = self.indexes.pop(root, None)
+        if index is None:
+            index = CodeIndex(Sources(Path(root), lambda uri: None))  # disk only
+        self.indexes[root] = index
+        for other in list(self.indexes)[:-KEPT_WORKSPACES]:
+            if not self.locks[other].locked():
+                del self.indexes[other], self.locks[other]
+        self.locks.setdefault(root, asyncio.Lock())
+        return index
+
+    async def _find(self, ident: int, asked: FindRequest) -> Found:
+        index = self._index(asked.root)
+        async with self.locks[asked.root]:
+            with collector.paused():
+                files = await index.gather(self.workers, asked.max_bytes)
+        hits: list[tuple[str, Symbol]] = []
+        close: list[str] = []
+        for rel, facts in files.items():
+            found = resolve(facts.symbols, asked.name)
+            if found:
+                hits += [(rel, symbol) for symbol in found]
+            elif len(close) < 5:
+                close += [f"{rel}::{name}" for name in near(facts.symbols, asked.name, 2)]
+        return Found(hits, close[:5])
+
     async def _rank(
         self, ident: int, request: MapRequest, known: Version | None, shape: Item
     ) -> Ranking:
-        index = self.indexes.pop(request.root, None)
-        if index is None:
-            index = CodeIndex(Sources(Path(request.root), lambda uri: None))  # disk only
-        self.indexes[request.root] = index  # the most recently mapped last
-        for root in list(self.indexes)[:-KEPT_WORKSPACES]:
-            if not self.locks[root].locked():
-                del self.indexes[root], self.locks[root]
+        index = self._index(request.root)
 
         def progress(done: int, total: int) -> None:
             self._send((PROGRESS, ident, done, total))
 
-        async with self.locks.setdefault(request.root, asyncio.Lock()):
+        async with self.locks[request.root]:
             # The tokenizer loads (the first time) while the files are read.
             loading = asyncio.ensure_future(asyncio.to_thread(self._costs, request.encoding))
             # Each collection of the oldest generation would walk every file's facts again.

@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
+from contextls.app.map_ranker import Found
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core.errors import ContextError
 from contextls.core.items import is_outlined
@@ -49,7 +50,7 @@ class SymbolAdding:
     def add_named_symbol(
         self,
         name: str,
-        uri: str | None,
+        uri: str,
         language: str | None = None,
         metadata: dict[str, Any] | None = None,
         pin: bool = False,
@@ -120,51 +121,36 @@ class SymbolAdding:
         return self.adding.add_region(uri, start, end, text, language, meta, pin, name, kind)
 
     def find_symbol(
-        self, name: str, uri: str | None, language: str | None = None
+        self, name: str, uri: str, language: str | None = None
     ) -> tuple[Symbol, str, str, str, list[Symbol]]:
-        """The one definition ``name`` means (in ``uri``, else anywhere in the workspace),
-        with its file's URI, path, text and definitions; refused when none or several."""
-        if uri is not None:
-            path, rel = self.state.sources.locate(uri)
-            text = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
-            found = self._symbols(rel, text, language)
-            matches = [(uri, rel, text, found, s) for s in resolve(found, name)]
-            if not matches:
-                close = near(found, name)
-                hint = f"; it defines {_names(close)}" if close else ""
-                raise ContextError(f"{rel} defines no {name}{hint}", ErrorCode.SYMBOL_NOT_FOUND)
-        else:
-            matches, close = [], []
-            root = self.state.sources.root
-            for rel, facts in self.code.all_facts(self.state.settings.max_file_bytes):
-                hits = resolve(facts.symbols, name)
-                if hits:
-                    file_uri = (root / rel).as_uri()
-                    text = self.state.sources.text(
-                        file_uri, root / rel, rel, self.state.settings.max_file_bytes
-                    )
-                    matches += [(file_uri, rel, text, facts.symbols, s) for s in hits]
-                elif len(close) < 5:
-                    close += [f"{rel}::{n}" for n in near(facts.symbols, name, 2)]
-            if not matches:
-                hint = f"; the nearest names are {_names(close[:5])}" if close else ""
-                raise ContextError(
-                    f"no definition named {name} in the workspace{hint}",
-                    ErrorCode.SYMBOL_NOT_FOUND,
-                )
+        """The one definition ``name`` means in ``uri``, with the file's URI, path, text and
+        definitions; refused when none or several."""
+        path, rel = self.state.sources.locate(uri)
+        text = self.state.sources.text(uri, path, rel, self.state.settings.max_file_bytes)
+        found = self._symbols(rel, text, language)
+        matches = resolve(found, name)
+        if not matches:
+            close = near(found, name)
+            hint = f"; it defines {_names(close)}" if close else ""
+            raise ContextError(f"{rel} defines no {name}{hint}", ErrorCode.SYMBOL_NOT_FOUND)
         if len(matches) > 1:
-            infos = [_info(file_uri, rel, s) for file_uri, rel, _, _, s in matches]
-            listed = ", ".join(
-                f"{i.path}::{i.name} ({i.start_line}-{i.end_line})" for i in infos[:8]
-            )
-            more = f" and {len(infos) - 8} more" if len(infos) > 8 else ""
+            raise _ambiguous(name, [_info(uri, rel, symbol) for symbol in matches])
+        return matches[0], uri, rel, text, found
+
+    def locate_named(self, name: str, found: Found) -> str:
+        """The file of the one definition ``name`` means anywhere in the workspace, from
+        what the maps' process found (``map_ranker.Found``); refused when none or several."""
+        root = self.state.sources.root
+        if not found.hits:
+            hint = f"; the nearest names are {_names(found.near)}" if found.near else ""
             raise ContextError(
-                f"{name} names {len(infos)} definitions: {listed}{more}; name one of them",
-                ErrorCode.AMBIGUOUS_SYMBOL,
-                AmbiguousSymbolData(candidates=infos[:CANDIDATES_SHOWN]),
+                f"no definition named {name} in the workspace{hint}", ErrorCode.SYMBOL_NOT_FOUND
             )
-        file_uri, rel, text, found, symbol = matches[0]
-        return symbol, file_uri, rel, text, found
+        if len(found.hits) > 1:
+            raise _ambiguous(
+                name, [_info((root / rel).as_uri(), rel, symbol) for rel, symbol in found.hits]
+            )
+        return (root / found.hits[0][0]).as_uri()
 
     def symbol_at(
         self, uri: str, line: int, text: str | None = None, language: str | None = None
@@ -206,6 +192,16 @@ def _info(uri: str, rel: str, symbol: Symbol) -> SymbolInfo:
         uri=uri,
         start_line=symbol.start_line,
         end_line=symbol.end_line,
+    )
+
+
+def _ambiguous(name: str, infos: list[SymbolInfo]) -> ContextError:
+    listed = ", ".join(f"{i.path}::{i.name} ({i.start_line}-{i.end_line})" for i in infos[:8])
+    more = f" and {len(infos) - 8} more" if len(infos) > 8 else ""
+    return ContextError(
+        f"{name} names {len(infos)} definitions: {listed}{more}; name one of them",
+        ErrorCode.AMBIGUOUS_SYMBOL,
+        AmbiguousSymbolData(candidates=infos[:CANDIDATES_SHOWN]),
     )
 
 

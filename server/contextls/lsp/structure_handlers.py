@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from contextls import protocol as p
+from contextls.app.map_ranker import FindRequest
 from contextls.lsp.progress import Reporter
 from contextls.lsp.registry import handles
 from contextls.lsp.server import ContextServer
@@ -13,15 +14,19 @@ from contextls.lsp.server import ContextServer
 
 @handles(p.Requests.ADD_NAMED_SYMBOL)
 async def add_named_symbol(ls: ContextServer, params: p.AddNamedSymbolParams) -> p.AddResult:
-    """The definition is found off the loop (files parsed in worker processes when every
-    file is searched, one file in a thread), then added on the loop, from what the parse
-    left in the workspace's code index."""
+    """The definition is found off the loop (every file of the workspace in the maps'
+    process, which keeps what it parsed for the next map; one file in a thread), then
+    added on the loop, from what the parse left in the workspace's code index."""
     workspace = ls.session.route(params.workspace, params.uri)
-    if params.uri is None:
-        await workspace.symbols.code.gather(ls.service.workers, workspace.settings.max_file_bytes)
-    await asyncio.to_thread(workspace.symbols.find_symbol, params.name, params.uri, params.language)
-    return ls.session.route(params.workspace, params.uri).symbols.add_named_symbol(
-        params.name, params.uri, params.language, params.metadata, params.pin, params.outline
+    uri = params.uri
+    if uri is None:
+        asked = FindRequest(
+            str(workspace.sources.root), workspace.settings.max_file_bytes, params.name
+        )
+        uri = workspace.symbols.locate_named(params.name, await ls.service.maps.find(asked))
+    await asyncio.to_thread(workspace.symbols.find_symbol, params.name, uri, params.language)
+    return ls.session.route(params.workspace, uri).symbols.add_named_symbol(
+        params.name, uri, params.language, params.metadata, params.pin, params.outline
     )
 
 
