@@ -120,26 +120,25 @@ class Daemon:
         shutil.rmtree(self.runtime, ignore_errors=True)
 
 
-def rss_mb(pid: int) -> float:
+def proc_mb(pid: int, where: str, key: str) -> float:
+    """The figure ``key`` of ``/proc/PID/where``, in MB (0 when the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(f"/proc/{pid}/{where}").read_text().splitlines():
+            if line.startswith(key):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    return proc_mb(pid, "status", "VmRSS:")
 
 
 def pss_mb(pid: int) -> float:
     """Proportional set size: shared pages split between their sharers (a process that
     forks to run ``git`` would otherwise count twice until it execs)."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return proc_mb(pid, "smaps_rollup", "Pss:")
 
 
 def tree_pss_mb(pid: int) -> float:
