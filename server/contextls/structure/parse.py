@@ -6,7 +6,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from contextls.structure.languages import grammar
-from contextls.structure.queries import DEFINITIONS
+from contextls.structure.queries import DEFINITIONS, STATEMENTS, Statements
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -37,10 +37,39 @@ def definitions_query(language: str) -> tree_sitter.Query:
     return query
 
 
-def matches(
-    tree: tree_sitter.Tree, language: str
-) -> list[tuple[int, dict[str, list[tree_sitter.Node]]]]:
+Match = tuple[int, dict[str, list["tree_sitter.Node"]]]
+"""A query's match: the pattern's index and its captures."""
+
+
+def matches(tree: tree_sitter.Tree, language: str) -> list[Match]:
     """Every definition the language's query finds, in the order of the text."""
+    statements = STATEMENTS.get(language)
+    if statements is not None and not tree.root_node.has_error:
+        return _statement_matches(tree, statements)
     import tree_sitter
 
     return tree_sitter.QueryCursor(definitions_query(language)).matches(tree.root_node)
+
+
+def _statement_matches(tree: tree_sitter.Tree, statements: Statements) -> list[Match]:
+    """The query's matches, found by walking only the nodes that may hold a statement (a
+    tree without errors has its definitions nowhere else)."""
+    patterns = {
+        node_type: (index, capture)
+        for index, (node_type, capture) in enumerate(statements.definitions.items())
+    }
+    holders = statements.holders
+    found: list[Match] = []
+    cursor = tree.walk()
+    while True:
+        node = cursor.node
+        assert node is not None
+        node_type = node.type
+        pattern = patterns.get(node_type)
+        if pattern is not None and (name := node.child_by_field_name("name")) is not None:
+            found.append((pattern[0], {pattern[1]: [node], "name": [name]}))
+        if node_type in holders and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
