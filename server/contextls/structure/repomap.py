@@ -15,15 +15,16 @@ what holds it, grouped by file.
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from contextls.structure.model import Symbol
 from contextls.structure.tags import FileFacts
-from contextls.structure.uses import Uses, uses
+from contextls.structure.uses import Listed, Uses, spread, uses
 
 DAMPING: Final = 0.85
 ITERATIONS: Final = 100
@@ -80,32 +81,99 @@ def rank(
         named = not wanted.isdisjoint(graph.lowered[path])
         if named or any(w in path.lower() for w in wanted):
             personal[path] = personal.get(path, 0.0) + 1.0
-    ranks = pagerank(list(files), edges, personal, graph.ranks)
+    spreads = graph.spread
+    for path, out in edges.items():
+        made = spreads.get(path)
+        if made is None or made.uses is not out:
+            spreads[path] = spread(out)
+    for path in [path for path in spreads if path not in files]:
+        del spreads[path]
+    ranks = pagerank(
+        list(files), {path: spreads[path].parts for path in files}, personal, graph.ranks
+    )
     graph.ranks = ranks
     flows: dict[tuple[str, str], float] = defaultdict(float)
     for path, out in edges.items():
-        total = sum(out.values())
+        total = spreads[path].total
         for key, weight in out.items():
             flows[key] += ranks[path] * weight / total
-    left = set(leave_out)
+    return _best(files, graph, ranks, flows, wanted, set(leave_out), limit)
+
+
+def _best(
+    files: Mapping[str, FileFacts],
+    graph: Uses,
+    ranks: Mapping[str, float],
+    flows: Mapping[tuple[str, str], float],
+    wanted: set[str],
+    left: set[tuple[str, str]],
+    limit: int | None,
+) -> list[Ranked]:
+    """The ``limit`` best definitions (all, best first, without a limit). A definition's
+    score is the rank that flows to it, one the query names gains 1, and the rank of its
+    file breaks ties (a thousandth): only the definitions something flows to or the query
+    names are scored first, then those of the files whose rank alone could place them."""
+    flowing: dict[str, set[int]] = defaultdict(set)
+    for path, name in flows:
+        positions = graph.positions[path].get(name)
+        if positions is not None:
+            flowing[path].update(positions)
     scored: list[tuple[float, str, int, Symbol]] = []
+    rest: list[str] = []
     for path in files:
         if (path, "") in left:
             continue
-        for entry in graph.listing[path]:
-            symbol = entry.symbol
-            if left and (path, symbol.qualified) in left:
-                continue
-            score = flows.get((path, symbol.name), 0.0) / entry.same
-            if entry.lowered in wanted:
-                score += 1.0  # named by the query: before anything merely used (ranks sum to 1)
-            scored.append((-(score + ranks[path] * 1e-3), path, symbol.start_line, symbol))
-    best = (
-        heapq.nsmallest(limit, scored, key=_order)
-        if limit is not None
-        else sorted(scored, key=_order)
-    )
+        listing = graph.listing[path]
+        if limit is None:
+            chosen: Iterable[int] = range(len(listing))
+        else:
+            chosen = flowing.get(path, set())
+            if wanted and not wanted.isdisjoint(graph.lowered[path]):
+                chosen = chosen | {i for i, e in enumerate(listing) if e.lowered in wanted}
+            if len(chosen) < len(listing):
+                rest.append(path)
+            chosen = sorted(chosen)
+        _score(path, [listing[i] for i in chosen], ranks, flows, wanted, left, scored)
+    if limit is None:
+        return [
+            Ranked(path, symbol, -score) for score, path, _, symbol in sorted(scored, key=_order)
+        ]
+    best = heapq.nsmallest(limit, scored, key=_order)
+    # What is left of a file scores its file's rank alone: it may only place where that
+    # beats the worst of the best (or where fewer than ``limit`` were scored).
+    worst = best[-1][0] if len(best) == limit else math.inf
+    more: list[tuple[float, str, int, Symbol]] = []
+    for path in rest:
+        if -(ranks[path] * 1e-3) <= worst:
+            chosen = flowing.get(path, set())
+            entries = [
+                e
+                for i, e in enumerate(graph.listing[path])
+                if i not in chosen and e.lowered not in wanted
+            ]
+            _score(path, entries, ranks, flows, wanted, left, more)
+    if more:
+        best = heapq.nsmallest(limit, best + more, key=_order)
     return [Ranked(path, symbol, -score) for score, path, _, symbol in best]
+
+
+def _score(
+    path: str,
+    entries: Iterable[Listed],
+    ranks: Mapping[str, float],
+    flows: Mapping[tuple[str, str], float],
+    wanted: set[str],
+    left: set[tuple[str, str]],
+    scored: list[tuple[float, str, int, Symbol]],
+) -> None:
+    for entry in entries:
+        symbol = entry.symbol
+        if left and (path, symbol.qualified) in left:
+            continue
+        score = flows.get((path, symbol.name), 0.0) / entry.same
+        if entry.lowered in wanted:
+            score += 1.0  # named by the query: before anything merely used (ranks sum to 1)
+        scored.append((-(score + ranks[path] * 1e-3), path, symbol.start_line, symbol))
 
 
 def _order(entry: tuple[float, str, int, Symbol]) -> tuple[float, str, int]:
@@ -114,13 +182,14 @@ def _order(entry: tuple[float, str, int, Symbol]) -> tuple[float, str, int]:
 
 def pagerank(
     nodes: Sequence[str],
-    edges: Mapping[str, Mapping[tuple[str, str], float]],
+    parts: Mapping[str, Sequence[tuple[str, float]]],
     personal: Mapping[str, float],
     start: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """PageRank of ``nodes`` over weighted edges (to ``(node, name)``), restarting at
-    ``personal`` (everywhere alike when empty); a node with no edge restarts. The walk
-    starts from ``start`` (the last ranks of much the same graph) when given."""
+    """PageRank of ``nodes`` over weighted edges (``parts``: the share of a node's rank
+    each node it points to gets), restarting at ``personal`` (everywhere alike when empty);
+    a node with no edge restarts. The walk starts from ``start`` (the last ranks of much
+    the same graph) when given."""
     if not nodes:
         return {}
     total = sum(personal.values())
@@ -132,14 +201,7 @@ def pagerank(
     # The walk runs over positions in ``nodes`` (lists, not dicts keyed by path: a
     # ranking of 1,800 files is a third as long), adding in the same order as by path.
     index = {node: i for i, node in enumerate(nodes)}
-    targets: list[list[tuple[int, float]]] = []
-    for node in nodes:
-        out = edges.get(node, {})
-        weight = sum(out.values())
-        merged: dict[str, float] = defaultdict(float)
-        for (target, _), value in out.items():
-            merged[target] += value / weight
-        targets.append([(index[target], part) for target, part in merged.items()])
+    targets = [[(index[target], part) for target, part in parts.get(node, ())] for node in nodes]
     begin = [restart[node] for node in nodes]
     dead = [i for i, moves in enumerate(targets) if not moves]
     walked = list(begin)

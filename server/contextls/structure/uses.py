@@ -14,7 +14,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from contextls.structure.model import CONTAINERS, Symbol
 from contextls.structure.tags import FileFacts
@@ -63,19 +63,27 @@ class Uses:
     """file -> ``stem(file)``, for the files that define names."""
     listing: dict[str, list[Listed]] = field(default_factory=dict)
     """file -> the definitions a map may list, in the file's order (``listed``)."""
+    positions: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    """file -> name -> where in its ``listing`` the definitions of that name are."""
     lowered: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the names of all its definitions, lower case (a query's words name them)."""
     lowered_used: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the defined names it uses, lower case."""
     ranks: dict[str, float] = field(default_factory=dict)
     """file -> its PageRank in the last ranking, where the next one's walk starts."""
+    spread: dict[str, Spread] = field(default_factory=dict)
+    """file -> how its rank spreads over its uses, by the uses it was worked out from (a
+    ranking works it out again only for a file whose uses are not those)."""
 
-    def edges(self, path: str) -> dict[tuple[str, str], float]:
-        """Every use ``path`` makes of another file's definition: (definer, name) -> weight."""
+    def edges(
+        self, path: str, weighed: list[tuple[str, float, list[str]]] | None = None
+    ) -> dict[tuple[str, str], float]:
+        """Every use ``path`` makes of another file's definition: (definer, name) -> weight
+        (``weighed``: its ``_weighed``, when made already)."""
         counts = self.files[path].words
         return {
             (definer, word): weight * self._near(definer, word, counts)
-            for word, weight, others in self._weighed(path)
+            for word, weight, others in (self._weighed(path) if weighed is None else weighed)
             for definer in others
         }
 
@@ -122,7 +130,7 @@ class Uses:
         # lowers it): that bounds what a name not yet weighed can bring.
         weighed = self._weighed(path)
         if sum(len(others) for _, _, others in weighed) <= STRONGEST:
-            return self.edges(path)
+            return self.edges(path, weighed)
         counts = self.files[path].words
         firsts: list[tuple[float, int, str, float, list[str]]] = []
         position = 0
@@ -160,10 +168,15 @@ class Uses:
         if sign > 0:
             self.families[path] = FAMILIES.get(facts.language, facts.language)
             self.stems[path] = stem(path)
-            self.listing[path] = listed(facts)
+            listing = self.listing[path] = listed(facts)
+            positions: dict[str, list[int]] = {}
+            for position, entry in enumerate(listing):
+                positions.setdefault(entry.symbol.name, []).append(position)
+            self.positions[path] = positions
             self.lowered[path] = frozenset(symbol.name.lower() for symbol in facts.symbols)
         else:
             self.listing.pop(path, None)
+            self.positions.pop(path, None)
             self.lowered.pop(path, None)
         for name in names:
             where = self.definers.setdefault(name, set())
@@ -200,8 +213,26 @@ class Uses:
 
 
 @dataclass(frozen=True, slots=True)
-class Listed:
-    """A definition a map may list: a listed one whose holder (if any) holds others."""
+class Spread:
+    """How a file's rank spreads over ``uses`` (a file's ``strongest``, or those a
+    ranking weighed again): their sum, and the part each file they point to gets."""
+
+    uses: Mapping[tuple[str, str], float]
+    total: float
+    parts: list[tuple[str, float]]
+
+
+def spread(uses: Mapping[tuple[str, str], float]) -> Spread:
+    total = sum(uses.values())
+    merged: dict[str, float] = defaultdict(float)
+    for (target, _), value in uses.items():
+        merged[target] += value / total
+    return Spread(uses, total, list(merged.items()))
+
+
+class Listed(NamedTuple):
+    """A definition a map may list: a listed one whose holder (if any) holds others (a
+    tuple: a ranking's graph makes one per definition of the repository)."""
 
     symbol: Symbol
     lowered: str
