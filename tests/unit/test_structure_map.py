@@ -55,6 +55,26 @@ def test_a_query_ranks_what_it_names_first() -> None:
     assert names(ranked, 1) == ["unused_thing"]
 
 
+@pytest.mark.parametrize("limit", [1, 3, 8, 25, 40, 200])
+def test_the_best_few_are_the_first_of_them_all(limit: int) -> None:
+    """A ranking with a limit scores first what something flows to: the definitions no
+    use reaches, placed by their file's rank alone, still come where they belong."""
+    files = graph()
+    for focus, query in [([], None), (["app.py"], None), (["app.py"], "where is unused_thing")]:
+        every = rank(files, focus_files=focus, query=query, leave_out=[("store.py", "Store.put")])
+        best = rank(
+            files,
+            focus_files=focus,
+            query=query,
+            leave_out=[("store.py", "Store.put")],
+            limit=limit,
+        )
+        assert [(r.path, r.symbol.qualified, r.score) for r in best] == [
+            (r.path, r.symbol.qualified, r.score) for r in every[:limit]
+        ]
+    assert len(every) > 25  # most are definitions nothing uses (n0..n19, main, put)
+
+
 def test_no_body_is_shown() -> None:
     files = {"a.py": facts("def one(): return 1\n\nclass K:\n    def m(self): pass\n", "python")}
     text = render(rank(files), files)
