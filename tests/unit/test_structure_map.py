@@ -147,3 +147,29 @@ def test_uses_brought_up_to_date_file_by_file_are_the_uses_made_anew() -> None:
     assert updated.listing.keys() == made_anew.listing.keys() == after.keys()
     assert ("cache.py", "fresh_name") in updated.edges("noise3.py")
     assert not any(word == "lru" for _, word in updated.edges("app.py"))  # lru is gone
+
+
+def test_a_graph_begun_file_by_file_is_the_graph_made_at_once() -> None:
+    """The files are defined as they are read (``begin``), some change or go before the
+    ranking asks, and the graph it gets is the one made of what it asks about."""
+    from contextls.structure.uses import begin, uses
+
+    read = graph()
+    known: list = []  # type: ignore[type-arg]
+    for path, found in read.items():
+        begin(known, path, found)
+    assert not known[0].complete and not known[0].strongest
+    asked = dict(read)
+    asked["cache.py"] = facts("def fresh_name(value):\n    return value\n", "python")
+    del asked["noise4.py"]
+    begun = uses(asked, known)
+    made_at_once = uses(asked, [])
+    assert begun is known[0] and begun.complete
+    for path in asked:
+        assert begun.strongest[path] == made_at_once.strongest[path], path
+        assert begun.listing[path] == made_at_once.listing[path], path
+        assert begun.used[path] == made_at_once.used[path], path
+    assert begun.definers == made_at_once.definers and begun.members == made_at_once.members
+    assert begun.listing.keys() == asked.keys() and "lru" not in begun.definers
+    begin(known, "late.py", facts("def late(): pass\n", "python"))  # a made graph stays
+    assert "late" not in begun.definers

@@ -31,7 +31,7 @@ from contextls.core.errors import ContextError
 from contextls.protocol import FileTarget
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.tags import FileFacts, facts
-from contextls.structure.uses import Uses
+from contextls.structure.uses import Uses, begin
 
 Signature = tuple[int, int, int]
 Progress = Callable[[int, int], None]
@@ -289,6 +289,9 @@ class CodeIndex:
         self.left_out.pop(read.rel, None)
         found = _sharing_words(decode(read.data), shared)
         self._known[read.rel] = _Known(read.signature, read.text_hash, found)
+        # A first map defines each file's names as it comes: the other files are parsed
+        # meanwhile, where the ranking would wait for all of them first.
+        begin(self.uses, read.rel, found)
 
 
 def _batches(root: Path, rels: list[str]) -> Iterator[list[str]]:

@@ -71,6 +71,8 @@ class Uses:
     """file -> the defined names it uses, lower case."""
     ranks: dict[str, float] = field(default_factory=dict)
     """file -> its PageRank in the last ranking, where the next one's walk starts."""
+    complete: bool = True
+    """False for a graph ``begin`` started: its files are defined, their uses not made."""
     spread: dict[str, Spread] = field(default_factory=dict)
     """file -> how its rank spreads over its uses, by the uses it was worked out from (a
     ranking works it out again only for a file whose uses are not those)."""
@@ -261,7 +263,7 @@ def uses(files: Mapping[str, FileFacts], known: list[Uses]) -> Uses:
     index keeps them while the file stays) is not looked at again: only the files that
     changed and those that use the names they define or defined are."""
     last = known[0] if known else None
-    if last is not None:
+    if last is not None and last.complete:
         changed = [p for p, f in files.items() if last.files.get(p) is not f]
         gone = [p for p in last.files if p not in files]
         if not changed and not gone:
@@ -269,16 +271,38 @@ def uses(files: Mapping[str, FileFacts], known: list[Uses]) -> Uses:
         if len(changed) + len(gone) <= INCREMENTAL_SHARE * max(len(files), 1):
             _update(last, files, changed, gone)
             return last
-    found = Uses()
-    found.files = dict(files)
+    found = last if last is not None and not last.complete else Uses()
+    for path in [path for path, facts in found.files.items() if files.get(path) is not facts]:
+        found._define(path, found.files.pop(path), -1)
     for path, facts in files.items():
-        found._define(path, facts, 1)
+        if path not in found.files:
+            found._define(path, facts, 1)
+    found.files = dict(files)
     for path, facts in files.items():
         found._use(path, facts)
     for path in files:
         found._keep_strongest(path)
+    found.complete = True
     known[:] = [found]
     return found
+
+
+def begin(known: list[Uses], path: str, facts: FileFacts) -> None:
+    """Define what ``path`` defines in a graph not made yet (``known`` empty, or holding a
+    graph begun so): the first ranking's defining is done while the other files are read
+    (``uses`` makes the rest)."""
+    if known and known[0].complete:
+        return
+    if not known:
+        known.append(Uses(complete=False))
+    graph = known[0]
+    old = graph.files.get(path)
+    if old is facts:
+        return
+    if old is not None:
+        graph._define(path, old, -1)
+    graph.files[path] = facts
+    graph._define(path, facts, 1)
 
 
 def _update(
