@@ -7,9 +7,13 @@ repository leaves room for another client; a map whose process dies is answered)
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from contextls.app import code_index
 from contextls.app.map_process import MapProcess
 from contextls.app.map_ranker import KEPT_WORKSPACES, MapRequest, _Ranker
 from contextls.core.items import Item
@@ -66,5 +70,54 @@ async def test_the_map_process_keeps_the_code_of_the_last_workspaces_mapped(
         # Mapped again, the first is the most recent and the next oldest goes.
         await ranker._rank(99, request(folders[0]), None, SHAPE)
         assert list(ranker.indexes) == [str(folder) for folder in folders[2:] + folders[:1]]
+    finally:
+        ranker.workers.close()
+
+
+def files_of(folder: Path, count: int, size: int) -> None:
+    """``count`` modules of about ``size`` bytes, the later changed more recently."""
+    for n in range(count):
+        path = folder / f"m{n}.py"
+        path.write_text(f"def in_m{n}():\n    return {n}\n" + "# padding\n" * (size // 10))
+        os.utime(path, ns=(1_000_000_000 * (n + 1), 1_000_000_000 * (n + 1)))
+
+
+async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(code_index, "MAPPED_BYTES", 3_500)
+    folder = tmp_path / "big"
+    folder.mkdir()
+    files_of(folder, 6, 1_000)
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        ranking = await ranker._rank(1, request(folder), None, SHAPE)
+        shown = {n for n in range(6) if f"def in_m{n}" in ranking.text}
+        assert shown == {3, 4, 5} and ranking.unmapped == 3
+        assert ranking.text.endswith(
+            "⋮ 3 of the workspace's 6 files are not mapped: a map holds the 0.00333786 MB"
+            " of code changed most recently\n"
+        )
+        assert ranker.indexes[str(folder)].code_bytes() <= 3_500
+        (folder / "m0.py").write_text((folder / "m0.py").read_text())  # changed now
+        again = await ranker._rank(2, request(folder), None, SHAPE)
+        assert {n for n in range(6) if f"def in_m{n}" in again.text} == {0, 4, 5}
+    finally:
+        ranker.workers.close()
+
+
+async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(code_index, "MAPPED_BYTES", 3_500)
+    folders = [tmp_path / "one", tmp_path / "two"]
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        for ident, folder in enumerate(folders):
+            folder.mkdir()
+            files_of(folder, 2, 1_000)
+            ranking = await ranker._rank(ident, request(folder), None, SHAPE)
+            assert ranking.unmapped == 0 and "not mapped" not in ranking.text
+        assert list(ranker.indexes) == [str(folders[1])]  # the first let go
     finally:
         ranker.workers.close()

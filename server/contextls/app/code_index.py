@@ -41,6 +41,10 @@ BATCH_FILES: Final = 48
 BATCH_BYTES: Final = 1_500_000
 """A batch of files for one job: small enough that a cancelled map stops soon, and that
 each answer is unpickled in a few milliseconds."""
+MAPPED_BYTES = 64 * 1024 * 1024
+"""The most code (bytes of source) a map keeps the facts of, across the workspaces the
+map's process holds: ~6 bytes of memory a byte (CPython's ``Lib/``, 31 MB: ~200 MB of
+facts and graph). A workspace with more is mapped by the files changed most recently."""
 BUDGET_SECONDS: Final = 30.0
 BUDGET_PER_MB: Final = 20.0
 """A job's budget: generous (a loaded machine parses ~0.3 MB/s), it stops only what
@@ -155,6 +159,12 @@ class CodeIndex:
         """Which definitions each file uses, kept for the next ranking (``repomap``)."""
         self._unsaved: list[Row] = []
         """What the workers parsed during a gather, for the facts cache."""
+        self.unmapped = 0
+        """How many of the workspace's files the last gather left out: over its bytes."""
+
+    def code_bytes(self) -> int:
+        """The bytes of source whose facts are kept."""
+        return sum(known.signature[1] for known in self._known.values() if known.signature)
 
     def facts_of(self, rel: str, text: str, language: str | None = None) -> FileFacts:
         """What ``text`` (the file ``rel`` now) defines; Unsupported for a language not
@@ -199,16 +209,23 @@ class CodeIndex:
                 continue
 
     async def gather(
-        self, workers: Workers, max_bytes: int, progress: Progress | None = None
+        self,
+        workers: Workers,
+        max_bytes: int,
+        progress: Progress | None = None,
     ) -> dict[str, FileFacts]:
         """Every parseable file of the workspace with what it defines, parsing what
         changed in worker processes, a batch at a time (the event loop answers others
-        meanwhile; cancelling stops between batches)."""
-        rels = await asyncio.to_thread(self.workspace_files)  # git ls-files
+        meanwhile; cancelling stops between batches). Past ``MAPPED_BYTES`` of source, the
+        files changed longest ago are left out (``unmapped`` says how many)."""
+        listed = await asyncio.to_thread(self.workspace_files)  # git ls-files
         root = self.sources.root
+        signatures = {rel: _signature(root / rel) for rel in listed}
+        rels = _most_recent(listed, signatures, MAPPED_BYTES)
+        self.unmapped = len(listed) - len(rels)
         wanted: list[str] = []
         for rel in rels:
-            signature = _signature(root / rel)
+            signature = signatures[rel]
             known = self._known.get(rel)
             if known is not None and known.signature == signature:
                 continue
@@ -292,6 +309,26 @@ class CodeIndex:
         # A first map defines each file's names as it comes: the other files are parsed
         # meanwhile, where the ranking would wait for all of them first.
         begin(self.uses, read.rel, found)
+
+
+def _most_recent(
+    rels: list[str], signatures: dict[str, Signature | None], code_bytes: int
+) -> list[str]:
+    """``rels`` (in their order) if their sizes add up to at most ``code_bytes``; else the
+    most recently changed of them that do."""
+    sizes = {
+        rel: signature[1] if signature is not None else 0 for rel, signature in signatures.items()
+    }
+    if sum(sizes[rel] for rel in rels) <= code_bytes:
+        return rels
+    newest = sorted(rels, key=lambda rel: -(signatures[rel] or (0, 0, 0))[2])
+    kept: set[str] = set()
+    total = 0
+    for rel in newest:
+        if total + sizes[rel] <= code_bytes:
+            kept.add(rel)
+            total += sizes[rel]
+    return [rel for rel in rels if rel in kept]
 
 
 def _batches(root: Path, rels: list[str]) -> Iterator[list[str]]:

@@ -39,7 +39,7 @@ from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.protocol import ErrorCode
 from contextls.structure.model import Symbol
-from contextls.structure.repomap import Shown, fit, rank, shown
+from contextls.structure.repomap import GAP, Shown, fit, rank, shown
 from contextls.structure.resolve import near, resolve
 from contextls.structure.tags import FileFacts
 from contextls.structure.uses import Uses
@@ -54,8 +54,9 @@ PROGRESS: Final = "progress"
 ANSWERED: Final = "answered"
 FAILED: Final = "failed"
 KEPT_WORKSPACES: Final = 4
-"""Workspaces whose code the map's process keeps; the least recently mapped goes first
-(what was parsed stays in the facts cache on disk: its next map reads, not parses)."""
+"""Workspaces whose code the map's process keeps, together at most ``MAPPED_BYTES`` of
+source; the least recently mapped goes first (what was parsed stays in the facts cache
+on disk: its next map reads, not parses)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,8 @@ class Ranking:
     version: Version
     unchanged: bool = False
     """Nothing changed since the ranking the daemon said it holds: that map stands."""
+    unmapped: int = 0
+    """The workspace's files left out of the map (over ``MAPPED_BYTES``)."""
 
 
 def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
@@ -127,16 +130,28 @@ def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses
     return shown(best, files)
 
 
-def fitted(entries: list[Shown], costs: Costs, shape: Item, share: int) -> tuple[str, int]:
-    """The map's text and how many definitions it shows: the share holds what the item
-    (``shape``, the map's item with another text) takes in the window, its heading and
-    fences too."""
+def fitted(
+    entries: list[Shown], costs: Costs, shape: Item, share: int, tail: str = ""
+) -> tuple[str, int]:
+    """The map's text (``tail`` last) and how many definitions it shows: the share holds
+    what the item (``shape``, the map's item with another text) takes in the window, its
+    heading and fences too."""
 
     def cost(text: str) -> int:
         return costs.of(replace(shape, content=text))  # counted afresh: a new text
 
-    text, count = fit(entries, cost, share)
+    text, count = fit(entries, cost, share, tail)
     return text or "(no definition fits the map's share)\n", count
+
+
+def unmapped_note(unmapped: int, mapped: int) -> str:
+    """The map's last line when files were left out of it (else nothing)."""
+    if not unmapped:
+        return ""
+    return (
+        f"{GAP} {unmapped:,} of the workspace's {unmapped + mapped:,} files are not mapped: "
+        f"a map holds the {code_index.MAPPED_BYTES / 2**20:g} MB of code changed most recently\n"
+    )
 
 
 def serve(connection: Connection) -> None:
@@ -227,15 +242,31 @@ class _Ranker:
             index = CodeIndex(Sources(Path(root), lambda uri: None))  # disk only
         self.indexes[root] = index
         for other in list(self.indexes)[:-KEPT_WORKSPACES]:
-            if not self.locks[other].locked():
-                del self.indexes[other], self.locks[other]
+            self._let_go(other)
         self.locks.setdefault(root, asyncio.Lock())
         return index
+
+    def _within_bytes(self) -> None:
+        """Let the least recently mapped workspaces go while all hold more than
+        ``MAPPED_BYTES`` of code (the most recent stays: its gather kept within it)."""
+        held = {root: index.code_bytes() for root, index in self.indexes.items()}
+        for root in list(self.indexes)[:-1]:
+            if sum(held.values()) <= code_index.MAPPED_BYTES:
+                return
+            if self._let_go(root):
+                del held[root]
+
+    def _let_go(self, root: str) -> bool:
+        if self.locks[root].locked():
+            return False  # a ranking of it runs: it goes after
+        del self.indexes[root], self.locks[root]
+        return True
 
     async def _find(self, ident: int, asked: FindRequest) -> Found:
         index = self._index(asked.root)
         async with self.locks[asked.root]:
             files = await index.gather(self.workers, asked.max_bytes)
+        self._within_bytes()
         hits: list[tuple[str, Symbol]] = []
         close: list[str] = []
         for rel, facts in files.items():
@@ -261,13 +292,18 @@ class _Ranker:
                 files = await index.gather(self.workers, request.max_bytes, progress)
             finally:
                 costs = await loading
+            self._within_bytes()
             version = (os.getpid(), index.version)
             if version == known:
                 return Ranking("", 0, version, unchanged=True)
 
+            unmapped = index.unmapped
+            tail = unmapped_note(unmapped, len(files))
+
             def make() -> Ranking:
                 entries = ranked(files, request, index.uses)
-                return Ranking(*fitted(entries, costs, shape, request.share), version)
+                text, shown_count = fitted(entries, costs, shape, request.share, tail)
+                return Ranking(text, shown_count, version, unmapped=unmapped)
 
             ranking = asyncio.ensure_future(asyncio.to_thread(make))
             try:

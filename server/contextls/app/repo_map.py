@@ -30,6 +30,9 @@ from contextls.protocol import AddResult
 MAP_FOLLOW_SECONDS: Final = 2.0
 """How often, at most, a live map looks at the workspace's files again."""
 TITLE: Final = "map of the repository"
+UNMAPPED: Final = "unmappedFiles"
+"""The map item's count of the workspace's files it leaves out (over the code a map
+holds: ``code_index.MAPPED_BYTES``); its text says so in its last line too."""
 
 
 class Mapping:
@@ -69,8 +72,8 @@ class Mapping:
         if query:
             wishes["query"] = query
         shape = Item(f"ctx-{self.state.window.next_id}", "custom", "", wishes, 0, 0, pinned=pin)
-        content, shown, spent = await self._rank(maps, query, share, shape, progress)
-        wishes.update({"definitions": shown, "rankMs": spent})
+        content, shown, spent, unmapped = await self._rank(maps, query, share, shape, progress)
+        wishes.update({"definitions": shown, "rankMs": spent, UNMAPPED: unmapped})
         existing = self._map_item()
         # The new map takes the old one's place, in one change: the old goes to the archive
         # (it can be restored), and a pin the person set stays with the map.
@@ -102,7 +105,7 @@ class Mapping:
         query = item.metadata.get("query")
         asked = query if isinstance(query, str) else None
         try:
-            content, shown, spent = await self._rank(maps, asked, share, item)
+            content, shown, spent, unmapped = await self._rank(maps, asked, share, item)
         except ContextError:
             self._map_seen = (self.state.revision, time.monotonic())
             return
@@ -115,7 +118,12 @@ class Mapping:
                 return
             change.touch(item)
             change.record_evictions(self.state.window.replace_content(item.id, content))
-            item.metadata = {**item.metadata, "definitions": shown, "rankMs": spent}
+            item.metadata = {
+                **item.metadata,
+                "definitions": shown,
+                "rankMs": spent,
+                UNMAPPED: unmapped,
+            }
 
         self.state.change(apply)
         self._map_seen = (self.state.revision, time.monotonic())
@@ -127,7 +135,9 @@ class Mapping:
         share: int,
         shape: Item,
         progress: Progress | None = None,
-    ) -> tuple[str, int, int]:
+    ) -> tuple[str, int, int, int]:
+        """The map's text, how many definitions it shows, the milliseconds it took, and
+        how many of the workspace's files it leaves out."""
         started = time.perf_counter()
         focus_files, focus_names, leave_out = self._focus()
         request = MapRequest(
@@ -147,10 +157,11 @@ class Mapping:
         self._map_seen = (self.state.revision, time.monotonic())
         if ranking.unchanged:
             # The live map, and neither what it is asked nor any file changed: the same map.
-            return shape.content, int(shape.metadata.get("definitions", 0)), 0
+            meta = shape.metadata
+            return shape.content, int(meta.get("definitions", 0)), 0, int(meta.get(UNMAPPED, 0))
         self._ranked = (request, ranking.version)
         spent = round((time.perf_counter() - started) * 1000)
-        return ranking.text, ranking.definitions, spent
+        return ranking.text, ranking.definitions, spent, ranking.unmapped
 
     def _map_item(self) -> Item | None:
         return next((item for item in self.state.window if view_of(item) == "map"), None)

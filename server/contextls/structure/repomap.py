@@ -288,17 +288,19 @@ def _header(line: str, symbol: Symbol | None) -> str:
     return line
 
 
-def fit(entries: Sequence[Shown], count: Callable[[str], int], share: int) -> tuple[str, int]:
-    """The map of the most of these definitions (best first) whose text takes at most
-    ``share`` tokens, and how many it shows. Token counts are exact (``count``); the
-    search is a bisection over how many of the best are shown."""
+def fit(
+    entries: Sequence[Shown], count: Callable[[str], int], share: int, tail: str = ""
+) -> tuple[str, int]:
+    """The map of the most of these definitions (best first) whose text, ``tail`` after
+    it, takes at most ``share`` tokens, and how many it shows. Token counts are exact
+    (``count``); the search is a bisection over how many of the best are shown."""
     # Each definition shown takes a line of at least one token: no more than ``share``
     # of them can fit, so the bisection never draws more.
     low, high = 0, min(len(entries), share)
     best = ""
     while low < high:
         middle = (low + high + 1) // 2
-        text = draw(entries[:middle])
+        text = draw(entries[:middle]) + tail
         if count(text) <= share:
             low, best = middle, text
         else:
