@@ -370,3 +370,25 @@ def test_the_first_add_of_a_fresh_server_loads_its_tokenizer_before_the_write_lo
     assert "load tokenizer" in events and "lock" in events, events
     held = events[events.index("lock") :]
     assert "load tokenizer" not in held, events  # never loaded while holding the lock
+
+
+def test_a_large_text_counted_first_is_added_without_scanning_it_again(root: Path, db: str) -> None:
+    """The add of a large text counts, scans for secrets and weighs it in a worker thread
+    (``precount``); the add on the event loop, which every other client waits for, then
+    finds all of it done: no scan runs there (CPython: ~30 ms for 600 KB)."""
+    from contextls.core import adaptive, secrets
+    from contextls.core.candidates import text
+
+    session = start(root, db, Editor(), maxTokens=2_000_000)
+    workspace = session.route()
+    content = "password = 'hunter2hunter2'\n" + "def f(x):\n    return x  # why?\n" * 3_000
+    assert len(content) >= secrets.REMEMBERED_FROM
+    candidate = text("text", content)
+    workspace.adding.precount(candidate)
+    scans = secrets._scanned.cache_info().misses
+    weighs = adaptive._remembered_signs.cache_info().misses
+    result = workspace.adding.add_candidate(candidate)
+    workspace.status()
+    assert secrets._scanned.cache_info().misses == scans
+    assert adaptive._remembered_signs.cache_info().misses == weighs
+    assert result.warnings and "password" in result.warnings[0]

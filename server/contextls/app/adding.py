@@ -14,7 +14,7 @@ from contextls.core.errors import (
     InvalidParams,
 )
 from contextls.core.items import END_COLUMN, START_COLUMN, Item, is_outlined
-from contextls.core.secrets import words_of
+from contextls.core.secrets import secrets_in, words_of
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
 from contextls.protocol import (
@@ -137,9 +137,13 @@ class Adding:
         return self.add_candidate(candidates.text(kind, content, language, metadata, pin))
 
     def precount(self, candidate: Candidate) -> None:
-        """Count what ``candidate``'s text will take (the tokenizer remembers it), so the
-        add that follows counts nothing: a large text is counted in a worker thread while
-        other requests are answered, the add then runs on the loop. Thread-safe."""
+        """Count what ``candidate``'s text will take (the tokenizer remembers it), scan it
+        for secrets and count its signs of demanding work (remembered likewise for a large
+        text), so the add that follows counts and scans nothing: a large text is counted in
+        a worker thread while other requests are answered, the add then runs on the loop.
+        Thread-safe."""
+        secrets_in(candidate.content)
+        adaptive.signs_of(candidate.kind, candidate.content)
         probe = Item(
             "ctx-0",
             candidate.kind,

@@ -43,6 +43,7 @@ base, so the size never jumps, and never below what the pinned items take.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
@@ -74,19 +75,35 @@ def signs(item: Item) -> int:
     """How many of the five signs of demanding work ``item`` shows (counted once: every
     status reads the ten newest items)."""
     if item.demand < 0:
-        item.demand = _count_signs(item)
+        item.demand = signs_of(item.kind, item.content)
     return item.demand
 
 
-def _count_signs(item: Item) -> int:
-    text = item.content
+REMEMBERED_FROM: Final = 64 * 1024
+"""A text this long has its signs counted once (~10 ms for 600 KB): the add of a large
+text counts them in a worker thread first, and the add on the event loop finds them."""
+
+
+def signs_of(kind: str, text: str) -> int:
+    """How many of the five signs of demanding work a ``kind`` item of ``text`` shows."""
+    if len(text) >= REMEMBERED_FROM:
+        return _remembered_signs(kind, text)
+    return _count_signs(kind, text)
+
+
+@functools.lru_cache(maxsize=8)
+def _remembered_signs(kind: str, text: str) -> int:
+    return _count_signs(kind, text)
+
+
+def _count_signs(kind: str, text: str) -> int:
     lower = text.lower()
     return (
-        (item.kind in ("code", "file") or "```" in text)
-        + (item.kind == "error" or any(word in lower for word in ERROR_WORDS))
+        (kind in ("code", "file") or "```" in text)
+        + (kind == "error" or any(word in lower for word in ERROR_WORDS))
         + (len(text) > LONG_CHARACTERS)
         + any(term in lower for term in TECHNICAL_TERMS)
-        + (item.kind in ("text", "custom") and "?" in text)
+        + (kind in ("text", "custom") and "?" in text)
     )
 
 

@@ -9,6 +9,7 @@ names the kind of secret and where it is, never the secret itself.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -316,8 +317,24 @@ _SECRET_TEXT: Final[tuple[_Kind, ...]] = (
 )
 
 
+REMEMBERED_FROM: Final = 64 * 1024
+"""A text this long is scanned once (~20 ms for 900 KB): the add of a large text scans it
+in a worker thread first, and the add on the event loop then finds it scanned."""
+
+
 def secrets_in(text: str) -> list[str]:
     """What kinds of secret ``text`` seems to hold, in words ("a private key"), each once."""
+    if len(text) >= REMEMBERED_FROM:
+        return list(_scanned(text))
+    return _scan(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _scanned(text: str) -> tuple[str, ...]:
+    return tuple(_scan(text))
+
+
+def _scan(text: str) -> list[str]:
     folded = text.lower()
     found = [kind for kind in _SECRET_TEXT if kind.found_in(text, folded)]
     if len(found) > 1:  # a named kind says more than "an assignment" of the same token
