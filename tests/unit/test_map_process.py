@@ -121,3 +121,26 @@ async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
         assert list(ranker.indexes) == [str(folders[1])]  # the first let go
     finally:
         ranker.workers.close()
+
+
+async def test_a_name_looked_for_past_the_code_a_map_holds_says_what_was_not_looked_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextls.app.map_ranker import FindRequest
+    from contextls.app.symbol_adding import not_found
+
+    monkeypatch.setattr(code_index, "MAPPED_BYTES", 3_500)
+    folder = tmp_path / "big"
+    folder.mkdir()
+    files_of(folder, 6, 1_000)
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        found = await ranker._find(1, FindRequest(str(folder), 1_000_000, "in_m5"))
+        assert [rel for rel, _ in found.hits] == ["m5.py"]
+        missed = await ranker._find(2, FindRequest(str(folder), 1_000_000, "in_m0"))
+        assert not missed.hits and missed.unmapped == 3
+    finally:
+        ranker.workers.close()
+    said = not_found("in_m0", missed).message
+    assert "3 of its files were not looked in" in said
+    assert said.endswith("name its file too (FILE::in_m0)")

@@ -90,6 +90,8 @@ class Found:
 
     hits: list[tuple[str, Symbol]]
     near: list[str]
+    unmapped: int = 0
+    """The workspace's files not looked in (over ``MAPPED_BYTES``, as for a map)."""
 
 
 Version = tuple[int, int]
@@ -275,7 +277,7 @@ class _Ranker:
                 hits += [(rel, symbol) for symbol in found]
             elif len(close) < 5:
                 close += [f"{rel}::{name}" for name in near(facts.symbols, asked.name, 2)]
-        return Found(hits, close[:5])
+        return Found(hits, close[:5], index.unmapped)
 
     async def _rank(
         self, ident: int, request: MapRequest, known: Version | None, shape: Item

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from contextls.app import code_index
 from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
 from contextls.app.map_ranker import Found
@@ -142,10 +143,7 @@ class SymbolAdding:
         what the maps' process found (``map_ranker.Found``); refused when none or several."""
         root = self.state.sources.root
         if not found.hits:
-            hint = f"; the nearest names are {_names(found.near)}" if found.near else ""
-            raise ContextError(
-                f"no definition named {name} in the workspace{hint}", ErrorCode.SYMBOL_NOT_FOUND
-            )
+            raise not_found(name, found)
         if len(found.hits) > 1:
             raise _ambiguous(
                 name, [_info((root / rel).as_uri(), rel, symbol) for rel, symbol in found.hits]
@@ -192,6 +190,21 @@ def _info(uri: str, rel: str, symbol: Symbol) -> SymbolInfo:
         uri=uri,
         start_line=symbol.start_line,
         end_line=symbol.end_line,
+    )
+
+
+def not_found(name: str, found: Found) -> ContextError:
+    """The refusal of a name found nowhere in the workspace: the nearest names, and the
+    files not looked in (past the code a map holds)."""
+    hint = f"; the nearest names are {_names(found.near)}" if found.near else ""
+    if found.unmapped:
+        hint += (
+            f"; {found.unmapped:,} of its files were not looked in (only the "
+            f"{code_index.MAPPED_BYTES / 2**20:g} MB of code changed most recently were): "
+            f"name its file too (FILE::{name})"
+        )
+    return ContextError(
+        f"no definition named {name} in the workspace{hint}", ErrorCode.SYMBOL_NOT_FOUND
     )
 
 
