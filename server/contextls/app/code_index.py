@@ -209,10 +209,7 @@ class CodeIndex:
                 continue
 
     async def gather(
-        self,
-        workers: Workers,
-        max_bytes: int,
-        progress: Progress | None = None,
+        self, workers: Workers, max_bytes: int, progress: Progress | None = None
     ) -> dict[str, FileFacts]:
         """Every parseable file of the workspace with what it defines, parsing what
         changed in worker processes, a batch at a time (the event loop answers others

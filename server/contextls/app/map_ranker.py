@@ -268,6 +268,7 @@ class _Ranker:
         index = self._index(asked.root)
         async with self.locks[asked.root]:
             files = await index.gather(self.workers, asked.max_bytes)
+            unmapped = index.unmapped
         self._within_bytes()
         hits: list[tuple[str, Symbol]] = []
         close: list[str] = []
@@ -277,7 +278,7 @@ class _Ranker:
                 hits += [(rel, symbol) for symbol in found]
             elif len(close) < 5:
                 close += [f"{rel}::{name}" for name in near(facts.symbols, asked.name, 2)]
-        return Found(hits, close[:5], index.unmapped)
+        return Found(hits, close[:5], unmapped)
 
     async def _rank(
         self, ident: int, request: MapRequest, known: Version | None, shape: Item

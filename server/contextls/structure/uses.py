@@ -225,6 +225,7 @@ class Spread:
 
 
 def spread(uses: Mapping[tuple[str, str], float]) -> Spread:
+    """How a file's rank spreads over ``uses`` (in their order, as the walk adds it)."""
     total = sum(uses.values())
     merged: dict[str, float] = defaultdict(float)
     for (target, _), value in uses.items():
