@@ -7,7 +7,7 @@ from pathlib import Path
 
 from contextls.app.tokenizers import tokenizer
 
-from .conftest import Session
+from .conftest import Session, Starter
 from .test_live import wait_for_item
 
 
@@ -58,3 +58,32 @@ async def test_the_map_is_fitted_ranked_and_live(session: Session, workspace: Pa
         session, item["id"], lambda i: i["content"].startswith("layout.py:")
     )
     assert ranked["tokens"] <= 64 and "rankMs" in ranked["metadata"]
+
+
+async def test_a_workspace_past_the_code_a_map_holds_is_mapped_by_its_newest_files(
+    start: Starter, workspace: Path
+) -> None:
+    """``$CONTEXTLS_MAP_MB`` bounds the code the server's map process holds: past it the
+    files changed longest ago are left out, and the map says how many, in its text and
+    as data."""
+    import os
+
+    for n in range(6):
+        path = workspace / f"m{n}.py"
+        path.write_text(f"def in_m{n}():\n    return {n}\n" + "# padding\n" * 100)
+        os.utime(path, ns=(1_000_000_000 * (n + 1), 1_000_000_000 * (n + 1)))
+    app = workspace / "src" / "app.py"
+    os.utime(app, ns=(0, 0))  # the fixture's file: changed longest ago
+    session = await start(env={**os.environ, "CONTEXTLS_MAP_MB": str(3_500 / 2**20)})
+    added = await session.call("contextls/addMap")
+    item = added["item"]
+    assert item["metadata"]["unmappedFiles"] == 4
+    assert {n for n in range(6) if f"def in_m{n}" in item["content"]} == {3, 4, 5}
+    assert (
+        item["content"]
+        .rstrip("\n")
+        .endswith(
+            "⋮ 4 of the workspace's 7 files are not mapped: a map holds the 0.00333786 MB of code"
+            " changed most recently"
+        )
+    )

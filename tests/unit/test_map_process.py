@@ -85,7 +85,7 @@ def files_of(folder: Path, count: int, size: int) -> None:
 async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(code_index, "MAPPED_BYTES", 3_500)
+    monkeypatch.setenv(code_index.MAPPED_MB_ENV, str(3_500 / 2**20))
     folder = tmp_path / "big"
     folder.mkdir()
     files_of(folder, 6, 1_000)
@@ -109,7 +109,7 @@ async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_say
 async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(code_index, "MAPPED_BYTES", 3_500)
+    monkeypatch.setenv(code_index.MAPPED_MB_ENV, str(3_500 / 2**20))
     folders = [tmp_path / "one", tmp_path / "two"]
     ranker = _Ranker(Unread())  # type: ignore[arg-type]
     try:
@@ -129,7 +129,7 @@ async def test_a_name_looked_for_past_the_code_a_map_holds_says_what_was_not_loo
     from contextls.app.map_ranker import FindRequest
     from contextls.app.symbol_adding import not_found
 
-    monkeypatch.setattr(code_index, "MAPPED_BYTES", 3_500)
+    monkeypatch.setenv(code_index.MAPPED_MB_ENV, str(3_500 / 2**20))
     folder = tmp_path / "big"
     folder.mkdir()
     files_of(folder, 6, 1_000)
@@ -144,3 +144,19 @@ async def test_a_name_looked_for_past_the_code_a_map_holds_says_what_was_not_loo
     said = not_found("in_m0", missed).message
     assert "3 of its files were not looked in" in said
     assert said.endswith("name its file too (FILE::in_m0)")
+
+
+@pytest.mark.parametrize("said", ["lots", "-1", "0", "inf", "nan", ""])
+def test_a_map_size_that_is_not_a_positive_number_keeps_the_default(
+    said: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv(code_index.MAPPED_MB_ENV, said)
+    assert code_index.mapped_megabytes() == code_index.MAPPED_MB
+    assert (
+        not said or f"{code_index.MAPPED_MB_ENV}={said!r} is not a positive number" in caplog.text
+    )
+
+
+def test_a_map_size_said_in_megabytes_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(code_index.MAPPED_MB_ENV, "256")
+    assert code_index.mapped_megabytes() == 256.0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import logging
 import os
 import threading
 from collections import Counter
@@ -27,6 +28,7 @@ from contextls.app.facts_cache import FactsCache, Row, cache_path, decode, encod
 from contextls.app.sources import Gone, Sources
 from contextls.app.workers import OverBudget, Workers
 from contextls.common.build import build_id
+from contextls.common.environment import text
 from contextls.core.errors import ContextError
 from contextls.protocol import FileTarget
 from contextls.structure.languages import Unsupported, language_of
@@ -41,10 +43,14 @@ BATCH_FILES: Final = 48
 BATCH_BYTES: Final = 1_500_000
 """A batch of files for one job: small enough that a cancelled map stops soon, and that
 each answer is unpickled in a few milliseconds."""
-MAPPED_BYTES = 64 * 1024 * 1024
-"""The most code (bytes of source) a map keeps the facts of, across the workspaces the
-map's process holds: ~6 bytes of memory a byte (CPython's ``Lib/``, 31 MB: ~200 MB of
-facts and graph). A workspace with more is mapped by the files changed most recently."""
+MAPPED_MB_ENV: Final = "CONTEXTLS_MAP_MB"
+MAPPED_MB: Final = 64.0
+"""The most code (megabytes of source) a map keeps the facts of, across the workspaces
+the map's process holds, unless ``$CONTEXTLS_MAP_MB`` says otherwise: ~6 bytes of memory
+a byte (CPython's ``Lib/``, 31 MB: ~200 MB of facts and graph). A workspace with more is
+mapped by the files changed most recently."""
+log = logging.getLogger(__name__)
+
 BUDGET_SECONDS: Final = 30.0
 BUDGET_PER_MB: Final = 20.0
 """A job's budget: generous (a loaded machine parses ~0.3 MB/s), it stops only what
@@ -82,6 +88,24 @@ class Read:
     language: str = ""
     cached: bool = False
     """Its facts came from the cache (else the asker keeps them there)."""
+
+
+def mapped_megabytes() -> float:
+    """What a map may hold: ``$CONTEXTLS_MAP_MB``, or ``MAPPED_MB`` when it is unset or
+    not a positive number (said in the log)."""
+    value = text(MAPPED_MB_ENV)
+    if value is None:
+        return MAPPED_MB
+    try:
+        megabytes = float(value)
+    except ValueError:
+        megabytes = 0.0
+    if not 0 < megabytes < float("inf"):
+        log.warning(
+            "%s=%r is not a positive number: a map holds %g MB", MAPPED_MB_ENV, value, MAPPED_MB
+        )
+        return MAPPED_MB
+    return megabytes
 
 
 def ready() -> None:
@@ -213,12 +237,12 @@ class CodeIndex:
     ) -> dict[str, FileFacts]:
         """Every parseable file of the workspace with what it defines, parsing what
         changed in worker processes, a batch at a time (the event loop answers others
-        meanwhile; cancelling stops between batches). Past ``MAPPED_BYTES`` of source, the
+        meanwhile; cancelling stops between batches). Past ``mapped_megabytes`` of source, the
         files changed longest ago are left out (``unmapped`` says how many)."""
         listed = await asyncio.to_thread(self.workspace_files)  # git ls-files
         root = self.sources.root
         signatures = {rel: _signature(root / rel) for rel in listed}
-        rels = _most_recent(listed, signatures, MAPPED_BYTES)
+        rels = _most_recent(listed, signatures, int(mapped_megabytes() * 2**20))
         self.unmapped = len(listed) - len(rels)
         wanted: list[str] = []
         for rel in rels:

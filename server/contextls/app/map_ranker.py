@@ -54,9 +54,9 @@ PROGRESS: Final = "progress"
 ANSWERED: Final = "answered"
 FAILED: Final = "failed"
 KEPT_WORKSPACES: Final = 4
-"""Workspaces whose code the map's process keeps, together at most ``MAPPED_BYTES`` of
-source; the least recently mapped goes first (what was parsed stays in the facts cache
-on disk: its next map reads, not parses)."""
+"""Workspaces whose code the map's process keeps, together at most the code a map holds
+(``code_index.mapped_megabytes``); the least recently mapped goes first (what was parsed
+stays in the facts cache on disk: its next map reads, not parses)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ class Found:
     hits: list[tuple[str, Symbol]]
     near: list[str]
     unmapped: int = 0
-    """The workspace's files not looked in (over ``MAPPED_BYTES``, as for a map)."""
+    """The workspace's files not looked in (over ``code_index.mapped_megabytes``, as for a map)."""
 
 
 Version = tuple[int, int]
@@ -108,7 +108,7 @@ class Ranking:
     unchanged: bool = False
     """Nothing changed since the ranking the daemon said it holds: that map stands."""
     unmapped: int = 0
-    """The workspace's files left out of the map (over ``MAPPED_BYTES``)."""
+    """The workspace's files left out of the map (over ``code_index.mapped_megabytes``)."""
 
 
 def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
@@ -152,7 +152,7 @@ def unmapped_note(unmapped: int, mapped: int) -> str:
         return ""
     return (
         f"{GAP} {unmapped:,} of the workspace's {unmapped + mapped:,} files are not mapped: "
-        f"a map holds the {code_index.MAPPED_BYTES / 2**20:g} MB of code changed most recently\n"
+        f"a map holds the {code_index.mapped_megabytes():g} MB of code changed most recently\n"
     )
 
 
@@ -249,11 +249,11 @@ class _Ranker:
         return index
 
     def _within_bytes(self) -> None:
-        """Let the least recently mapped workspaces go while all hold more than
-        ``MAPPED_BYTES`` of code (the most recent stays: its gather kept within it)."""
+        """Let the least recently mapped workspaces go while all hold more code than a map
+        may (the most recent stays: its gather kept within it)."""
         held = {root: index.code_bytes() for root, index in self.indexes.items()}
         for root in list(self.indexes)[:-1]:
-            if sum(held.values()) <= code_index.MAPPED_BYTES:
+            if sum(held.values()) <= code_index.mapped_megabytes() * 2**20:
                 return
             if self._let_go(root):
                 del held[root]

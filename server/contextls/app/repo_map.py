@@ -32,7 +32,7 @@ MAP_FOLLOW_SECONDS: Final = 2.0
 TITLE: Final = "map of the repository"
 UNMAPPED: Final = "unmappedFiles"
 """The map item's count of the workspace's files it leaves out (over the code a map
-holds: ``code_index.MAPPED_BYTES``); its text says so in its last line too."""
+holds: ``code_index.mapped_megabytes``); its text says so in its last line too."""
 
 
 class Mapping:

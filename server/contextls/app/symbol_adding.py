@@ -200,7 +200,7 @@ def not_found(name: str, found: Found) -> ContextError:
     if found.unmapped:
         hint += (
             f"; {found.unmapped:,} of its files were not looked in (only the "
-            f"{code_index.MAPPED_BYTES / 2**20:g} MB of code changed most recently were): "
+            f"{code_index.mapped_megabytes():g} MB of code changed most recently were): "
             f"name its file too (FILE::{name})"
         )
     return ContextError(
