@@ -82,13 +82,25 @@ def files_of(folder: Path, count: int, size: int) -> None:
         os.utime(path, ns=(1_000_000_000 * (n + 1), 1_000_000_000 * (n + 1)))
 
 
-async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map holds 3,500 bytes of code: three of ``files_of``'s modules."""
     monkeypatch.setenv(code_index.MAPPED_MB_ENV, str(3_500 / 2**20))
+
+
+def big(tmp_path: Path) -> Path:
+    """A workspace of six modules of ~1,000 bytes, ``m5.py`` changed last."""
     folder = tmp_path / "big"
     folder.mkdir()
     files_of(folder, 6, 1_000)
+    return folder
+
+
+@pytest.mark.usefixtures("capped")
+async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_says_so(
+    tmp_path: Path,
+) -> None:
+    folder = big(tmp_path)
     ranker = _Ranker(Unread())  # type: ignore[arg-type]
     try:
         ranking = await ranker._rank(1, request(folder), None, SHAPE)
@@ -106,10 +118,10 @@ async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_say
         ranker.workers.close()
 
 
+@pytest.mark.usefixtures("capped")
 async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.setenv(code_index.MAPPED_MB_ENV, str(3_500 / 2**20))
     folders = [tmp_path / "one", tmp_path / "two"]
     ranker = _Ranker(Unread())  # type: ignore[arg-type]
     try:
@@ -123,16 +135,14 @@ async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
         ranker.workers.close()
 
 
+@pytest.mark.usefixtures("capped")
 async def test_a_name_looked_for_past_the_code_a_map_holds_says_what_was_not_looked_in(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     from contextls.app.map_ranker import FindRequest
     from contextls.app.symbol_adding import not_found
 
-    monkeypatch.setenv(code_index.MAPPED_MB_ENV, str(3_500 / 2**20))
-    folder = tmp_path / "big"
-    folder.mkdir()
-    files_of(folder, 6, 1_000)
+    folder = big(tmp_path)
     ranker = _Ranker(Unread())  # type: ignore[arg-type]
     try:
         found = await ranker._find(1, FindRequest(str(folder), 1_000_000, "in_m5"))
