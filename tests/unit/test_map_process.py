@@ -170,3 +170,12 @@ def test_a_map_size_that_is_not_a_positive_number_keeps_the_default(
 def test_a_map_size_said_in_megabytes_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(code_index.MAPPED_MB_ENV, "256")
     assert code_index.mapped_megabytes() == 256.0
+
+
+def test_a_wrong_map_size_is_said_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv(code_index.MAPPED_MB_ENV, "a lot, said once")
+    for _ in range(3):  # a live map reads it every few seconds
+        assert code_index.mapped_megabytes() == code_index.MAPPED_MB
+    assert caplog.text.count("is not a positive number") == 1

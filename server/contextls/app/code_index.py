@@ -92,10 +92,13 @@ class Read:
 
 def mapped_megabytes() -> float:
     """What a map may hold: ``$CONTEXTLS_MAP_MB``, or ``MAPPED_MB`` when it is unset or
-    not a positive number (said in the log)."""
+    not a positive number (said in the log once per value: a live map asks every 2 s)."""
     value = text(MAPPED_MB_ENV)
-    if value is None:
-        return MAPPED_MB
+    return MAPPED_MB if value is None else _megabytes(value)
+
+
+@functools.cache
+def _megabytes(value: str) -> float:
     try:
         megabytes = float(value)
     except ValueError:
