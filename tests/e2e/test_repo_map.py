@@ -87,3 +87,32 @@ async def test_a_workspace_past_the_code_a_map_holds_is_mapped_by_its_newest_fil
             " changed most recently"
         )
     )
+
+
+async def test_a_repository_is_parsed_for_its_map_before_one_is_asked(
+    start: Starter, workspace: Path, tmp_path: Path
+) -> None:
+    """A moment after a workspace of a git repository opens, the maps' process parses it
+    (the facts cache fills with no map asked); the map asked then is the same map."""
+    import os
+    import sqlite3
+    import subprocess
+
+    write_graph(workspace)
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    cache = tmp_path / "facts.sqlite3"
+    session = await start(env={**os.environ, "CONTEXTLS_FACTS_CACHE": str(cache)})
+    await session.call("contextls/status")
+
+    def parsed() -> int:
+        if not cache.exists():
+            return 0
+        with sqlite3.connect(cache) as db:
+            try:
+                return int(db.execute("SELECT count(*) FROM facts").fetchone()[0])
+            except sqlite3.OperationalError:  # the table is not made yet
+                return 0
+
+    await session.wait_for(lambda: parsed() == len(list(workspace.rglob("*.py"))))
+    added = await session.call("contextls/addMap", tokens=64)
+    assert added["item"]["content"].startswith("utils.py:\n│def helper(x):")

@@ -15,7 +15,14 @@ import pytest
 
 from contextls.app import code_index
 from contextls.app.map_process import MapProcess
-from contextls.app.map_ranker import KEPT_WORKSPACES, MapRequest, _Ranker
+from contextls.app.map_ranker import (
+    KEPT_WORKSPACES,
+    PROGRESS,
+    MapRequest,
+    Preparation,
+    Prepared,
+    _Ranker,
+)
 from contextls.core.items import Item
 
 
@@ -179,3 +186,74 @@ def test_a_wrong_map_size_is_said_once(
     for _ in range(3):  # a live map reads it every few seconds
         assert code_index.mapped_megabytes() == code_index.MAPPED_MB
     assert caplog.text.count("is not a positive number") == 1
+
+
+class Heard:
+    """A connection that keeps what the maps' process sends."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self.sent.append(message)
+
+
+async def test_a_prepared_workspace_is_mapped_without_parsing_it_again(tmp_path: Path) -> None:
+    folder = workspace(tmp_path, "ready")
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        prepared = await ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        assert prepared == Prepared(files=2, parsed=2, unmapped=0)
+        index = ranker.indexes[str(folder)]
+        graph = index.uses[0]
+        assert graph.complete and "o200k_base" in ranker.costs  # the graph and tokenizer too
+        ranking = await ranker._rank(1, request(folder), None, SHAPE)
+        assert "def ready_helper" in ranking.text and ranking.definitions == 1
+        assert index.parsed == 2 and index.uses == [graph]  # nothing parsed nor made again
+        again = await ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        assert again.already
+    finally:
+        ranker.workers.close()
+
+
+async def test_a_map_asked_while_its_workspace_is_prepared_hears_the_preparation(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    files_of(folder, 120, 200)  # three batches
+    heard = Heard()
+    ranker = _Ranker(heard)  # type: ignore[arg-type]
+    try:
+        preparing = asyncio.ensure_future(
+            ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        )
+        await asyncio.sleep(0)  # the preparation holds the workspace
+        ranking = await ranker._rank(7, request(folder), None, SHAPE)
+        assert preparing.done() and (await preparing).files == 120
+        assert "def in_m0()" in ranking.text
+        progress = [message[2:] for message in heard.sent if message[:2] == (PROGRESS, 7)]
+        assert progress and progress[-1] == (120, 120)  # the preparation's parse, heard
+        assert ranker.indexes[str(folder)].parsed == 120  # parsed once
+    finally:
+        ranker.workers.close()
+
+
+def test_a_map_is_prepared_for_a_git_repository_unless_said_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextls.app.repo_map import PREPARE_ENV, worth_preparing
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    repository = tmp_path / "repository"
+    (repository / ".git").mkdir(parents=True)
+    (repository / "sub").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert not worth_preparing(plain)
+    assert worth_preparing(repository) and worth_preparing(repository / "sub")
+    monkeypatch.setenv(PREPARE_ENV, "off")
+    assert not worth_preparing(repository)
+    monkeypatch.setenv(PREPARE_ENV, "on")
+    monkeypatch.setenv("HOME", str(repository))  # a home folder under git: not all of it
+    assert not worth_preparing(repository) and worth_preparing(repository / "sub")

@@ -392,3 +392,32 @@ def test_a_large_text_counted_first_is_added_without_scanning_it_again(root: Pat
     assert secrets._scanned.cache_info().misses == scans
     assert adaptive._remembered_signs.cache_info().misses == weighs
     assert result.warnings and "password" in result.warnings[0]
+
+
+async def test_a_workspace_of_a_git_repository_has_its_map_prepared_once_it_opened(
+    tmp_path: Path, db: str
+) -> None:
+    from contextls.app.repo_map import PREPARE_AFTER
+
+    plain, repository = tmp_path / "plain", tmp_path / "repository"
+    for folder in (plain, repository):
+        folder.mkdir()
+        (folder / "a.py").write_text("def ready():\n    return 1\n")
+    (repository / ".git").mkdir()
+    editor = Editor()
+    session = start(plain, db, editor)
+    service = session.service
+    session.route()
+    assert all(delay != PREPARE_AFTER for delay, _ in editor.timers)  # not a repository
+    session.set_folders([repository.as_uri()])
+    workspace = session.route(uri=(repository / "a.py").as_uri())
+    later = [callback for delay, callback in editor.timers if delay == PREPARE_AFTER]
+    assert len(later) == 1 and service.maps.pid is None  # nothing before its time
+    try:
+        later[0]()
+        preparing = workspace.map._preparing
+        assert preparing is not None
+        prepared = await preparing
+        assert (prepared.files, prepared.unmapped, prepared.already) == (1, 0, False)
+    finally:
+        service.maps.close()

@@ -301,6 +301,16 @@ def _walk(base: Path) -> list[Path]:
     return files
 
 
+def in_git_work_tree(directory: Path) -> bool:
+    """Whether ``directory`` is in a git work tree: a ``.git`` in it or a folder above, as
+    git looks for it (on disk: no git process)."""
+    try:
+        resolved = directory.resolve()
+        return any((folder / ".git").exists() for folder in (resolved, *resolved.parents))
+    except OSError:
+        return False
+
+
 def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files matching ``pathspecs`` (relative to
     ``directory``), or None outside a git work tree (or without git)."""

@@ -25,12 +25,15 @@ from contextls.app.map_ranker import (
     CANCEL,
     FAILED,
     FIND,
+    PREPARE,
     PROGRESS,
     RANK,
     STOP,
     FindRequest,
     Found,
     MapRequest,
+    Preparation,
+    Prepared,
     Ranking,
     Version,
     serve,
@@ -86,6 +89,12 @@ class MapProcess:
         """Where the definitions a name means are, in every file of the workspace."""
         found: Found = await self._ask((FIND, request), None)
         return found
+
+    async def prepare(self, preparation: Preparation) -> Prepared:
+        """Make a workspace's map ready before it is asked for (its files parsed, their
+        graph made, the tokenizer loaded); a map asked meanwhile waits for it."""
+        prepared: Prepared = await self._ask((PREPARE, preparation), None)
+        return prepared
 
     async def _ask(self, message: tuple[Any, ...], progress: Progress | None) -> Any:
         loop = asyncio.get_running_loop()

@@ -13,7 +13,11 @@ The process holds a code index per workspace (by its root, the last few mapped) 
 own worker processes for the parsing. The maps of one workspace are ranked one at a
 time, in a thread, so that a cancel, or another workspace's request, is read meanwhile.
 It also finds a definition by its name anywhere in a workspace (``FindRequest``): the
-same parse, and what it parsed serves the next map.
+same parse, and what it parsed serves the next map. And it prepares a workspace's map
+before anyone asks (``Preparation``: the daemon sends it a moment after a workspace of
+a git repository opens): its files parsed, the graph of their uses made and the
+tokenizer loaded, so the first map is a ranking; a map asked meanwhile waits for the
+preparation, hearing its progress.
 """
 
 from __future__ import annotations
@@ -23,14 +27,14 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
 from contextls.app import code_index, collector
-from contextls.app.code_index import CodeIndex
+from contextls.app.code_index import CodeIndex, Progress
 from contextls.app.sources import Sources
 from contextls.app.tokenizers import tokenizer
 from contextls.app.workers import Workers
@@ -42,12 +46,13 @@ from contextls.structure.model import Symbol
 from contextls.structure.repomap import GAP, Shown, fit, rank, shown
 from contextls.structure.resolve import near, resolve
 from contextls.structure.tags import FileFacts
-from contextls.structure.uses import Uses
+from contextls.structure.uses import Uses, uses
 
 log = logging.getLogger(__name__)
 
 RANK: Final = "rank"
 FIND: Final = "find"
+PREPARE: Final = "prepare"
 CANCEL: Final = "cancel"
 STOP: Final = "stop"
 PROGRESS: Final = "progress"
@@ -92,6 +97,28 @@ class Found:
     near: list[str]
     unmapped: int = 0
     """The workspace's files not looked in (over ``code_index.mapped_megabytes``, as for a map)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preparation:
+    """A workspace whose map is made ready before it is asked for."""
+
+    root: str
+    max_bytes: int
+    encoding: str
+    """The window's tokenizer, loaded ahead too."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What a preparation did: the workspace's files mapped, how many of them were
+    parsed (the rest were known, or read from the facts cache), and those left out."""
+
+    files: int
+    parsed: int
+    unmapped: int
+    already: bool = False
+    """The process held the workspace already (a map or a name was asked first)."""
 
 
 Version = tuple[int, int]
@@ -170,6 +197,9 @@ class _Ranker:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self.costs: dict[str, Costs] = {}
         """What an item takes, by tokenizer (each loaded on its first map)."""
+        self.listeners: dict[str, set[Progress]] = {}
+        """Who hears the progress of a workspace's parse, whoever started it: a map
+        asked while the workspace is prepared hears the preparation's."""
 
     def _costs(self, encoding: str) -> Costs:
         costs = self.costs.get(encoding)
@@ -197,7 +227,7 @@ class _Ranker:
         self.workers.warm(code_index.ready)  # while the first request lists the files
         try:
             while (message := await messages.get()) is not None and message[0] != STOP:
-                work: Awaitable[Ranking | Found]
+                work: Awaitable[Ranking | Found | Prepared]
                 if message[0] == RANK:
                     _, ident, request, known, shape = message
                     work = self._rank(ident, request, known, shape)
@@ -205,6 +235,10 @@ class _Ranker:
                 elif message[0] == FIND:
                     _, ident, asked = message
                     work = self._find(ident, asked)
+                    self.tasks[ident] = asyncio.ensure_future(self._answer(ident, work))
+                elif message[0] == PREPARE:
+                    _, ident, preparation = message
+                    work = self._prepare(preparation)
                     self.tasks[ident] = asyncio.ensure_future(self._answer(ident, work))
                 elif message[0] == CANCEL and message[1] in self.tasks:
                     self.tasks[message[1]].cancel()
@@ -218,7 +252,7 @@ class _Ranker:
         with contextlib.suppress(OSError):
             self.connection.send(message)
 
-    async def _answer(self, ident: int, work: Awaitable[Ranking | Found]) -> None:
+    async def _answer(self, ident: int, work: Awaitable[Ranking | Found | Prepared]) -> None:
         try:
             # No cyclic collection until the answer is sent: each collection of the
             # oldest generation walks every file's facts again (a third of a re-rank),
@@ -264,10 +298,46 @@ class _Ranker:
         del self.indexes[root], self.locks[root]
         return True
 
+    @contextlib.contextmanager
+    def _hearing(self, root: str, progress: Progress | None) -> Iterator[None]:
+        """``progress`` hears every parse of ``root`` while inside."""
+        if progress is None:
+            yield
+            return
+        listeners = self.listeners.setdefault(root, set())
+        listeners.add(progress)
+        try:
+            yield
+        finally:
+            listeners.discard(progress)
+
+    def _told(self, root: str) -> Progress:
+        def tell(done: int, total: int) -> None:
+            for listener in list(self.listeners.get(root, ())):
+                listener(done, total)
+
+        return tell
+
+    async def _prepare(self, preparation: Preparation) -> Prepared:
+        root = preparation.root
+        if root in self.indexes:
+            return Prepared(0, 0, self.indexes[root].unmapped, already=True)
+        index = self._index(root)
+        async with self.locks[root]:
+            loading = asyncio.ensure_future(asyncio.to_thread(self._costs, preparation.encoding))
+            try:
+                files = await index.gather(self.workers, preparation.max_bytes, self._told(root))
+                await asyncio.to_thread(uses, files, index.uses)
+            finally:
+                await loading
+            prepared = Prepared(len(files), index.parsed, index.unmapped)  # a new index
+        self._within_bytes()
+        return prepared
+
     async def _find(self, ident: int, asked: FindRequest) -> Found:
         index = self._index(asked.root)
         async with self.locks[asked.root]:
-            files = await index.gather(self.workers, asked.max_bytes)
+            files = await index.gather(self.workers, asked.max_bytes, self._told(asked.root))
             unmapped = index.unmapped
         self._within_bytes()
         hits: list[tuple[str, Symbol]] = []
@@ -288,31 +358,38 @@ class _Ranker:
         def progress(done: int, total: int) -> None:
             self._send((PROGRESS, ident, done, total))
 
-        async with self.locks[request.root]:
-            # The tokenizer loads (the first time) while the files are read.
-            loading = asyncio.ensure_future(asyncio.to_thread(self._costs, request.encoding))
-            try:
-                files = await index.gather(self.workers, request.max_bytes, progress)
-            finally:
-                costs = await loading
-            self._within_bytes()
-            version = (os.getpid(), index.version)
-            if version == known:
-                return Ranking("", 0, version, unchanged=True)
+        with self._hearing(request.root, progress):
+            async with self.locks[request.root]:
+                return await self._rank_held(index, request, known, shape)
 
-            unmapped = index.unmapped
-            tail = unmapped_note(unmapped, len(files))
+    async def _rank_held(
+        self, index: CodeIndex, request: MapRequest, known: Version | None, shape: Item
+    ) -> Ranking:
+        # The tokenizer loads (the first time) while the files are read.
+        loading = asyncio.ensure_future(asyncio.to_thread(self._costs, request.encoding))
+        try:
+            told = self._told(request.root)
+            files = await index.gather(self.workers, request.max_bytes, told)
+        finally:
+            costs = await loading
+        self._within_bytes()
+        version = (os.getpid(), index.version)
+        if version == known:
+            return Ranking("", 0, version, unchanged=True)
 
-            def make() -> Ranking:
-                entries = ranked(files, request, index.uses)
-                text, shown_count = fitted(entries, costs, shape, request.share, tail)
-                return Ranking(text, shown_count, version, unmapped=unmapped)
+        unmapped = index.unmapped
+        tail = unmapped_note(unmapped, len(files))
 
-            ranking = asyncio.ensure_future(asyncio.to_thread(make))
-            try:
-                return await asyncio.shield(ranking)
-            except asyncio.CancelledError:
-                # The thread runs on, updating this workspace's uses: the next
-                # ranking waits for it (this one holds the lock until then).
-                await asyncio.wait([ranking])
-                raise
+        def make() -> Ranking:
+            entries = ranked(files, request, index.uses)
+            text, shown_count = fitted(entries, costs, shape, request.share, tail)
+            return Ranking(text, shown_count, version, unmapped=unmapped)
+
+        ranking = asyncio.ensure_future(asyncio.to_thread(make))
+        try:
+            return await asyncio.shield(ranking)
+        except asyncio.CancelledError:
+            # The thread runs on, updating this workspace's uses: the next
+            # ranking waits for it (this one holds the lock until then).
+            await asyncio.wait([ranking])
+            raise

@@ -6,26 +6,38 @@ again when the window's items or the workspace's files change, at most every
 Making a map is work of seconds on a large repository: the files are parsed and ranked
 and fitted to the share in the map's own process (``map_process``), while the event
 loop answers everyone else; only the change that puts the map in the window runs on
-the loop. A newer map of the same window supersedes one still being made."""
+the loop. A newer map of the same window supersedes one still being made.
+
+A workspace of a git repository has its map prepared a moment after it opens
+(``prepare``): the maps' process parses its files then, so the first map asked is a
+ranking, not a parse of the repository (``$CONTEXTLS_MAP_PREPARE=off`` waits for the
+first map instead)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Final
 
 from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
+from contextls.app.expand import in_git_work_tree
+from contextls.app.idle import Later
 from contextls.app.map_process import MapProcess
-from contextls.app.map_ranker import MapRequest, Version
+from contextls.app.map_ranker import MapRequest, Preparation, Prepared, Version
 from contextls.app.symbol_adding import QUALIFIED_NAME
 from contextls.app.workspace_state import WorkspaceState
+from contextls.common.environment import flag
 from contextls.core import candidates
 from contextls.core.errors import ContextError
 from contextls.core.items import VIEW, Item, view_of
 from contextls.protocol import AddResult
+
+log = logging.getLogger(__name__)
 
 MAP_FOLLOW_SECONDS: Final = 2.0
 """How often, at most, a live map looks at the workspace's files again."""
@@ -33,6 +45,25 @@ TITLE: Final = "map of the repository"
 UNMAPPED: Final = "unmappedFiles"
 """The map item's count of the workspace's files it leaves out (over the code a map
 holds: ``code_index.mapped_megabytes``); its text says so in its last line too."""
+PREPARE_ENV: Final = "CONTEXTLS_MAP_PREPARE"
+PREPARE_AFTER: Final = 1.0
+"""Seconds after a workspace opens before its map is prepared: the editor's first
+requests are answered before three interpreters start beside them."""
+
+
+def worth_preparing(folder: Path) -> bool:
+    """Whether a workspace's map is prepared before it is asked for: in a git repository
+    (where people map; a plain folder may be anything), not the home folder or the file
+    system's root, unless ``$CONTEXTLS_MAP_PREPARE`` says no."""
+    if not flag(PREPARE_ENV, default=True):
+        return False
+    try:
+        resolved = folder.resolve()
+        if resolved == Path.home().resolve() or resolved == resolved.parent:
+            return False
+    except (OSError, RuntimeError):  # no home folder known
+        return False
+    return in_git_work_tree(resolved)
 
 
 class Mapping:
@@ -81,6 +112,37 @@ class Mapping:
         return self.adding.add_candidate(
             candidates.text("custom", content, None, wishes, pin), replacing=existing
         )
+
+    _preparing: asyncio.Task[Prepared] | None = None
+
+    def prepare_soon(self, maps: MapProcess, later: Later) -> None:
+        """Prepare this workspace's map ``PREPARE_AFTER`` seconds from now, if it is worth
+        it (``worth_preparing``)."""
+        if worth_preparing(self.state.sources.root):
+            later(PREPARE_AFTER, lambda: self._start_preparing(maps))
+
+    def _start_preparing(self, maps: MapProcess) -> None:
+        self._preparing = asyncio.ensure_future(self.prepare(maps))
+        self._preparing.add_done_callback(_said)
+
+    async def prepare(self, maps: MapProcess) -> Prepared:
+        """Have the maps' process parse this workspace's files now, for its first map."""
+        state = self.state
+        preparation = Preparation(
+            str(state.sources.root), state.settings.max_file_bytes, state.window.costs.encoding
+        )
+        started = time.perf_counter()
+        prepared = await maps.prepare(preparation)
+        if not prepared.already:
+            log.info(
+                "the map of %s is prepared: %d files (%d read), %d left out, in %.1f s",
+                preparation.root,
+                prepared.files,
+                prepared.parsed,
+                prepared.unmapped,
+                time.perf_counter() - started,
+            )
+        return prepared
 
     def map_is_due(self) -> bool:
         """The window holds a map whose ranking is older than the window or than
@@ -183,3 +245,9 @@ class Mapping:
             elif item.is_whole_file:
                 leave_out.add((path, ""))
         return files, names, leave_out
+
+
+def _said(task: asyncio.Task[Prepared]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        # Work ahead, not asked for: the first map says what is wrong, if it still is.
+        log.info("a map could not be prepared: %s", task.exception())

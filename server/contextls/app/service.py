@@ -335,6 +335,7 @@ class ContextService:
                 warn=self.warn,
             )
             self._watch()
+            workspace.map.prepare_soon(self.maps, self._later)
         return workspace
 
     def semantic_status(self) -> SemanticStatus:
