@@ -57,6 +57,20 @@ async def test_an_idle_map_process_ends_and_the_next_map_starts_it_again(tmp_pat
         maps.close()
 
 
+async def test_a_map_process_asked_only_to_prepare_ends_sooner(tmp_path: Path) -> None:
+    folder = workspace(tmp_path, "early")
+    maps = MapProcess(idle_seconds=600, prepared_seconds=0.2)
+    try:
+        prepared = await maps.prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        assert prepared.files == 2 and maps.pid is not None
+        while maps.pid is not None:  # no map asked for prepared_seconds: it ends
+            await asyncio.sleep(0.05)
+        ranking = await maps.rank(request(folder), None, SHAPE)  # from the facts cache
+        assert "def early_helper" in ranking.text and maps.starts == 2
+    finally:
+        maps.close()
+
+
 class Unread:
     """A connection whose messages nobody reads."""
 

@@ -49,13 +49,19 @@ STOP_SECONDS: Final = 2.0
 IDLE_SECONDS: Final = 600.0
 """The map's process ends after this long without a request (a live map asks every few
 seconds, so it stays while any window holds one); the next map starts it again."""
+PREPARED_SECONDS: Final = 120.0
+"""The same for a process asked only to prepare maps: what it holds (up to ~550 MB at
+``code_index.MAPPED_MB``) is let go sooner when nobody asks for a map; the facts cache
+keeps what it parsed, so a map asked later reads rather than parses."""
 
 
 class MapProcess:
     """The daemon's end of the map's process: starts it when first asked, sends it
     requests, and answers each from what comes back."""
 
-    def __init__(self, idle_seconds: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self, idle_seconds: float = IDLE_SECONDS, prepared_seconds: float = PREPARED_SECONDS
+    ) -> None:
         self._connection: Connection | None = None
         self._process: BaseProcess | None = None
         self._waiting: dict[int, tuple[asyncio.Future[Any], Progress | None]] = {}
@@ -64,6 +70,9 @@ class MapProcess:
         self._idle_check: asyncio.TimerHandle | None = None
         self._last_asked = 0.0
         self.idle_seconds = idle_seconds
+        self.prepared_seconds = prepared_seconds
+        self._mapped = False
+        """A map or a name was asked of the running process (not only preparations)."""
         self.starts = 0
         """How often the process was started (again after it died)."""
 
@@ -99,6 +108,7 @@ class MapProcess:
     async def _ask(self, message: tuple[Any, ...], progress: Progress | None) -> Any:
         loop = asyncio.get_running_loop()
         connection = self._running(loop)
+        self._mapped |= message[0] != PREPARE
         ident = next(self._ids)
         future: asyncio.Future[Any] = loop.create_future()
         self._waiting[ident] = (future, progress)
@@ -114,17 +124,20 @@ class MapProcess:
             self._waiting.pop(ident, None)
             self._last_asked = loop.time()
             if self._idle_check is None:
-                self._idle_check = loop.call_later(self.idle_seconds, self._end_if_idle, loop)
+                self._idle_check = loop.call_later(self._idle_limit(), self._end_if_idle, loop)
+
+    def _idle_limit(self) -> float:
+        return self.idle_seconds if self._mapped else min(self.idle_seconds, self.prepared_seconds)
 
     def _end_if_idle(self, loop: asyncio.AbstractEventLoop) -> None:
         self._idle_check = None
         if self._process is None:
             return
-        left = self._last_asked + self.idle_seconds - loop.time()
+        left = self._last_asked + self._idle_limit() - loop.time()
         if self._waiting or left > 0:
             self._idle_check = loop.call_later(max(left, 0.1), self._end_if_idle, loop)
             return
-        log.info("the map's process ends: no map asked for %.0f s", self.idle_seconds)
+        log.info("the map's process ends: no map asked for %.0f s", self._idle_limit())
         self.close()
 
     def _tell(self, message: tuple[Any, ...]) -> None:
@@ -146,6 +159,7 @@ class MapProcess:
         process.start()
         theirs.close()
         self._process, self._connection = process, ours
+        self._mapped = False
         self.starts += 1
         if not self._at_exit:
             # Before multiprocessing's own exit hook, which would wait for it forever.
