@@ -394,7 +394,7 @@ def test_a_large_text_counted_first_is_added_without_scanning_it_again(root: Pat
     assert result.warnings and "password" in result.warnings[0]
 
 
-async def test_a_workspace_of_a_git_repository_has_its_map_prepared_once_it_opened(
+async def test_a_folder_of_a_git_repository_has_its_map_prepared_once_it_opened(
     tmp_path: Path, db: str
 ) -> None:
     from contextls.app.repo_map import PREPARE_AFTER
@@ -407,14 +407,14 @@ async def test_a_workspace_of_a_git_repository_has_its_map_prepared_once_it_open
     editor = Editor()
     session = start(plain, db, editor)
     service = session.service
-    session.route()
     assert all(delay != PREPARE_AFTER for delay, _ in editor.timers)  # not a repository
     session.set_folders([repository.as_uri()])
-    workspace = session.route(uri=(repository / "a.py").as_uri())
+    session.set_folders([repository.as_uri()])  # opened again (another client): once
     later = [callback for delay, callback in editor.timers if delay == PREPARE_AFTER]
     assert len(later) == 1 and service.maps.pid is None  # nothing before its time
     try:
         later[0]()
+        workspace = session.route(uri=(repository / "a.py").as_uri())
         preparing = workspace.map._preparing
         assert preparing is not None
         prepared = await preparing

@@ -26,7 +26,6 @@ from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
 from contextls.app.expand import in_git_work_tree
-from contextls.app.idle import Later
 from contextls.app.map_process import MapProcess
 from contextls.app.map_ranker import MapRequest, Preparation, Prepared, Version
 from contextls.app.symbol_adding import QUALIFIED_NAME
@@ -115,13 +114,8 @@ class Mapping:
 
     _preparing: asyncio.Task[Prepared] | None = None
 
-    def prepare_soon(self, maps: MapProcess, later: Later) -> None:
-        """Prepare this workspace's map ``PREPARE_AFTER`` seconds from now, if it is worth
-        it (``worth_preparing``)."""
-        if worth_preparing(self.state.sources.root):
-            later(PREPARE_AFTER, lambda: self._start_preparing(maps))
-
-    def _start_preparing(self, maps: MapProcess) -> None:
+    def start_preparing(self, maps: MapProcess) -> None:
+        """Prepare this workspace's map in the background (``prepare``)."""
         self._preparing = asyncio.ensure_future(self.prepare(maps))
         self._preparing.add_done_callback(_said)
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from contextls.app import counting_process, searching
 from contextls.app.idle import IdleIndexing, Later
 from contextls.app.map_process import MapProcess
+from contextls.app.repo_map import PREPARE_AFTER, worth_preparing
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.app.unit_of_work import Listener, UnitOfWork
@@ -99,6 +100,8 @@ class ContextService:
         every file)."""
         self.maps = MapProcess()
         """The maps' own process: it parses and ranks every workspace's map."""
+        self._prepared: set[str] = set()
+        """The workspaces whose maps were prepared (or are about to be)."""
 
     # --------------------------------------------------------------- settings
 
@@ -335,8 +338,21 @@ class ContextService:
                 warn=self.warn,
             )
             self._watch()
-            workspace.map.prepare_soon(self.maps, self._later)
         return workspace
+
+    def folder_opened(self, root: str, folder: Path) -> None:
+        """A client opened this folder: prepare its map soon, once, if it is worth it."""
+        if root not in self._prepared and worth_preparing(folder):
+            self._prepared.add(root)
+            self._later(PREPARE_AFTER, lambda: self._prepare_map(root, folder))
+
+    def _prepare_map(self, root: str, folder: Path) -> None:
+        try:
+            workspace = self.workspace(root, folder)
+        except ContextError as error:  # the database: the client's requests say so
+            log.info("the map of %s is not prepared: %s", root, error.message)
+            return
+        workspace.map.start_preparing(self.maps)
 
     def semantic_status(self) -> SemanticStatus:
         """Search by meaning in this process: available or not, and why."""

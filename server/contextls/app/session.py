@@ -94,6 +94,7 @@ class Session:
                     raise ContextError(why_not)
                 self.folders[normalize_uri(uri)] = folder
                 self.refused.pop(normalize_uri(uri), None)
+                self.service.folder_opened(normalize_uri(uri), folder)
             except ContextError as error:
                 self.refused[normalize_uri(uri)] = error.message
                 self.warn(
