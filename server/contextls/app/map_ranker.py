@@ -14,8 +14,8 @@ own worker processes for the parsing. The maps of one workspace are ranked one a
 time, in a thread, so that a cancel, or another workspace's request, is read meanwhile.
 It also finds a definition by its name anywhere in a workspace (``FindRequest``): the
 same parse, and what it parsed serves the next map. And it prepares a workspace's map
-before anyone asks (``Preparation``: the daemon sends it a moment after a workspace of
-a git repository opens): its files parsed, the graph of their uses made and the
+before anyone asks (``Preparation``: the daemon sends it as a folder of a git
+repository opens): its files parsed, the graph of their uses made and the
 tokenizer loaded, so the first map is a ranking; a map asked meanwhile waits for the
 preparation, hearing its progress.
 """

@@ -8,7 +8,7 @@ and fitted to the share in the map's own process (``map_process``), while the ev
 loop answers everyone else; only the change that puts the map in the window runs on
 the loop. A newer map of the same window supersedes one still being made.
 
-A workspace of a git repository has its map prepared a moment after it opens
+A workspace of a git repository has its map prepared as soon as it opens
 (``prepare``): the maps' process parses its files then, so the first map asked is a
 ranking, not a parse of the repository (``$CONTEXTLS_MAP_PREPARE=off`` waits for the
 first map instead)."""
@@ -45,9 +45,10 @@ UNMAPPED: Final = "unmappedFiles"
 """The map item's count of the workspace's files it leaves out (over the code a map
 holds: ``code_index.mapped_megabytes``); its text says so in its last line too."""
 PREPARE_ENV: Final = "CONTEXTLS_MAP_PREPARE"
-PREPARE_AFTER: Final = 1.0
-"""Seconds after a workspace opens before its map is prepared: the editor's first
-requests are answered before three interpreters start beside them."""
+PREPARE_AFTER: Final = 0.1
+"""Seconds after a folder opens before its map is prepared: the answer to the request
+that opened it goes first. Not longer: a map asked meanwhile waits for the preparation,
+so each second of delay is a second more for a map asked at once."""
 
 
 def worth_preparing(folder: Path) -> bool:
