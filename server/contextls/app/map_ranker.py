@@ -111,8 +111,8 @@ class Preparation:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """What a preparation did: the workspace's files mapped, how many of them were
-    parsed (the rest were known, or read from the facts cache), and those left out."""
+    """What a preparation did: the workspace's files mapped, how many of them were read
+    (parsed, or taken from the facts cache), and those left out."""
 
     files: int
     parsed: int
