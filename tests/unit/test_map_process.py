@@ -8,21 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from contextls.app import code_index
+from contextls.app.map_messages import PROGRESS, MapRequest, Preparation, Prepared
 from contextls.app.map_process import MapProcess
-from contextls.app.map_ranker import (
-    KEPT_WORKSPACES,
-    PROGRESS,
-    MapRequest,
-    Preparation,
-    Prepared,
-    _Ranker,
-)
+from contextls.app.map_ranker import KEPT_WORKSPACES, _Ranker
 from contextls.core.items import Item
 
 
@@ -31,6 +29,12 @@ def workspace(root: Path, name: str) -> Path:
     folder.mkdir()
     (folder / "core.py").write_text(f"def {name}_helper(value):\n    return value\n")
     (folder / "app.py").write_text(f"from core import {name}_helper\n\n{name}_helper(1)\n")
+    return folder
+
+
+def repository(folder: Path) -> Path:
+    """``folder`` made a git repository (only what git lists is prepared)."""
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
     return folder
 
 
@@ -58,7 +62,7 @@ async def test_an_idle_map_process_ends_and_the_next_map_starts_it_again(tmp_pat
 
 
 async def test_a_map_process_asked_only_to_prepare_ends_sooner(tmp_path: Path) -> None:
-    folder = workspace(tmp_path, "early")
+    folder = repository(workspace(tmp_path, "early"))
     maps = MapProcess(idle_seconds=600, prepared_seconds=0.2)
     try:
         prepared = await maps.prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
@@ -160,7 +164,7 @@ async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
 async def test_a_name_looked_for_past_the_code_a_map_holds_says_what_was_not_looked_in(
     tmp_path: Path,
 ) -> None:
-    from contextls.app.map_ranker import FindRequest
+    from contextls.app.map_messages import FindRequest
     from contextls.app.symbol_adding import not_found
 
     folder = big(tmp_path)
@@ -213,7 +217,7 @@ class Heard:
 
 
 async def test_a_prepared_workspace_is_mapped_without_parsing_it_again(tmp_path: Path) -> None:
-    folder = workspace(tmp_path, "ready")
+    folder = repository(workspace(tmp_path, "ready"))
     ranker = _Ranker(Unread())  # type: ignore[arg-type]
     try:
         prepared = await ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
@@ -233,8 +237,7 @@ async def test_a_prepared_workspace_is_mapped_without_parsing_it_again(tmp_path:
 async def test_a_map_asked_while_its_workspace_is_prepared_hears_the_preparation(
     tmp_path: Path,
 ) -> None:
-    folder = tmp_path / "many"
-    folder.mkdir()
+    folder = repository(tmp_path / "many")
     files_of(folder, 120, 200)  # three batches
     heard = Heard()
     ranker = _Ranker(heard)  # type: ignore[arg-type]
@@ -242,7 +245,8 @@ async def test_a_map_asked_while_its_workspace_is_prepared_hears_the_preparation
         preparing = asyncio.ensure_future(
             ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
         )
-        await asyncio.sleep(0)  # the preparation holds the workspace
+        while str(folder) not in ranker.users:  # until the preparation holds the workspace
+            await asyncio.sleep(0.01)
         ranking = await ranker._rank(7, request(folder), None, SHAPE)
         assert preparing.done() and (await preparing).files == 120
         assert "def in_m0()" in ranking.text
@@ -271,3 +275,99 @@ def test_a_map_is_prepared_for_a_git_repository_unless_said_otherwise(
     monkeypatch.setenv(PREPARE_ENV, "on")
     monkeypatch.setenv("HOME", str(repository))  # a home folder under git: not all of it
     assert not worth_preparing(repository) and worth_preparing(repository / "sub")
+
+
+async def test_a_folder_git_does_not_list_is_not_prepared(tmp_path: Path) -> None:
+    folder = workspace(tmp_path, "unlisted")
+    (folder / ".git").mkdir()  # looks like a repository; git finds none
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        prepared = await ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        assert prepared.skipped == "git does not list its files" and not ranker.indexes
+    finally:
+        ranker.workers.close()
+
+
+@pytest.mark.usefixtures("capped")
+async def test_a_preparation_never_takes_the_place_of_a_workspace_mapped(tmp_path: Path) -> None:
+    mapped, other = tmp_path / "mapped", repository(tmp_path / "other")
+    mapped.mkdir()
+    files_of(mapped, 2, 1_000)
+    files_of(other, 2, 1_000)
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        await ranker._rank(1, request(mapped), None, SHAPE)
+        prepared = await ranker._prepare(Preparation(str(other), 1_000_000, "o200k_base"))
+        assert prepared.files == 2  # parsed, but together over the code a map holds:
+        assert list(ranker.indexes) == [str(mapped)]  # the prepared one went
+        full = [repository(tmp_path / f"w{n}") for n in range(KEPT_WORKSPACES)]
+        for ident, folder in enumerate(full):
+            files_of(folder, 1, 100)
+            await ranker._rank(ident, request(folder), None, SHAPE)
+        skipped = await ranker._prepare(Preparation(str(other), 1_000_000, "o200k_base"))
+        assert skipped.skipped and list(ranker.indexes) == [str(folder) for folder in full]
+    finally:
+        ranker.workers.close()
+
+
+async def test_a_cancelled_preparation_holds_its_workspace_until_its_graph_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextls.app import map_ranker
+
+    folder = repository(workspace(tmp_path, "held"))
+    making, release = threading.Event(), threading.Event()
+    real = map_ranker.uses
+
+    def slow(*args: Any) -> Any:
+        making.set()
+        release.wait(60)
+        return real(*args)
+
+    monkeypatch.setattr(map_ranker, "uses", slow)
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        task = asyncio.ensure_future(
+            ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        )
+        while not making.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert ranker.locks[str(folder)].locked()  # the graph is being made: held
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not ranker.locks[str(folder)].locked()
+    finally:
+        release.set()
+        ranker.workers.close()
+
+
+async def test_a_preparation_whose_process_died_is_answered_when_the_next_request_replaces_it(
+    tmp_path: Path,
+) -> None:
+    from contextls.core.errors import ContextError
+
+    folder = repository(tmp_path / "big")
+    files_of(folder, 60, 200)
+    other = workspace(tmp_path, "other")
+    maps = MapProcess()
+    try:
+        preparing = asyncio.ensure_future(
+            maps.prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        )
+        while maps.pid is None:
+            await asyncio.sleep(0.01)
+        os.kill(maps.pid, signal.SIGKILL)
+        # The loop does not run meanwhile: the next request finds the process dead before
+        # the daemon reads its end.
+        while maps._process is not None and maps._process.is_alive():
+            time.sleep(0.01)
+        ranking = await maps.rank(request(other), None, SHAPE)
+        assert "def other_helper" in ranking.text and maps.starts == 2
+        with pytest.raises(ContextError, match="it ended"):
+            await preparing
+    finally:
+        maps.close()

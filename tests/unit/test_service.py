@@ -9,6 +9,7 @@ recorded rather than run. Storage faults that cannot be made on demand
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -403,7 +404,7 @@ async def test_a_folder_of_a_git_repository_has_its_map_prepared_once_it_opened(
     for folder in (plain, repository):
         folder.mkdir()
         (folder / "a.py").write_text("def ready():\n    return 1\n")
-    (repository / ".git").mkdir()
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
     editor = Editor()
     session = start(plain, db, editor)
     service = session.service

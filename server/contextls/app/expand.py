@@ -311,6 +311,25 @@ def in_git_work_tree(directory: Path) -> bool:
         return False
 
 
+def git_lists(directory: Path) -> bool:
+    """Whether git lists the files of ``directory`` (a work tree git reads: installed, the
+    repository found and trusted), rather than expansion walking everything in it."""
+    executable = shutil.which("git")
+    if executable is None or not directory.is_dir():
+        return False
+    try:
+        completed = subprocess.run(
+            [executable, "-C", str(directory), "rev-parse", "--is-inside-work-tree"],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return completed.returncode == 0 and completed.stdout.strip() == b"true"
+
+
 def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files matching ``pathspecs`` (relative to
     ``directory``), or None outside a git work tree (or without git)."""

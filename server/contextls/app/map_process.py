@@ -20,7 +20,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
 from contextls.app.code_index import Progress
-from contextls.app.map_ranker import (
+from contextls.app.map_messages import (
     ANSWERED,
     CANCEL,
     FAILED,
@@ -36,8 +36,8 @@ from contextls.app.map_ranker import (
     Prepared,
     Ranking,
     Version,
-    serve,
 )
+from contextls.app.map_ranker import serve
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.protocol import ErrorCode
@@ -138,7 +138,9 @@ class MapProcess:
             self._idle_check = loop.call_later(max(left, 0.1), self._end_if_idle, loop)
             return
         log.info("the map's process ends: no map asked for %.0f s", self._idle_limit())
-        self.close()
+        # Its exit frees what it holds (hundreds of MB): waited for off the loop.
+        ended = self._detach("it was idle")
+        threading.Thread(target=_stop, args=ended, name="map process end").start()
 
     def _tell(self, message: tuple[Any, ...]) -> None:
         connection = self._connection
@@ -150,7 +152,7 @@ class MapProcess:
         process, connection = self._process, self._connection
         if process is not None and connection is not None and process.is_alive():
             return connection
-        self.close()
+        _stop(*self._detach("it ended"))  # its waiters are told (its end may not be read yet)
         # spawn: the daemon has threads (the embedding worker); fork would copy their
         # locks mid-use. Not a daemonic process: it starts the parsing workers itself.
         context = multiprocessing.get_context("spawn")
@@ -229,14 +231,28 @@ class MapProcess:
 
     def close(self) -> None:
         """Stop the process (it stops its parsing workers), killing it if it lingers."""
+        _stop(*self._detach("it was stopped"))
+
+    def _detach(self, why: str) -> tuple[Connection | None, BaseProcess | None]:
+        """Forget the process, telling what waits for it ``why`` (nothing else would answer
+        them: a process that died may be replaced before its end is read)."""
         connection, process = self._connection, self._process
         self._connection = self._process = None
-        if connection is not None:
-            with contextlib.suppress(OSError):
-                connection.send((STOP,))
-            connection.close()
-        if process is not None:
+        stopped = self._stopped(why)
+        for future, _ in list(self._waiting.values()):
+            with contextlib.suppress(RuntimeError):  # its loop closed: the daemon ends
+                if not future.done():
+                    future.set_exception(stopped)
+        return connection, process
+
+
+def _stop(connection: Connection | None, process: BaseProcess | None) -> None:
+    if connection is not None:
+        with contextlib.suppress(OSError):
+            connection.send((STOP,))
+        connection.close()
+    if process is not None:
+        process.join(STOP_SECONDS)
+        if process.is_alive():
+            process.kill()
             process.join(STOP_SECONDS)
-            if process.is_alive():
-                process.kill()
-                process.join(STOP_SECONDS)

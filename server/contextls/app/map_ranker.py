@@ -27,14 +27,32 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Awaitable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from contextls.app import code_index, collector
 from contextls.app.code_index import CodeIndex, Progress
+from contextls.app.expand import git_lists
+from contextls.app.map_messages import (
+    ANSWERED,
+    CANCEL,
+    FAILED,
+    FIND,
+    PREPARE,
+    PROGRESS,
+    RANK,
+    STOP,
+    FindRequest,
+    Found,
+    MapRequest,
+    Preparation,
+    Prepared,
+    Ranking,
+    Version,
+)
 from contextls.app.sources import Sources
 from contextls.app.tokenizers import tokenizer
 from contextls.app.workers import Workers
@@ -49,93 +67,12 @@ from contextls.structure.tags import FileFacts
 from contextls.structure.uses import Uses, uses
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-RANK: Final = "rank"
-FIND: Final = "find"
-PREPARE: Final = "prepare"
-CANCEL: Final = "cancel"
-STOP: Final = "stop"
-PROGRESS: Final = "progress"
-ANSWERED: Final = "answered"
-FAILED: Final = "failed"
 KEPT_WORKSPACES: Final = 4
 """Workspaces whose code the map's process keeps, together at most the code a map holds
 (``code_index.mapped_megabytes``); the least recently mapped goes first (what was parsed
 stays in the facts cache on disk: its next map reads, not parses)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MapRequest:
-    """What one ranking needs from the window, taken on the daemon's loop."""
-
-    root: str
-    max_bytes: int
-    query: str | None
-    share: int
-    focus_files: frozenset[str]
-    focus_names: frozenset[str]
-    leave_out: frozenset[tuple[str, str]]
-    encoding: str
-    """The window's tokenizer: the map is fitted in its tokens."""
-
-
-@dataclass(frozen=True, slots=True)
-class FindRequest:
-    """A definition's name, looked for in every file of a workspace."""
-
-    root: str
-    max_bytes: int
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    """The definitions ``name`` means, by file (in the workspace's order), and, when there
-    are none, the nearest names (at most 5, as ``FILE::name``)."""
-
-    hits: list[tuple[str, Symbol]]
-    near: list[str]
-    unmapped: int = 0
-    """The workspace's files not looked in (over ``code_index.mapped_megabytes``, as for a map)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Preparation:
-    """A workspace whose map is made ready before it is asked for."""
-
-    root: str
-    max_bytes: int
-    encoding: str
-    """The window's tokenizer, loaded ahead too."""
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """What a preparation did: the workspace's files mapped, how many of them were read
-    (parsed, or taken from the facts cache), and those left out."""
-
-    files: int
-    parsed: int
-    unmapped: int
-    already: bool = False
-    """The process held the workspace already (a map or a name was asked first)."""
-
-
-Version = tuple[int, int]
-"""(the map process's id, its code index's version): what the files were when ranked."""
-
-
-@dataclass(frozen=True, slots=True)
-class Ranking:
-    """The map's text and how many definitions it shows ("" and 0 when ``unchanged``)."""
-
-    text: str
-    definitions: int
-    version: Version
-    unchanged: bool = False
-    """Nothing changed since the ranking the daemon said it holds: that map stands."""
-    unmapped: int = 0
-    """The workspace's files left out of the map (over ``code_index.mapped_megabytes``)."""
 
 
 def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
@@ -197,6 +134,10 @@ class _Ranker:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self.costs: dict[str, Costs] = {}
         """What an item takes, by tokenizer (each loaded on its first map)."""
+        self.users: dict[str, int] = {}
+        """Requests holding or waiting for each workspace's lock: it is not let go then."""
+        self.preparing = asyncio.Lock()
+        """Preparations run one at a time (nobody waits for them)."""
         self.listeners: dict[str, set[Progress]] = {}
         """Who hears the progress of a workspace's parse, whoever started it: a map
         asked while the workspace is prepared hears the preparation's."""
@@ -271,16 +212,32 @@ class _Ranker:
         finally:
             self.tasks.pop(ident, None)
 
-    def _index(self, root: str) -> CodeIndex:
-        """The code index of the workspace at ``root``, now the most recently used."""
+    def _index(self, root: str, recent: bool = True) -> CodeIndex:
+        """The code index of the workspace at ``root``, now the most recently used (else,
+        ``recent`` false, the least: the first to go)."""
         index = self.indexes.pop(root, None)
         if index is None:
             index = CodeIndex(Sources(Path(root), lambda uri: None))  # disk only
-        self.indexes[root] = index
+        if recent:
+            self.indexes[root] = index
+        else:
+            self.indexes = {root: index, **self.indexes}
         for other in list(self.indexes)[:-KEPT_WORKSPACES]:
             self._let_go(other)
         self.locks.setdefault(root, asyncio.Lock())
         return index
+
+    @contextlib.asynccontextmanager
+    async def _holding(self, root: str) -> AsyncIterator[None]:
+        """The workspace's lock, held; it is not let go while anyone holds or awaits it."""
+        self.users[root] = self.users.get(root, 0) + 1
+        try:
+            async with self.locks[root]:
+                yield
+        finally:
+            self.users[root] -= 1
+            if not self.users[root]:
+                del self.users[root]
 
     def _within_bytes(self) -> None:
         """Let the least recently mapped workspaces go while all hold more code than a map
@@ -293,8 +250,8 @@ class _Ranker:
                 del held[root]
 
     def _let_go(self, root: str) -> bool:
-        if self.locks[root].locked():
-            return False  # a ranking of it runs: it goes after
+        if root in self.users:
+            return False  # a ranking of it runs or waits: it goes after
         del self.indexes[root], self.locks[root]
         return True
 
@@ -319,24 +276,44 @@ class _Ranker:
         return tell
 
     async def _prepare(self, preparation: Preparation) -> Prepared:
+        """Parse a workspace and make its graph, for a map not asked yet: one preparation
+        at a time, never in place of a workspace held already (the process holds its
+        most: a map asked will parse), and only what git lists (a folder whose listing
+        would be a walk of everything in it is not mapped ahead)."""
         root = preparation.root
-        if root in self.indexes:
-            return Prepared(0, 0, self.indexes[root].unmapped, already=True)
-        index = self._index(root)
-        async with self.locks[root]:
-            loading = asyncio.ensure_future(asyncio.to_thread(self._costs, preparation.encoding))
-            try:
-                files = await index.gather(self.workers, preparation.max_bytes, self._told(root))
-                await asyncio.to_thread(uses, files, index.uses)
-            finally:
-                await loading
-            prepared = Prepared(len(files), index.parsed, index.unmapped)  # a new index
-        self._within_bytes()
-        return prepared
+        async with self.preparing:
+            if root in self.indexes:
+                return Prepared(0, 0, self.indexes[root].unmapped, already=True)
+            held = sum(index.code_bytes() for index in self.indexes.values())
+            if (
+                len(self.indexes) >= KEPT_WORKSPACES
+                or held >= code_index.mapped_megabytes() * 2**20
+            ):
+                return Prepared(0, 0, 0, skipped="the maps' process holds all it may")
+            if not await asyncio.to_thread(git_lists, Path(root)):
+                return Prepared(0, 0, 0, skipped="git does not list its files")
+            if root in self.indexes:  # a map of it was asked meanwhile
+                return Prepared(0, 0, self.indexes[root].unmapped, already=True)
+            # The least recent: over the code a map holds, it goes before any workspace a
+            # map was asked of.
+            index = self._index(root, recent=False)
+            async with self._holding(root):
+                loading = asyncio.ensure_future(
+                    asyncio.to_thread(self._costs, preparation.encoding)
+                )
+                try:
+                    told = self._told(root)
+                    files = await index.gather(self.workers, preparation.max_bytes, told)
+                    await _unbroken(asyncio.to_thread(uses, files, index.uses))
+                finally:
+                    await loading
+                prepared = Prepared(len(files), index.parsed, index.unmapped)  # a new index
+            self._within_bytes()
+            return prepared
 
     async def _find(self, ident: int, asked: FindRequest) -> Found:
         index = self._index(asked.root)
-        async with self.locks[asked.root]:
+        async with self._holding(asked.root):
             files = await index.gather(self.workers, asked.max_bytes, self._told(asked.root))
             unmapped = index.unmapped
         self._within_bytes()
@@ -359,7 +336,7 @@ class _Ranker:
             self._send((PROGRESS, ident, done, total))
 
         with self._hearing(request.root, progress):
-            async with self.locks[request.root]:
+            async with self._holding(request.root):
                 return await self._rank_held(index, request, known, shape)
 
     async def _rank_held(
@@ -385,11 +362,16 @@ class _Ranker:
             text, shown_count = fitted(entries, costs, shape, request.share, tail)
             return Ranking(text, shown_count, version, unmapped=unmapped)
 
-        ranking = asyncio.ensure_future(asyncio.to_thread(make))
-        try:
-            return await asyncio.shield(ranking)
-        except asyncio.CancelledError:
-            # The thread runs on, updating this workspace's uses: the next
-            # ranking waits for it (this one holds the lock until then).
-            await asyncio.wait([ranking])
-            raise
+        return await _unbroken(asyncio.to_thread(make))
+
+
+async def _unbroken(work: Awaitable[T]) -> T:
+    """``work`` (a thread updating a workspace's uses) awaited to its end even when the
+    request is cancelled: the thread runs on, and the next request for the workspace
+    waits for it (the cancelled one holds the workspace's lock until then)."""
+    running = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        await asyncio.wait([running])
+        raise

@@ -26,8 +26,8 @@ from contextls.app.adding import Adding
 from contextls.app.changes import Change
 from contextls.app.code_index import Progress
 from contextls.app.expand import in_git_work_tree
+from contextls.app.map_messages import MapRequest, Preparation, Prepared, Version
 from contextls.app.map_process import MapProcess
-from contextls.app.map_ranker import MapRequest, Preparation, Prepared, Version
 from contextls.app.symbol_adding import QUALIFIED_NAME
 from contextls.app.workspace_state import WorkspaceState
 from contextls.common.environment import flag
@@ -128,7 +128,9 @@ class Mapping:
         )
         started = time.perf_counter()
         prepared = await maps.prepare(preparation)
-        if not prepared.already:
+        if prepared.skipped:
+            log.info("the map of %s is not prepared: %s", preparation.root, prepared.skipped)
+        elif not prepared.already:
             log.info(
                 "the map of %s is prepared: %d files (%d read), %d left out, in %.1f s",
                 preparation.root,

@@ -9,7 +9,7 @@ from typing import Any, Final
 from contextls.app import code_index
 from contextls.app.adding import Adding
 from contextls.app.code_index import CodeIndex
-from contextls.app.map_ranker import Found
+from contextls.app.map_messages import Found
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core.errors import ContextError
 from contextls.core.items import is_outlined
@@ -140,7 +140,7 @@ class SymbolAdding:
 
     def locate_named(self, name: str, found: Found) -> str:
         """The file of the one definition ``name`` means anywhere in the workspace, from
-        what the maps' process found (``map_ranker.Found``); refused when none or several."""
+        what the maps' process found (``map_messages.Found``); refused when none or several."""
         root = self.state.sources.root
         if not found.hits:
             raise not_found(name, found)

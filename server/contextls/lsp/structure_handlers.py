@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from contextls import protocol as p
-from contextls.app.map_ranker import FindRequest
+from contextls.app.map_messages import FindRequest
 from contextls.lsp.progress import Reporter
 from contextls.lsp.registry import handles
 from contextls.lsp.server import ContextServer
