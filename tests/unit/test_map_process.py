@@ -371,3 +371,20 @@ async def test_a_preparation_whose_process_died_is_answered_when_the_next_reques
             await preparing
     finally:
         maps.close()
+
+
+async def test_a_file_left_out_as_too_large_is_mapped_once_larger_files_are_read(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    folder = workspace(tmp_path, "sized")
+    (folder / "large.py").write_text("def large_one():\n    return 1\n" + "# padding\n" * 50)
+    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    try:
+        small = await ranker._rank(1, replace(request(folder), max_bytes=200), None, SHAPE)
+        assert "def sized_helper" in small.text and "large_one" not in small.text
+        larger = await ranker._rank(2, request(folder), None, SHAPE)
+        assert "def large_one" in larger.text
+    finally:
+        ranker.workers.close()

@@ -178,7 +178,10 @@ class CodeIndex:
         self.parsed = 0
         """How many parses were made (a figure for the benchmarks and the map's cost)."""
         self.left_out: dict[str, tuple[Signature | None, str]] = {}
-        """Files the map leaves out, with why, until their signature changes."""
+        """Files the map leaves out, with why, until their signature changes (or the
+        largest file read does: ``max_bytes``)."""
+        self._max_bytes = 0
+        """The largest file the last gather read (a file left out as larger may fit now)."""
         self.version = 0
         """Moves whenever what the index knows of a file changes (a map ranked at the same
         version and window revision is still the same map)."""
@@ -247,6 +250,9 @@ class CodeIndex:
         signatures = {rel: _signature(root / rel) for rel in listed}
         rels = _most_recent(listed, signatures, int(mapped_megabytes() * 2**20))
         self.unmapped = len(listed) - len(rels)
+        if max_bytes != self._max_bytes:
+            self.left_out.clear()
+            self._max_bytes = max_bytes
         wanted: list[str] = []
         for rel in rels:
             signature = signatures[rel]
