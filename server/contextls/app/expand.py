@@ -314,41 +314,28 @@ def in_git_work_tree(directory: Path) -> bool:
 def git_lists(directory: Path) -> bool:
     """Whether git lists the files of ``directory`` (a work tree git reads: installed, the
     repository found and trusted), rather than expansion walking everything in it."""
-    executable = shutil.which("git")
-    if executable is None or not directory.is_dir():
-        return False
-    try:
-        completed = subprocess.run(
-            [executable, "-C", str(directory), "rev-parse", "--is-inside-work-tree"],
-            capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return completed.returncode == 0 and completed.stdout.strip() == b"true"
+    completed = _git(directory, "rev-parse", "--is-inside-work-tree")
+    return completed is not None and completed.stdout.strip() == b"true"
 
 
 def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files matching ``pathspecs`` (relative to
     ``directory``), or None outside a git work tree (or without git)."""
+    completed = _git(directory, "ls-files", "-z", "-co", "--exclude-standard", "--", *pathspecs)
+    if completed is None:
+        return None
+    names = completed.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return [directory / name for name in names if name]
+
+
+def _git(directory: Path, *arguments: str) -> subprocess.CompletedProcess[bytes] | None:
+    """git's answer in ``directory``, or None when it failed (or there is no git)."""
     executable = shutil.which("git")
     if executable is None or not directory.is_dir():
         return None
     try:
         completed = subprocess.run(
-            [
-                executable,
-                "-C",
-                str(directory),
-                "ls-files",
-                "-z",
-                "-co",
-                "--exclude-standard",
-                "--",
-                *pathspecs,
-            ],
+            [executable, "-C", str(directory), *arguments],
             capture_output=True,
             timeout=GIT_TIMEOUT_SECONDS,
             check=False,
@@ -356,10 +343,7 @@ def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if completed.returncode != 0:
-        return None
-    names = completed.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return [directory / name for name in names if name]
+    return completed if completed.returncode == 0 else None
 
 
 def _posix(path: Path, root: Path) -> str:
