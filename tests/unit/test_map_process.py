@@ -267,14 +267,12 @@ def test_a_map_is_prepared_for_a_git_repository_unless_said_otherwise(
     repository = tmp_path / "repository"
     (repository / ".git").mkdir(parents=True)
     (repository / "sub").mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert not worth_preparing(plain)
     assert worth_preparing(repository) and worth_preparing(repository / "sub")
     monkeypatch.setenv(PREPARE_ENV, "off")
     assert not worth_preparing(repository)
     monkeypatch.setenv(PREPARE_ENV, "on")
-    monkeypatch.setenv("HOME", str(repository))  # a home folder under git: not all of it
-    assert not worth_preparing(repository) and worth_preparing(repository / "sub")
+    assert worth_preparing(repository)
 
 
 async def test_a_folder_git_does_not_list_is_not_prepared(tmp_path: Path) -> None:

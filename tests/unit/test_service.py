@@ -422,3 +422,18 @@ async def test_a_folder_of_a_git_repository_has_its_map_prepared_once_it_opened(
         assert (prepared.files, prepared.unmapped, prepared.already) == (1, 0, False)
     finally:
         service.maps.close()
+
+
+def test_a_home_folder_under_git_is_not_prepared(
+    tmp_path: Path, db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextls.app.repo_map import PREPARE_AFTER
+
+    home = tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(home)], check=True)  # dotfiles kept in git
+    monkeypatch.setenv("HOME", str(home))
+    editor = Editor()
+    session = start(tmp_path, db, editor)
+    session.set_folders([home.as_uri()])  # refused: too wide to be a workspace folder
+    assert all(delay != PREPARE_AFTER for delay, _ in editor.timers)

@@ -52,18 +52,11 @@ so each second of delay is a second more for a map asked at once."""
 
 
 def worth_preparing(folder: Path) -> bool:
-    """Whether a workspace's map is prepared before it is asked for: in a git repository
-    (where people map; a plain folder may be anything), not the home folder or the file
-    system's root, unless ``$CONTEXTLS_MAP_PREPARE`` says no."""
-    if not flag(PREPARE_ENV, default=True):
-        return False
-    try:
-        resolved = folder.resolve()
-        if resolved == Path.home().resolve() or resolved == resolved.parent:
-            return False
-    except (OSError, RuntimeError):  # no home folder known
-        return False
-    return in_git_work_tree(resolved)
+    """Whether a workspace folder's map is prepared before it is asked for: in a git
+    repository (where people map; a plain folder may be anything), unless
+    ``$CONTEXTLS_MAP_PREPARE`` says no. (The home folder and ``/`` are no workspace
+    folder at all: ``session.unfit_folder``.)"""
+    return flag(PREPARE_ENV, default=True) and in_git_work_tree(folder)
 
 
 class Mapping:
