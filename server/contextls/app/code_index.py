@@ -268,7 +268,9 @@ class CodeIndex:
         try:
             for batch in _batches(root, wanted):
                 running.add(asyncio.ensure_future(self._read(workers, batch, max_bytes)))
-                if len(running) < workers.processes:
+                # One job more than workers: a worker that finishes takes the next at
+                # once, not after this loop has read its answer.
+                if len(running) <= workers.processes:
                     continue
                 finished, running = await asyncio.wait(running, return_when="FIRST_COMPLETED")
                 done += self._keep_all(finished, progress, done, total)
