@@ -1,6 +1,6 @@
 """What a parse found is kept by the text's digest across restarts; a broken cache is
-passed over, never an error. The workers read the cache; who asked them keeps what
-they parsed (``code_index._save``)."""
+passed over, never an error. The workers read the cache, and write what they parsed
+as a job of its own once a gather's files are read (``code_index.keep_facts``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from contextls.app import code_index
-from contextls.app.code_index import Read, _save, read_files
+from contextls.app.code_index import Read, keep_facts, read_files
 from contextls.app.facts_cache import decode
 from contextls.structure.tags import FileFacts
 
@@ -27,7 +27,7 @@ def test_a_second_read_takes_the_facts_from_the_cache(
     assert first.data is not None and not first.cached
     (unkept,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
     assert not unkept.cached  # a worker does not write the cache
-    _save([(first.text_hash, first.language, first.data)], "build-1")
+    keep_facts([(first.text_hash, first.language, first.data)], "build-1")
     monkeypatch.setattr(code_index, "_caches", {})  # as a restarted worker
 
     def no_parse(text: str, language: str) -> None:
@@ -52,7 +52,7 @@ def test_a_cache_that_is_not_a_database_is_passed_over(
     (tmp_path / "a.py").write_text(SOURCE)
     (read,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
     assert facts_of(read).symbols[0].name == "Parser"
-    _save([(read.text_hash, read.language, facts_of_data(read))], "build-1")  # passed over
+    keep_facts([(read.text_hash, read.language, facts_of_data(read))], "build-1")  # passed over
 
 
 def facts_of(read: Read) -> FileFacts:

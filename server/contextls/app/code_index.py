@@ -16,7 +16,6 @@ import functools
 import hashlib
 import logging
 import os
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -122,10 +121,21 @@ _caches: dict[str, FactsCache] = {}
 def read_files(root: str, rels: list[str], max_bytes: int, build: str = "") -> list[Read]:
     """A worker's job: read and parse these files of ``root`` (from disk), or take what a
     parse of the same text found before from the facts cache (``build``: the code's)."""
+    return _read_files(_cache(build), root, rels, max_bytes)
+
+
+def keep_facts(rows: list[Row], build: str) -> None:
+    """A worker's job once a gather's files are read: keep what the workers parsed in the
+    facts cache. Not a thread of the map's process: it ranks meanwhile, and a writer
+    taking the GIL in turns slowed its graph and ranking ~10x."""
+    _cache(build).put(rows)
+
+
+def _cache(build: str) -> FactsCache:
     cache = _caches.get(build)
     if cache is None:
         cache = _caches[build] = FactsCache(cache_path() if build else None, build)
-    return _read_files(cache, root, rels, max_bytes)
+    return cache
 
 
 def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -> list[Read]:
@@ -154,15 +164,6 @@ def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -
     return done
 
 
-def _save(rows: list[Row], build: str) -> None:
-    """Keep what the workers parsed in the facts cache (a thread's work)."""
-    cache = FactsCache(cache_path(), build)
-    try:
-        cache.put(rows)
-    finally:
-        cache.close()
-
-
 def _sharing_words(found: FileFacts, shared: dict[str, str]) -> FileFacts:
     """``found`` with its words' strings shared with the batch's other files: ``self`` and
     ``return`` are in every file, and one copy per batch is kept rather than one per file
@@ -189,6 +190,7 @@ class CodeIndex:
         """Which definitions each file uses, kept for the next ranking (``repomap``)."""
         self._unsaved: list[Row] = []
         """What the workers parsed during a gather, for the facts cache."""
+        self._saving: set[asyncio.Future[None]] = set()
         self.unmapped = 0
         """How many of the workspace's files the last gather left out: over its bytes."""
 
@@ -280,19 +282,28 @@ class CodeIndex:
         finally:
             for task in running:
                 task.cancel()
-            self._save_later()
+            self._save_later(workers)
         present = set(rels)
         for rel in [rel for rel in self._known if rel not in present]:
             del self._known[rel]
             self.version += 1
         return {rel: self._known[rel].facts for rel in rels if rel in self._known}
 
-    def _save_later(self) -> None:
-        """Write what the workers parsed to the facts cache in a thread: the ranking goes
-        on meanwhile (SQLite lets the GIL go while it writes)."""
+    def _save_later(self, workers: Workers) -> None:
+        """Have a worker write what the workers parsed to the facts cache, while the
+        ranking goes on here (nobody waits for it: a cache not written is parsed again)."""
         rows, self._unsaved = self._unsaved, []
-        if rows:
-            threading.Thread(target=_save, args=(rows, _build()), name="facts cache").start()
+        if not rows:
+            return
+        budget = BUDGET_SECONDS + BUDGET_PER_MB * sum(len(row[2]) for row in rows) / 1e6
+        saving = asyncio.ensure_future(workers.run(budget, keep_facts, rows, _build()))
+        self._saving.add(saving)
+        saving.add_done_callback(self._saved)
+
+    def _saved(self, saving: asyncio.Future[None]) -> None:
+        self._saving.discard(saving)
+        if not saving.cancelled() and saving.exception() is not None:
+            log.info("the facts cache was not written: %s", saving.exception())
 
     async def _read(self, workers: Workers, batch: list[str], max_bytes: int) -> list[Read]:
         root = self.sources.root

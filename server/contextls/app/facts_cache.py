@@ -6,8 +6,9 @@ restarted daemon, or a second checkout of the same code, would parse the same te
 again. So each file's facts are kept in a small SQLite file in the user's cache
 directory, under the digest of its text and its language, and the build of the code
 that made them (a new install drops what an older one found). The worker processes
-read it; the process that asked for the parse writes what they found, in a thread,
-while it ranks (a worker's time is the map's).
+read it, and one of them writes what they all found once the files are read, while
+the map's process ranks them (the parse is the map's time; a writer thread in the
+map's process would take the GIL in turns with its ranking).
 
 Facts travel and are kept as MessagePack (``encode``): a third of pickle's time to make
 and half of it to read for CPython's ``Lib/`` (0.08 + 0.13 s against 0.29 + 0.24 s), and
