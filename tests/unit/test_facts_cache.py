@@ -1,6 +1,6 @@
 """What a parse found is kept by the text's digest across restarts; a broken cache is
 passed over, never an error. The workers read the cache, and write what they parsed
-as a job of its own once a gather's files are read (``code_index.keep_facts``)."""
+as a job of its own once a gather's files are read (``parse_jobs.keep_facts``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from contextls.app import code_index
-from contextls.app.code_index import Read, keep_facts, read_files
+from contextls.app import parse_jobs
 from contextls.app.facts_cache import decode
+from contextls.app.parse_jobs import Read, keep_facts, read_files
 from contextls.structure.tags import FileFacts
 
 SOURCE = "class Parser:\n    def parse(self, text):\n        return text.split()\n"
@@ -20,7 +20,7 @@ def test_a_second_read_takes_the_facts_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTEXTLS_FACTS_CACHE", str(tmp_path / "facts.sqlite3"))
-    monkeypatch.setattr(code_index, "_caches", {})
+    monkeypatch.setattr(parse_jobs, "_caches", {})
     (tmp_path / "a.py").write_text(SOURCE)
     (tmp_path / "b.py").write_text(SOURCE)  # the same text elsewhere: the same facts
     (first,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
@@ -28,17 +28,17 @@ def test_a_second_read_takes_the_facts_from_the_cache(
     (unkept,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
     assert not unkept.cached  # a worker does not write the cache
     keep_facts([(first.text_hash, first.language, first.data)], "build-1")
-    monkeypatch.setattr(code_index, "_caches", {})  # as a restarted worker
+    monkeypatch.setattr(parse_jobs, "_caches", {})  # as a restarted worker
 
     def no_parse(text: str, language: str) -> None:
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(code_index, "facts", no_parse)
+    monkeypatch.setattr(parse_jobs, "facts", no_parse)
     again, other = read_files(str(tmp_path), ["a.py", "b.py"], 1_000_000, "build-1")
     assert again.cached and other.cached and again.data == first.data == other.data
     assert [s.qualified for s in facts_of(again).symbols] == ["Parser", "Parser.parse"]
     with pytest.raises(AssertionError, match="parsed again"):  # another build parses anew
-        monkeypatch.setattr(code_index, "_caches", {})
+        monkeypatch.setattr(parse_jobs, "_caches", {})
         read_files(str(tmp_path), ["a.py"], 1_000_000, "build-2")
 
 
@@ -48,7 +48,7 @@ def test_a_cache_that_is_not_a_database_is_passed_over(
     broken = tmp_path / "facts.sqlite3"
     broken.write_bytes(b"not a database at all" * 100)
     monkeypatch.setenv("CONTEXTLS_FACTS_CACHE", str(broken))
-    monkeypatch.setattr(code_index, "_caches", {})
+    monkeypatch.setattr(parse_jobs, "_caches", {})
     (tmp_path / "a.py").write_text(SOURCE)
     (read,) = read_files(str(tmp_path), ["a.py"], 1_000_000, "build-1")
     assert facts_of(read).symbols[0].name == "Parser"

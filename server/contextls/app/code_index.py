@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import logging
 import os
 from collections import Counter
@@ -23,7 +22,8 @@ from pathlib import Path
 from typing import Final
 
 from contextls.app.expand import expand, parts_under
-from contextls.app.facts_cache import FactsCache, Row, cache_path, decode, encode
+from contextls.app.facts_cache import Row, decode
+from contextls.app.parse_jobs import Read, Signature, digest, keep_facts, read_files, signature_of
 from contextls.app.sources import Gone, Sources
 from contextls.app.workers import OverBudget, Workers
 from contextls.common.build import build_id
@@ -34,7 +34,6 @@ from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.tags import FileFacts, facts
 from contextls.structure.uses import Uses, begin
 
-Signature = tuple[int, int, int]
 Progress = Callable[[int, int], None]
 """Told (files read so far, files to read) after each batch."""
 
@@ -62,31 +61,12 @@ def _build() -> str:
     return build_id()
 
 
-def digest(text: str) -> bytes:
-    """The same in every process (``hash`` of a str is not)."""
-    return hashlib.blake2b(text.encode(errors="surrogatepass"), digest_size=12).digest()
-
-
 @dataclass(slots=True)
 class _Known:
     signature: Signature | None
     """None: parsed from an editor's text, which has no signature on disk."""
     text_hash: bytes
     facts: FileFacts
-
-
-@dataclass(frozen=True, slots=True)
-class Read:
-    """What a worker made of one file: its facts (encoded), or why it has none."""
-
-    rel: str
-    signature: Signature | None
-    text_hash: bytes
-    data: bytes | None
-    why: str = ""
-    language: str = ""
-    cached: bool = False
-    """Its facts came from the cache (else the asker keeps them there)."""
 
 
 def mapped_megabytes() -> float:
@@ -108,60 +88,6 @@ def _megabytes(value: str) -> float:
         )
         return MAPPED_MB
     return megabytes
-
-
-def ready() -> None:
-    """Nothing: a worker that runs it has imported what ``read_files`` needs."""
-
-
-_caches: dict[str, FactsCache] = {}
-"""A worker's connection to the facts cache, by build."""
-
-
-def read_files(root: str, rels: list[str], max_bytes: int, build: str = "") -> list[Read]:
-    """A worker's job: read and parse these files of ``root`` (from disk), or take what a
-    parse of the same text found before from the facts cache (``build``: the code's)."""
-    return _read_files(_cache(build), root, rels, max_bytes)
-
-
-def keep_facts(rows: list[Row], build: str) -> None:
-    """A worker's job once a gather's files are read: keep what the workers parsed in the
-    facts cache. Not a thread of the map's process: it ranks meanwhile, and a writer
-    taking the GIL in turns slowed its graph and ranking ~10x."""
-    _cache(build).put(rows)
-
-
-def _cache(build: str) -> FactsCache:
-    cache = _caches.get(build)
-    if cache is None:
-        cache = _caches[build] = FactsCache(cache_path() if build else None, build)
-    return cache
-
-
-def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -> list[Read]:
-    sources = Sources(Path(root), lambda uri: None)
-    done: list[Read] = []
-    for rel in rels:
-        signature = _signature(Path(root) / rel)
-        text = sources.on_disk(rel, max_bytes)
-        if isinstance(text, Gone):
-            done.append(Read(rel, signature, b"", None, text.why))
-            continue
-        language = language_of(rel)
-        if language is None:
-            done.append(Read(rel, signature, b"", None, "no parser"))
-            continue
-        text_hash = digest(text)
-        data = cache.get(text_hash, language)
-        cached = data is not None
-        if data is None:
-            try:
-                data = encode(facts(text, language))
-            except Unsupported as error:
-                done.append(Read(rel, signature, b"", None, str(error)))
-                continue
-        done.append(Read(rel, signature, text_hash, data, "", language, cached))
-    return done
 
 
 def _sharing_words(found: FileFacts, shared: dict[str, str]) -> FileFacts:
@@ -211,7 +137,7 @@ class CodeIndex:
         found = facts(text, lang)
         self.parsed += 1
         self.version += 1
-        self._known[rel] = _Known(_signature(self.sources.root / rel), text_hash, found)
+        self._known[rel] = _Known(signature_of(self.sources.root / rel), text_hash, found)
         return found
 
     def workspace_files(self) -> list[str]:
@@ -228,7 +154,7 @@ class CodeIndex:
         for rel in self.workspace_files():
             known = self._known.get(rel)
             signature = known.signature if known is not None else None
-            if known is not None and signature == _signature(self.sources.root / rel):
+            if known is not None and signature == signature_of(self.sources.root / rel):
                 yield rel, known.facts
                 continue
             text = self.sources.on_disk(rel, max_bytes)
@@ -249,7 +175,7 @@ class CodeIndex:
         files changed longest ago are left out (``unmapped`` says how many)."""
         listed = await asyncio.to_thread(self.workspace_files)  # git ls-files
         root = self.sources.root
-        signatures = {rel: _signature(root / rel) for rel in listed}
+        signatures = {rel: signature_of(root / rel) for rel in listed}
         rels = _most_recent(listed, signatures, int(mapped_megabytes() * 2**20))
         self.unmapped = len(listed) - len(rels)
         if max_bytes != self._max_bytes:
@@ -313,7 +239,7 @@ class CodeIndex:
             return await workers.run(budget, read_files, str(root), batch, max_bytes, _build())
         except OverBudget as error:
             if len(batch) == 1:
-                return [Read(batch[0], _signature(root / batch[0]), b"", None, str(error))]
+                return [Read(batch[0], signature_of(root / batch[0]), b"", None, str(error))]
         reads: list[Read] = []
         for rel in batch:  # which of them: one by one
             reads.extend(await self._read(workers, [rel], max_bytes))
@@ -392,11 +318,3 @@ def _size(path: Path) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0
-
-
-def _signature(path: Path) -> Signature | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns

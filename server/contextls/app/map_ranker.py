@@ -33,7 +33,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from contextls.app import code_index, collector
+from contextls.app import code_index, collector, parse_jobs
 from contextls.app.code_index import CodeIndex, Progress
 from contextls.app.expand import git_lists
 from contextls.app.map_messages import (
@@ -165,7 +165,7 @@ class _Ranker:
                     return
 
         threading.Thread(target=read, name="map requests", daemon=True).start()
-        self.workers.warm(code_index.ready)  # while the first request lists the files
+        self.workers.warm(parse_jobs.ready)  # while the first request lists the files
         try:
             while (message := await messages.get()) is not None and message[0] != STOP:
                 work: Awaitable[Ranking | Found | Prepared]

@@ -13,7 +13,6 @@ a file over the budget alone is read as lines, with the reason said.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import multiprocessing
 import os
@@ -88,6 +87,10 @@ class Workers:
         be interrupted without losing it), its answer unread."""
         if kwargs:
             raise TypeError("worker jobs take positional arguments")
+        # Here, not at the top: each worker imports this module (its first act,
+        # ``leave_with_parent``) and never runs an event loop.
+        import asyncio
+
         loop = asyncio.get_running_loop()
         try:
             future = loop.run_in_executor(self._running(), job, *args)
