@@ -63,3 +63,23 @@ def facts_of(read: Read) -> FileFacts:
 def facts_of_data(read: Read) -> bytes:
     assert read.data is not None, read.why
     return read.data
+
+
+def test_a_workers_write_leaves_no_log_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker keeps its connection to the cache: what it wrote is in the database, not
+    in a write-ahead log as large as the write, while the worker lives."""
+    path = tmp_path / "facts.sqlite3"
+    monkeypatch.setenv("CONTEXTLS_FACTS_CACHE", str(path))
+    monkeypatch.setattr(parse_jobs, "_caches", {})
+    for n in range(40):
+        (tmp_path / f"m{n}.py").write_text(SOURCE + f"\ndef f{n}():\n    return {n}\n" * 50)
+    reads = read_files(str(tmp_path), [f"m{n}.py" for n in range(40)], 1_000_000, "build-1")
+    keep_facts([(read.text_hash, read.language, facts_of_data(read)) for read in reads], "build-1")
+    assert path.stat().st_size > 0
+    assert (tmp_path / "facts.sqlite3-wal").stat().st_size == 0
+    monkeypatch.setattr(parse_jobs, "_caches", {})  # another worker reads them
+    assert all(
+        read.cached for read in read_files(str(tmp_path), ["m0.py", "m39.py"], 10**6, "build-1")
+    )

@@ -119,6 +119,9 @@ class FactsCache:
                     "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
                     [(digest, language, self.build, data) for digest, language, data in rows],
                 )
+            # Into the database, and the log emptied: a worker keeps its connection, and
+            # the log would stay as large as its largest write (a repository's facts).
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as error:  # full, locked, read-only: a cache may be passed over
             log.info("the facts cache was not written: %s", error)
 
