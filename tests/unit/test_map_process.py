@@ -21,6 +21,7 @@ from contextls.app import code_index
 from contextls.app.map_messages import PROGRESS, MapRequest, Preparation, Prepared
 from contextls.app.map_process import MapProcess
 from contextls.app.map_ranker import KEPT_WORKSPACES, _Ranker
+from contextls.app.workers import Workers
 from contextls.core.items import Item
 
 
@@ -86,7 +87,7 @@ async def test_the_map_process_keeps_the_code_of_the_last_workspaces_mapped(
     tmp_path: Path,
 ) -> None:
     folders = [workspace(tmp_path, f"w{n}") for n in range(KEPT_WORKSPACES + 1)]
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         for ident, folder in enumerate(folders):
             ranking = await ranker._rank(ident, request(folder), None, SHAPE)
@@ -126,7 +127,7 @@ async def test_past_the_code_a_map_holds_it_keeps_the_files_changed_last_and_say
     tmp_path: Path,
 ) -> None:
     folder = big(tmp_path)
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         ranking = await ranker._rank(1, request(folder), None, SHAPE)
         shown = {n for n in range(6) if f"def in_m{n}" in ranking.text}
@@ -148,7 +149,7 @@ async def test_the_workspaces_mapped_together_hold_no_more_code_than_one_may(
     tmp_path: Path,
 ) -> None:
     folders = [tmp_path / "one", tmp_path / "two"]
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         for ident, folder in enumerate(folders):
             folder.mkdir()
@@ -168,7 +169,7 @@ async def test_a_name_looked_for_past_the_code_a_map_holds_says_what_was_not_loo
     from contextls.app.symbol_adding import not_found
 
     folder = big(tmp_path)
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         found = await ranker._find(1, FindRequest(str(folder), 1_000_000, "in_m5"))
         assert [rel for rel, _ in found.hits] == ["m5.py"]
@@ -218,7 +219,7 @@ class Heard:
 
 async def test_a_prepared_workspace_is_mapped_without_parsing_it_again(tmp_path: Path) -> None:
     folder = repository(workspace(tmp_path, "ready"))
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         prepared = await ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
         assert prepared == Prepared(files=2, parsed=2, unmapped=0)
@@ -240,7 +241,7 @@ async def test_a_map_asked_while_its_workspace_is_prepared_hears_the_preparation
     folder = repository(tmp_path / "many")
     files_of(folder, 120, 200)  # three batches
     heard = Heard()
-    ranker = _Ranker(heard)  # type: ignore[arg-type]
+    ranker = _Ranker(heard, Workers())  # type: ignore[arg-type]
     try:
         preparing = asyncio.ensure_future(
             ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
@@ -278,7 +279,7 @@ def test_a_map_is_prepared_for_a_git_repository_unless_said_otherwise(
 async def test_a_folder_git_does_not_list_is_not_prepared(tmp_path: Path) -> None:
     folder = workspace(tmp_path, "unlisted")
     (folder / ".git").mkdir()  # looks like a repository; git finds none
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         prepared = await ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
         assert prepared.skipped == "git does not list its files" and not ranker.indexes
@@ -292,7 +293,7 @@ async def test_a_preparation_never_takes_the_place_of_a_workspace_mapped(tmp_pat
     mapped.mkdir()
     files_of(mapped, 2, 1_000)
     files_of(other, 2, 1_000)
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         await ranker._rank(1, request(mapped), None, SHAPE)
         prepared = await ranker._prepare(Preparation(str(other), 1_000_000, "o200k_base"))
@@ -323,7 +324,7 @@ async def test_a_cancelled_preparation_holds_its_workspace_until_its_graph_is_ma
         return real(*args)
 
     monkeypatch.setattr(map_ranker, "uses", slow)
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         task = asyncio.ensure_future(
             ranker._prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
@@ -378,7 +379,7 @@ async def test_a_file_left_out_as_too_large_is_mapped_once_larger_files_are_read
 
     folder = workspace(tmp_path, "sized")
     (folder / "large.py").write_text("def large_one():\n    return 1\n" + "# padding\n" * 50)
-    ranker = _Ranker(Unread())  # type: ignore[arg-type]
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
     try:
         small = await ranker._rank(1, replace(request(folder), max_bytes=200), None, SHAPE)
         assert "def sized_helper" in small.text and "large_one" not in small.text

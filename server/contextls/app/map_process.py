@@ -20,6 +20,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
 from contextls.app.code_index import Progress
+from contextls.app.map_main import serve
 from contextls.app.map_messages import (
     ANSWERED,
     CANCEL,
@@ -37,7 +38,6 @@ from contextls.app.map_messages import (
     Ranking,
     Version,
 )
-from contextls.app.map_ranker import serve
 from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.protocol import ErrorCode

@@ -49,10 +49,6 @@ class Read:
     """Its facts came from the cache (else the asker keeps them there)."""
 
 
-def ready() -> None:
-    """Nothing: a worker that runs it has imported what ``read_files`` needs."""
-
-
 _caches: dict[str, FactsCache] = {}
 """A worker's connection to the facts cache, by build."""
 

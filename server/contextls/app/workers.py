@@ -13,6 +13,7 @@ a file over the budget alone is read as lines, with the reason said.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import multiprocessing
 import os
@@ -57,6 +58,11 @@ def process_pool(processes: int) -> ProcessPoolExecutor:
     )
 
 
+def imported(module: str) -> None:
+    """A worker's first job: import what the next jobs need."""
+    importlib.import_module(module)
+
+
 class OverBudget(Exception):
     """A job took longer than its budget, or its worker died under it."""
 
@@ -73,13 +79,12 @@ class Workers:
             self._pool = process_pool(self.processes)
         return self._pool
 
-    def warm(self, ready: Callable[[], None]) -> None:
-        """Start every worker now, each running ``ready`` (a function of the module whose
-        jobs come next: the worker imports what they need), so that the first jobs do
-        not wait for processes to start one after the other."""
+    def warm(self, module: str) -> None:
+        """Start every worker now, each importing ``module`` (whose jobs come next), so
+        that the first jobs do not wait for processes to start one after the other."""
         pool = self._running()
         for _ in range(self.processes):
-            pool.submit(ready)
+            pool.submit(imported, module)
 
     async def run(self, budget: float, job: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``job(*args)`` in a worker; OverBudget past ``budget`` seconds or on a crash.
