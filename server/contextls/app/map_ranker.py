@@ -303,7 +303,8 @@ class _Ranker:
                     files = await index.gather(self.workers, preparation.max_bytes, told)
                     await _unbroken(asyncio.to_thread(uses, files, index.uses))
                 finally:
-                    await loading.loaded()
+                    await loading.settled()
+                await loading.loaded()
                 prepared = Prepared(len(files), index.parsed, index.unmapped)  # a new index
             self._within_bytes()
             return prepared
@@ -344,7 +345,8 @@ class _Ranker:
             told = loading.once_parsing(self._told(request.root))
             files = await index.gather(self.workers, request.max_bytes, told)
         finally:
-            costs = await loading.loaded()
+            await loading.settled()
+        costs = await loading.loaded()
         self._within_bytes()
         version = (os.getpid(), index.version)
         if version == known:
@@ -362,9 +364,8 @@ class _Ranker:
 
 
 class _Loading:
-    """The window's tokenizer (its first load ~0.2 s, mostly Python holding the GIL),
-    loaded in a thread from the first batch parsed: loaded as the request came, it took
-    the GIL from the listing of the files, which the workers wait for (0.07 -> 0.25 s)."""
+    """The window's tokenizer, loaded in a thread from the first batch parsed: its first
+    load (~0.2 s, mostly holding the GIL) slowed the listing the workers wait for."""
 
     def __init__(self, load: Callable[[str], Costs], encoding: str) -> None:
         self.load, self.encoding = load, encoding
@@ -381,6 +382,10 @@ class _Loading:
         if self.future is None:
             self.future = asyncio.ensure_future(asyncio.to_thread(self.load, self.encoding))
         return self.future
+
+    async def settled(self) -> None:  # if it started: a failed parse does not start it
+        if self.future is not None:
+            await self.future
 
 
 async def _unbroken(work: Awaitable[T]) -> T:
