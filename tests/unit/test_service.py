@@ -8,6 +8,7 @@ recorded rather than run. Storage faults that cannot be made on demand
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import subprocess
 from collections.abc import Callable
@@ -18,6 +19,7 @@ import pytest
 
 from contextls.app.service import ContextService
 from contextls.app.session import Session
+from contextls.app.workspace import Workspace
 from contextls.core.errors import ContextError
 from contextls.protocol import ContextItem, DidWarnParams, ErrorCode, EvictionReason, Status
 from contextls.storage.store import Store
@@ -395,7 +397,7 @@ def test_a_large_text_counted_first_is_added_without_scanning_it_again(root: Pat
     assert result.warnings and "password" in result.warnings[0]
 
 
-async def test_a_folder_of_a_git_repository_has_its_map_prepared_once_it_opened(
+async def test_a_folder_opened_has_its_tokenizer_loaded_and_in_git_its_map_prepared(
     tmp_path: Path, db: str
 ) -> None:
     from contextls.app.repo_map import PREPARE_AFTER
@@ -408,20 +410,31 @@ async def test_a_folder_of_a_git_repository_has_its_map_prepared_once_it_opened(
     editor = Editor()
     session = start(plain, db, editor)
     service = session.service
-    assert all(delay != PREPARE_AFTER for delay, _ in editor.timers)  # not a repository
     session.set_folders([repository.as_uri()])
     session.set_folders([repository.as_uri()])  # opened again (another client): once
     later = [callback for delay, callback in editor.timers if delay == PREPARE_AFTER]
-    assert len(later) == 1 and service.maps.pid is None  # nothing before its time
+    assert len(later) == 2 and service.maps.pid is None  # nothing before its time
+    assert not service.tokenizer("o200k_base").loaded
     try:
-        later[0]()
+        for ready in later:
+            ready()
+        first = session.route(uri=(plain / "a.py").as_uri())
         workspace = session.route(uri=(repository / "a.py").as_uri())
+        assert first.map._preparing is None  # not a repository: no map ahead
         preparing = workspace.map._preparing
         assert preparing is not None
         prepared = await preparing
         assert (prepared.files, prepared.unmapped, prepared.already) == (1, 0, False)
+        for opened in (first, workspace):  # loaded in a thread, or already by a change
+            await asyncio.wait_for(_loading(opened), 60)
+            assert opened.tokenizer.loaded
     finally:
         service.maps.close()
+
+
+async def _loading(workspace: Workspace) -> None:
+    while not workspace.tokenizer.loaded:
+        await asyncio.sleep(0.01)
 
 
 def test_a_home_folder_under_git_is_not_prepared(
@@ -435,5 +448,6 @@ def test_a_home_folder_under_git_is_not_prepared(
     monkeypatch.setenv("HOME", str(home))
     editor = Editor()
     session = start(tmp_path, db, editor)
+    assert len([delay for delay, _ in editor.timers if delay == PREPARE_AFTER]) == 1
     session.set_folders([home.as_uri()])  # refused: too wide to be a workspace folder
-    assert all(delay != PREPARE_AFTER for delay, _ in editor.timers)
+    assert len([delay for delay, _ in editor.timers if delay == PREPARE_AFTER]) == 1

@@ -46,9 +46,10 @@ UNMAPPED: Final = "unmappedFiles"
 holds: ``code_index.mapped_megabytes``); its text says so in its last line too."""
 PREPARE_ENV: Final = "CONTEXTLS_MAP_PREPARE"
 PREPARE_AFTER: Final = 0.1
-"""Seconds after a folder opens before its map is prepared: the answer to the request
-that opened it goes first. Not longer: a map asked meanwhile waits for the preparation,
-so each second of delay is a second more for a map asked at once."""
+"""Seconds after a folder opens before its workspace is made ready (its tokenizer loaded,
+its map prepared): the answer to the request that opened it goes first. Not longer: a
+map asked meanwhile waits for the preparation, so each second of delay is a second
+more for a map asked at once."""
 
 
 def worth_preparing(folder: Path) -> bool:

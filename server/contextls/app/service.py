@@ -100,7 +100,7 @@ class ContextService:
         every file)."""
         self.maps = MapProcess()
         """The maps' own process: it parses and ranks every workspace's map."""
-        self._prepared: set[str] = set()
+        self._opened: set[str] = set()
         """The workspaces whose maps were prepared (or are about to be)."""
 
     # --------------------------------------------------------------- settings
@@ -341,18 +341,18 @@ class ContextService:
         return workspace
 
     def folder_opened(self, root: str, folder: Path) -> None:
-        """A client opened this folder: prepare its map soon, once, if it is worth it."""
-        if root not in self._prepared and worth_preparing(folder):
-            self._prepared.add(root)
-            self._later(PREPARE_AFTER, lambda: self._prepare_map(root, folder))
+        """A client opened this folder: ready its workspace, once (``ready_ahead``)."""
+        if root not in self._opened:
+            self._opened.add(root)
+            self._later(PREPARE_AFTER, lambda: self._ready_ahead(root, folder))
 
-    def _prepare_map(self, root: str, folder: Path) -> None:
+    def _ready_ahead(self, root: str, folder: Path) -> None:
         try:
             workspace = self.workspace(root, folder)
         except ContextError as error:  # the database: the client's requests say so
-            log.info("the map of %s is not prepared: %s", root, error.message)
+            log.info("the workspace %s is not made ready: %s", root, error.message)
             return
-        workspace.map.start_preparing(self.maps)
+        workspace.ready_ahead(self.maps, worth_preparing(folder))
 
     def semantic_status(self) -> SemanticStatus:
         """Search by meaning in this process: available or not, and why."""
