@@ -93,6 +93,34 @@ def test_connect_bridges_to_the_daemon_from_a_folder_that_shadows_the_standard_l
     assert b"capabilities" in done.stdout
 
 
+def test_connect_help_says_what_it_does_and_starts_no_daemon(cli: Cli) -> None:
+    run = cli("connect", "--help")
+    assert run.stdout.startswith("usage: contextls connect")
+    assert "share each workspace's window" in run.stdout
+    assert not list(cli.runtime.iterdir())  # no daemon's socket: none was started
+
+
+def test_connect_reads_a_file_or_nothing_as_its_input(cli: Cli, tmp_path: Path) -> None:
+    """What epoll cannot watch (a regular file, ``/dev/null``) is still an editor's input."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "no/such"}).encode()
+    request = tmp_path / "request.bin"
+    request.write_bytes(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    for source in (request, Path(os.devnull)):
+        with source.open("rb") as stdin:
+            done = subprocess.run(
+                [cli.executable, "connect"],
+                stdin=stdin,
+                capture_output=True,
+                cwd=cli.workspace,
+                env=cli.env,
+                timeout=60,
+                check=False,
+            )
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr.decode()
+        if source == request:
+            assert b'"id":7' in done.stdout.replace(b" ", b"") and b"-32601" in done.stdout
+
+
 def test_a_daemon_that_dies_at_start_shows_why(cli: Cli, tmp_path: Path) -> None:
     broken = tmp_path / "broken"
     (broken / "pygls").mkdir(parents=True)
@@ -223,9 +251,7 @@ def test_without_peer_credentials_each_command_gets_a_server_of_its_own(
     assert '"id": "ctx-1"' in capsys.readouterr().out
 
 
-def test_a_runtime_folder_others_can_reach_is_refused_in_one_line(
-    cli: Cli, tmp_path: Path
-) -> None:
+def test_a_runtime_folder_others_can_reach_is_refused_in_one_line(cli: Cli, tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)

@@ -314,12 +314,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         daemon_actions.add_parser(action, help=help_text, parents=common)
 
     command("mcp", "serve this workspace's context to LLM agents (MCP over stdio)")
-    commands.add_parser(
+    connect = commands.add_parser(
         "connect",
         help="join stdio to the daemon: an editor's server command, to share its windows",
+        description="Join this process's stdin and stdout to the user's daemon (started if "
+        "need be): the server command an editor runs, so that every editor, the command "
+        "line and agents share each workspace's window. Flags an editor adds (--stdio) "
+        "are accepted: they mean stdio.",
         add_help=False,
         parents=common,  # --storage picks the daemon; editors' own flags (--stdio) pass
     )
+    connect.add_argument(
+        "-h", "--help", action="store_true", dest="connect_help", help="show this help and exit"
+    )
+    connect.set_defaults(connect_usage=connect.format_help)
 
     config = command("config", "show or change the window settings of this workspace")
     actions = config.add_subparsers(dest="config_action", metavar="ACTION")

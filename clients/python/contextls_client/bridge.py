@@ -19,10 +19,9 @@ CHUNK = 256 * 1024
 
 
 def bridge(storage: str | None) -> int:
-    sock = connect_or_start(storage)
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
-    selector = selectors.DefaultSelector()
-    selector.register(stdin, selectors.EVENT_READ, "editor")
+    selector = _watching(stdin)  # before the daemon is reached (or started)
+    sock = connect_or_start(storage)
     selector.register(sock, selectors.EVENT_READ, "daemon")
     try:
         while True:
@@ -45,6 +44,19 @@ def bridge(storage: str | None) -> int:
         return 130
     finally:
         sock.close()
+
+
+def _watching(stdin: int) -> selectors.BaseSelector:
+    """A selector watching ``stdin``: epoll's, or, for what epoll cannot watch (a regular
+    file, ``/dev/null``: always readable), ``select``'s."""
+    selector: selectors.BaseSelector = selectors.DefaultSelector()
+    try:
+        selector.register(stdin, selectors.EVENT_READ, "editor")
+    except PermissionError:
+        selector.close()
+        selector = selectors.SelectSelector()
+        selector.register(stdin, selectors.EVENT_READ, "editor")
+    return selector
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -57,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _serve(extra)
         if args.command == "connect":
+            if args.connect_help:
+                print(args.connect_usage(), end="")
+                return 0
             # Editors add their own flags (vscode-languageclient: --stdio); they mean stdio here.
             return _connect(args.storage)
         if args.command == "mcp":
