@@ -109,6 +109,30 @@ def test_garbage_frames_get_answers_and_the_server_lives(raw: RawStdio) -> None:
     assert raw.shutdown_and_exit() == 0
 
 
+def test_a_lone_surrogate_is_refused_naming_its_field(raw: RawStdio) -> None:
+    """JSON allows ``\\ud800`` alone; it is not text. Each message gets one answer naming
+    where it is (within the params for a param, as every param's error does)."""
+    sent = [
+        b'{"jsonrpc":"2.0","id":1,"method":"contextls/addText","params":{"content":"a\\ud800"}}',
+        b'{"jsonrpc":"2.0","id":2,"method":"contextls/status","params":{"\\udc00":1}}',
+        b'{"jsonrpc":"2.0","id":3,"method":"contextls/\\ud800","params":{}}',
+        b'{"jsonrpc":"2.0","id":"\\ud800","method":"contextls/status","params":{}}',
+    ]
+    for body in sent:
+        raw.write(frame(body))
+    answers = [raw.reply_to(n) for n in (1, 2, 3)] + [raw.next_response()]
+    fields = [(a["error"]["code"], a["error"]["data"]["field"]) for a in answers]
+    assert fields == [
+        (-32602, "$.content"),
+        (-32602, "$ (a key)"),
+        (-32600, "$.method"),
+        (-32600, "$.id"),
+    ]
+    assert answers[3]["id"] is None and "lone surrogate" in answers[0]["error"]["message"]
+    assert status(raw)["itemCount"] == 0  # nothing added
+    assert raw.shutdown_and_exit() == 0
+
+
 def test_hostile_values_are_contained(raw: RawStdio, workspace: Path) -> None:
     nested: Any = {"jsonrpc": "2.0", "method": "exit"}
     for _ in range(25):  # metadata that looks like messages is data (deeper than 32: refused)

@@ -34,8 +34,9 @@ from lsprotocol.types import METHOD_TO_TYPES, ErrorCodes, LSPErrorCodes
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol
 
+from contextls.common.surrogates import LONE_SURROGATE, lone_surrogate, with_lone_surrogate
 from contextls.lsp.outbox import Outbox
-from contextls.protocol import NOTIFICATIONS
+from contextls.protocol import NOTIFICATIONS, InvalidParamsData
 
 NOTIFICATION_METHODS = frozenset(
     [*(method for method, types in METHOD_TO_TYPES.items() if types[1] is None), *NOTIFICATIONS]
@@ -79,11 +80,20 @@ class Dispatcher:
         self.running: dict[int | str, asyncio.Task[None]] = {}
         """Requests answered by a task, by id: what ``$/cancelRequest`` can stop."""
 
+    def _refuse_undecodable(self, body: bytes, error: Exception) -> None:
+        """One answer to a message the decoder refused: where it holds a lone surrogate,
+        naming that field; else a parse error."""
+        surrogate = _with_lone_surrogate(body)
+        if surrogate is not None:
+            self.outbox.error(*surrogate)
+        else:
+            self.outbox.error(_id_in(body), PARSE_ERROR, _parse_problem(error))
+
     def __call__(self, body: bytes) -> None:
         try:
             data = self._decoder.decode(body)
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError) as error:
-            self.outbox.error(_id_in(body), PARSE_ERROR, _parse_problem(error))
+            self._refuse_undecodable(body, error)
             return
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             msg_id = data.get("id") if isinstance(data, dict) else None
@@ -310,6 +320,26 @@ def _id_in(body: bytes) -> int | str | None:
         return _valid_id(msgspec.json.decode(found.group(1).decode("utf-8", "replace")))
     except (msgspec.DecodeError, ValueError):
         return None
+
+
+def _with_lone_surrogate(body: bytes) -> tuple[int | str | None, int, str, Any] | None:
+    """The answer to a message that is JSON but holds a lone surrogate (msgspec refuses
+    it as truncated input): its id when it has a usable one, the code (a param's: invalid
+    params; the id's or the method's: invalid request), the words, and the field."""
+    found = with_lone_surrogate(body)
+    if found is None:
+        return None
+    message, where = found
+    msg_id = message.get("id") if isinstance(message, dict) else None
+    usable = _valid_id(msg_id) if lone_surrogate(msg_id) is None else None
+    if where.startswith("$.params"):  # named within the params, as every param's error is
+        field = "$" + where.removeprefix("$.params")
+        said = f"invalid params: `{field}` {LONE_SURROGATE}"
+        code = INVALID_PARAMS
+    else:
+        field, said, code = where, f"invalid request: `{where}` {LONE_SURROGATE}", INVALID_REQUEST
+    data = msgspec.to_builtins(InvalidParamsData(field=field, rule="invalid"))
+    return usable, code, said, data
 
 
 def _parse_problem(error: Exception) -> str:

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Final
 
+from contextls.common.surrogates import LONE_SURROGATE, lone_surrogate, with_lone_surrogate
 from contextls_client.mcp.handshake import Wire, encode
 
 TOOLS_JSON: Final = os.path.join(os.path.dirname(__file__), "tools.json")
@@ -65,22 +66,16 @@ class EarlyAnswers:
         """A message holding a lone surrogate (``\\ud800`` escaped in its JSON) is not
         text: the SDK's parser rejects it and answers nothing, so the host would wait for
         ever. A request gets its one error here, naming where; anything else is dropped."""
-        if b"\\u" not in line:
+        found = with_lone_surrogate(line)
+        if found is None:
             return False
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return False
-        where = lone_surrogate(message, "$")
-        if where is None:
-            return False
+        message, where = found
         if isinstance(message, dict) and "method" in message and "id" in message:
             request_id = message["id"]
             valid = isinstance(request_id, int | str) and lone_surrogate(request_id, "") is None
             error = {
                 "code": -32602 if where.startswith("$.params") else -32600,
-                "message": f"{where} holds a lone surrogate (an escape such as \\ud800 "
-                "that is half of a character): it is not text",
+                "message": f"{where} {LONE_SURROGATE}",
                 "data": {"field": where},
             }
             self.wire.write(
@@ -120,24 +115,3 @@ class EarlyAnswers:
             "ttlMs": 0,
             "_meta": {"io.modelcontextprotocol/serverInfo": self._server_info},
         }
-
-
-def lone_surrogate(value: Any, path: str) -> str | None:
-    """The JSON path of the first string (key or value) in ``value`` holding a lone
-    surrogate, or None."""
-    if isinstance(value, str):
-        return path if any("\ud800" <= c <= "\udfff" for c in value) else None
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            here = f"{path}.{key}" if lone_surrogate(key, "") is None else f"{path} (a key)"
-            if here.endswith("(a key)"):
-                return here
-            found = lone_surrogate(inner, here)
-            if found is not None:
-                return found
-    if isinstance(value, list):
-        for index, inner in enumerate(value):
-            found = lone_surrogate(inner, f"{path}[{index}]")
-            if found is not None:
-                return found
-    return None
