@@ -107,7 +107,12 @@ async def test_unclosed_brackets_are_read_as_lines_with_the_reason(
     refused = await first.error("contextls/addSymbolByName", uri=uri, name="f")
     assert "100,000 deep" in refused.message and "lines" in refused.message
     mapped = await first.call("contextls/addMap")
-    assert "fine" in mapped["item"]["content"] and "brackets.py" not in mapped["item"]["content"]
+    *listed, last = mapped["item"]["content"].rstrip("\n").splitlines()
+    assert "fine" in "\n".join(listed) and "brackets.py" not in "\n".join(listed)
+    assert last == (
+        "⋮ 1 file could not be read for the map "
+        "(brackets nested 100,000 deep (more than 1,000): brackets.py)"
+    )
     assert (await second.call("contextls/status"))["itemCount"] == 1
 
 

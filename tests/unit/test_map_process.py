@@ -387,3 +387,24 @@ async def test_a_file_left_out_as_too_large_is_mapped_once_larger_files_are_read
         assert "def large_one" in larger.text
     finally:
         ranker.workers.close()
+
+
+async def test_a_map_and_a_preparation_say_which_files_they_could_not_read(
+    tmp_path: Path,
+) -> None:
+    """Nothing left out silently: a file that is not UTF-8 is named in the map's last
+    line, and counted by a preparation."""
+    folder = repository(workspace(tmp_path, "latin"))
+    (folder / "legacy.py").write_bytes(b"# caf\xe9\ndef legacy():\n    return 1\n")
+    (folder / "older.py").write_bytes(b"# na\xefve\ndef older():\n    return 2\n")
+    maps = MapProcess()
+    try:
+        prepared = await maps.prepare(Preparation(str(folder), 1_000_000, "o200k_base"))
+        assert (prepared.files, prepared.unread) == (2, 2)
+        ranking = await maps.rank(request(folder), None, SHAPE)
+        assert "def latin_helper" in ranking.text
+        last = ranking.text.rstrip("\n").splitlines()[-1]
+        assert last.startswith("⋮ 2 files could not be read for the map (")
+        assert "binary or not UTF-8: legacy.py and 1 more" in last
+    finally:
+        maps.close()

@@ -119,6 +119,8 @@ class CodeIndex:
         self._saving: set[asyncio.Future[None]] = set()
         self.unmapped = 0
         """How many of the workspace's files the last gather left out: over its bytes."""
+        self.unread: dict[str, str] = {}
+        """The files of the last gather that could not be read, with why."""
 
     def code_bytes(self) -> int:
         """The bytes of source whose facts are kept."""
@@ -209,6 +211,7 @@ class CodeIndex:
             for task in running:
                 task.cancel()
             self._save_later(workers)
+        self.unread = {rel: self.left_out[rel][1] for rel in rels if rel in self.left_out}
         present = set(rels)
         for rel in [rel for rel in self._known if rel not in present]:
             del self._known[rel]

@@ -77,6 +77,8 @@ class Prepared:
     """The process held the workspace already (a map or a name was asked first)."""
     skipped: str = ""
     """Why the workspace was not prepared (else empty)."""
+    unread: int = 0
+    """Its files that could not be read (not UTF-8, over the parser's budget...)."""
 
 
 Version = tuple[int, int]

@@ -27,8 +27,7 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -53,6 +52,7 @@ from contextls.app.map_messages import (
     Ranking,
     Version,
 )
+from contextls.app.map_text import fitted, ranked, unmapped_note, unread_note
 from contextls.app.sources import Sources
 from contextls.app.tokenizers import tokenizer
 from contextls.app.workers import Workers
@@ -61,10 +61,8 @@ from contextls.core.errors import ContextError
 from contextls.core.items import Item
 from contextls.protocol import ErrorCode
 from contextls.structure.model import Symbol
-from contextls.structure.repomap import GAP, Shown, fit, rank, shown
 from contextls.structure.resolve import near, resolve
-from contextls.structure.tags import FileFacts
-from contextls.structure.uses import Uses, uses
+from contextls.structure.uses import uses
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,51 +71,6 @@ KEPT_WORKSPACES: Final = 4
 """Workspaces whose code the map's process keeps, together at most the code a map holds
 (``code_index.mapped_megabytes``); the least recently mapped goes first (what was parsed
 stays in the facts cache on disk: its next map reads, not parses)."""
-
-
-def ranked(files: Mapping[str, FileFacts], request: MapRequest, known: list[Uses]) -> list[Shown]:
-    """The ``request.share`` best definitions of ``files``, drawn (pure). ``known``: the
-    workspace's uses, brought up to date here."""
-    if not files:
-        raise ContextError(
-            "the workspace holds no file whose structure contextls knows (Python, "
-            "JavaScript, TypeScript, Go, Rust, Java, C, C++, Emacs Lisp): no map to make",
-            ErrorCode.NO_STRUCTURE,
-        )
-    best = rank(
-        files,
-        request.focus_files,
-        request.focus_names,
-        request.query,
-        request.leave_out,
-        known=known,
-        limit=request.share,  # no more definitions fit (a line of at least one token each)
-    )
-    return shown(best, files)
-
-
-def fitted(
-    entries: list[Shown], costs: Costs, shape: Item, share: int, tail: str = ""
-) -> tuple[str, int]:
-    """The map's text (``tail`` last) and how many definitions it shows: the share holds
-    what the item (``shape``, the map's item with another text) takes in the window, its
-    heading and fences too."""
-
-    def cost(text: str) -> int:
-        return costs.of(replace(shape, content=text))  # counted afresh: a new text
-
-    text, count = fit(entries, cost, share, tail)
-    return text or "(no definition fits the map's share)\n", count
-
-
-def unmapped_note(unmapped: int, mapped: int) -> str:
-    """The map's last line when files were left out of it (else nothing)."""
-    if not unmapped:
-        return ""
-    return (
-        f"{GAP} {unmapped:,} of the workspace's {unmapped + mapped:,} files are not mapped: "
-        f"a map holds the {code_index.mapped_megabytes():g} MB of code changed most recently\n"
-    )
 
 
 def serve(connection: Connection, workers: Workers) -> None:
@@ -305,7 +258,9 @@ class _Ranker:
                 finally:
                     await loading.settled()
                 await loading.loaded()
-                prepared = Prepared(len(files), index.parsed, index.unmapped)  # a new index
+                prepared = Prepared(  # a new index: all it parsed is this preparation's
+                    len(files), index.parsed, index.unmapped, unread=len(index.unread)
+                )
             self._within_bytes()
             return prepared
 
@@ -353,7 +308,7 @@ class _Ranker:
             return Ranking("", 0, version, unchanged=True)
 
         unmapped = index.unmapped
-        tail = unmapped_note(unmapped, len(files))
+        tail = unmapped_note(unmapped, len(files)) + unread_note(index.unread)
 
         def make() -> Ranking:
             entries = ranked(files, request, index.uses)

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextls.app.facts_cache import FactsCache, Row, cache_path, encode
+from contextls.app.files import read_text_file
 from contextls.app.sources import Gone, Sources
+from contextls.core.errors import ContextError
+from contextls.protocol import ErrorCode
+from contextls.structure.budget import MAX_NESTING, TooDeep
 from contextls.structure.languages import Unsupported, language_of
 from contextls.structure.tags import facts
 
@@ -80,7 +84,8 @@ def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -
         signature = signature_of(Path(root) / rel)
         text = sources.on_disk(rel, max_bytes)
         if isinstance(text, Gone):
-            done.append(Read(rel, signature, b"", None, text.why))
+            why = text.why if text.why != "unreadable" else _unreadable(root, rel, max_bytes)
+            done.append(Read(rel, signature, b"", None, why))
             continue
         language = language_of(rel)
         if language is None:
@@ -92,8 +97,26 @@ def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -
         if data is None:
             try:
                 data = encode(facts(text, language))
+            except TooDeep as error:  # what a map says of it: it is left out, not lines
+                why = f"brackets nested {error.depth:,} deep (more than {MAX_NESTING:,})"
+                done.append(Read(rel, signature, b"", None, why))
+                continue
             except Unsupported as error:
                 done.append(Read(rel, signature, b"", None, str(error)))
                 continue
         done.append(Read(rel, signature, text_hash, data, "", language, cached))
     return done
+
+
+def _unreadable(root: str, rel: str, max_bytes: int) -> str:
+    """Why a file the map leaves out could not be read, alike for alike files (the map
+    names how many, by reason)."""
+    try:
+        read_text_file(Path(root) / rel, rel, max_bytes, Path(root))
+    except ContextError as error:
+        if error.code == ErrorCode.BINARY_FILE:
+            return "binary or not UTF-8"
+        if error.code == ErrorCode.FILE_TOO_LARGE:
+            return f"over maxFileBytes ({max_bytes:,} bytes)"
+        return error.message.removeprefix(f"{rel} ")
+    return "unreadable"  # it changed meanwhile: read again next time

@@ -126,11 +126,13 @@ class Mapping:
             log.info("the map of %s is not prepared: %s", preparation.root, prepared.skipped)
         elif not prepared.already:
             log.info(
-                "the map of %s is prepared: %d files (%d read), %d left out, in %.1f s",
+                "the map of %s is prepared: %d files (%d read), %d left out (over the code "
+                "a map holds), %d that could not be read, in %.1f s",
                 preparation.root,
                 prepared.files,
                 prepared.parsed,
                 prepared.unmapped,
+                prepared.unread,
                 time.perf_counter() - started,
             )
         return prepared

@@ -25,6 +25,10 @@ _NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"([{)]}")
 class TooDeep(Unsupported):
     """A file whose brackets nest deeper than the parser's budget."""
 
+    def __init__(self, message: str, depth: int) -> None:
+        super().__init__(message)
+        self.depth = depth
+
 
 def nesting(source: bytes) -> int:
     """How deep the brackets of ``source`` nest at most (a closing one with nothing open
@@ -45,5 +49,6 @@ def check(source: bytes, where: str = "the file") -> None:
     if depth > MAX_NESTING:
         raise TooDeep(
             f"{where} nests its brackets {depth:,} deep (more than {MAX_NESTING:,}): "
-            "contextls reads it as lines"
+            "contextls reads it as lines",
+            depth,
         )
