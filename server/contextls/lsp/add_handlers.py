@@ -183,6 +183,8 @@ def count_tokens(
         params.models,
         params.encoding,
     )
-    if params.targets or len(params.text) >= OFF_LOOP_CHARS:
+    # Another model than the window's may need its tokenizer loaded (~0.1-0.2 s, much of
+    # it holding the GIL): in a thread, the loop answers others between its Python parts.
+    if params.targets or params.models or params.encoding or len(params.text) >= OFF_LOOP_CHARS:
         return asyncio.to_thread(count)
     return count()
