@@ -19,6 +19,7 @@ It is a cache: unreadable, locked or full, it is passed over, never an error.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -119,11 +120,14 @@ class FactsCache:
                     "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
                     [(digest, language, self.build, data) for digest, language, data in rows],
                 )
-            # Into the database, and the log emptied: a worker keeps its connection, and
-            # the log would stay as large as its largest write (a repository's facts).
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as error:  # full, locked, read-only: a cache may be passed over
             log.info("the facts cache was not written: %s", error)
+            return
+        # Into the database, and the log emptied: a worker keeps its connection, and the
+        # log would stay as large as its largest write (a repository's facts). Another
+        # worker reading may hold it up: then the log empties at a later write.
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         if self._db is not None:
