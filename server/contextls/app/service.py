@@ -101,7 +101,7 @@ class ContextService:
         self.maps = MapProcess()
         """The maps' own process: it parses and ranks every workspace's map."""
         self._opened: set[str] = set()
-        """The workspaces whose maps were prepared (or are about to be)."""
+        """The workspaces made ready as a folder opened (or about to be)."""
 
     # --------------------------------------------------------------- settings
 
