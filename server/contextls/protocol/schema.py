@@ -11,6 +11,7 @@ The schema lists every request (params and result) and notification under
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ def build() -> dict[str, Any]:
     for data in protocol.ERROR_DATA.values():
         types.extend(data if isinstance(data, tuple) else [data])
     (schemas, components) = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
+    schemas, components = _cleaned(schemas), _cleaned(components)
     by_type = dict(zip(types, schemas, strict=True))
 
     def data_schema(data: Any) -> Any:
@@ -56,6 +58,22 @@ def build() -> dict[str, Any]:
         "x-errorData": {code.name: data_schema(data) for code, data in protocol.ERROR_DATA.items()},
         "$defs": components,
     }
+
+
+def _cleaned(schema: Any) -> Any:
+    """``schema`` with each description's indentation taken out, as ``inspect.cleandoc``
+    does: msgspec 0.23 cleans docstrings so, earlier versions do not, and the file must
+    not depend on which one is installed."""
+    if isinstance(schema, dict):
+        return {
+            key: inspect.cleandoc(value)
+            if key == "description" and isinstance(value, str)
+            else _cleaned(value)
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list | tuple):
+        return type(schema)(_cleaned(value) for value in schema)
+    return schema
 
 
 def render() -> str:
