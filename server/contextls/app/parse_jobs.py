@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextls.app.facts_cache import FactsCache, Row, cache_path, encode
-from contextls.app.files import read_text_file
 from contextls.app.sources import Gone, Sources
 from contextls.core.errors import ContextError
 from contextls.protocol import ErrorCode
@@ -84,7 +83,7 @@ def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -
         signature = signature_of(Path(root) / rel)
         text = sources.on_disk(rel, max_bytes)
         if isinstance(text, Gone):
-            why = text.why if text.why != "unreadable" else _unreadable(root, rel, max_bytes)
+            why = _unreadable(text.error, rel, max_bytes) if text.error else text.why
             done.append(Read(rel, signature, b"", None, why))
             continue
         language = language_of(rel)
@@ -108,15 +107,11 @@ def _read_files(cache: FactsCache, root: str, rels: list[str], max_bytes: int) -
     return done
 
 
-def _unreadable(root: str, rel: str, max_bytes: int) -> str:
+def _unreadable(error: ContextError, rel: str, max_bytes: int) -> str:
     """Why a file the map leaves out could not be read, alike for alike files (the map
     names how many, by reason)."""
-    try:
-        read_text_file(Path(root) / rel, rel, max_bytes, Path(root))
-    except ContextError as error:
-        if error.code == ErrorCode.BINARY_FILE:
-            return "binary or not UTF-8"
-        if error.code == ErrorCode.FILE_TOO_LARGE:
-            return f"over maxFileBytes ({max_bytes:,} bytes)"
-        return error.message.removeprefix(f"{rel} ")
-    return "unreadable"  # it changed meanwhile: read again next time
+    if error.code == ErrorCode.BINARY_FILE:
+        return "binary or not UTF-8"
+    if error.code == ErrorCode.FILE_TOO_LARGE:
+        return f"over maxFileBytes ({max_bytes:,} bytes)"
+    return error.message.removeprefix(f"{rel} ")

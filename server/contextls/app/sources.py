@@ -24,6 +24,8 @@ class Gone:
     """Why a file has no text to follow now."""
 
     why: StaleReason
+    error: ContextError | None = None
+    """What reading it said, when it is ``unreadable`` (binary, too large...)."""
 
 
 class Sources:
@@ -60,7 +62,7 @@ class Sources:
                 return Gone("outside")
             if not os.path.lexists(self.root / rel):
                 return Gone("deleted")
-            return Gone("unreadable")
+            return Gone("unreadable", error)
 
     def current(self, rel: str, uri: object, max_bytes: int) -> str | Gone:
         """The file's text now (the editor's buffer, else the disk), or why there is none."""
