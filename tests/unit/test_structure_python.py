@@ -58,10 +58,11 @@ def test_walking_statements_finds_what_the_query_finds() -> None:
     for path in [*every[::4], *FILES]:
         if "site-packages" in path.parts:
             continue
-        tree = parse(path.read_bytes(), "python")
+        source = path.read_bytes()
+        tree = parse(source, "python")
         if tree.root_node.has_error:
             continue
-        walked = matches(tree, "python")
+        walked = matches(tree, "python", source)
         cursor = tree_sitter.QueryCursor(definitions_query("python"))
         queried = cursor.matches(tree.root_node)
         assert _spans(walked) == _spans(queried), path

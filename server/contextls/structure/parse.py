@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from contextls.structure.languages import grammar
@@ -41,24 +42,31 @@ Match = tuple[int, dict[str, list["tree_sitter.Node"]]]
 """A query's match: the pattern's index and its captures."""
 
 
-def matches(tree: tree_sitter.Tree, language: str) -> list[Match]:
-    """Every definition the language's query finds, in the order of the text."""
+def matches(tree: tree_sitter.Tree, language: str, source: bytes) -> list[Match]:
+    """Every definition the language's query finds in ``tree`` (the parse of ``source``),
+    in the order of the text."""
     statements = STATEMENTS.get(language)
     if statements is not None and not tree.root_node.has_error:
-        return _statement_matches(tree, statements)
+        return _statement_matches(tree, statements, source)
     import tree_sitter
 
     return tree_sitter.QueryCursor(definitions_query(language)).matches(tree.root_node)
 
 
-def _statement_matches(tree: tree_sitter.Tree, statements: Statements) -> list[Match]:
+def _statement_matches(
+    tree: tree_sitter.Tree, statements: Statements, source: bytes
+) -> list[Match]:
     """The query's matches, found by walking only the nodes that may hold a statement (a
-    tree without errors has its definitions nowhere else)."""
+    tree without errors has its definitions nowhere else), and of those only the ones whose
+    text holds a definition's keyword (most function bodies hold no definition: CPython's
+    ``Lib/`` walks 340,000 nodes rather than 1,230,000)."""
     patterns = {
         node_type: (index, capture)
         for index, (node_type, capture) in enumerate(statements.definitions.items())
     }
     holders = statements.holders
+    keywords = statements.keywords
+    find = source.find
     found: list[Match] = []
     cursor = tree.walk()
     while True:
@@ -66,10 +74,25 @@ def _statement_matches(tree: tree_sitter.Tree, statements: Statements) -> list[M
         assert node is not None
         node_type = node.type
         pattern = patterns.get(node_type)
-        if pattern is not None and (name := node.child_by_field_name("name")) is not None:
+        name = node.child_by_field_name("name") if pattern is not None else None
+        if pattern is not None and name is not None:
             found.append((pattern[0], {pattern[1]: [node], "name": [name]}))
-        if node_type in holders and cursor.goto_first_child():
-            continue
+        if node_type in holders:
+            # A definition's own keyword comes before its name: what it holds is after.
+            start, end = (node if name is None else name).start_byte, node.end_byte
+            if _holds(find, keywords, start, end) and cursor.goto_first_child():
+                continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return found
+
+
+def _holds(
+    find: Callable[[bytes, int, int], int], keywords: tuple[bytes, ...], start: int, end: int
+) -> bool:
+    """Whether the text from ``start`` to ``end`` holds one of ``keywords``."""
+    # A loop, not any(): a generator's frame cost a fifth of the walk.
+    for keyword in keywords:  # noqa: SIM110
+        if find(keyword, start, end) >= 0:
+            return True
+    return False

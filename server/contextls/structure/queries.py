@@ -124,6 +124,8 @@ class Statements:
 
     definitions: dict[str, str]
     holders: frozenset[str]
+    keywords: tuple[bytes, ...]
+    """The text of every definition holds one of these (a holder without any holds none)."""
 
 
 STATEMENTS: Final[dict[str, Statements]] = {
@@ -149,6 +151,7 @@ STATEMENTS: Final[dict[str, Statements]] = {
                 "case_clause",
             }
         ),
+        (b"def", b"class"),
     ),
 }
 """In a tree without a syntax error these languages' definitions are found by walking the

@@ -51,7 +51,7 @@ def parsed(text: str, language: str) -> tuple[list[Symbol], bool]:
 def _found(tree: tree_sitter.Tree, source: bytes, language: str) -> list[Symbol]:
     found: dict[tuple[int, int], tuple[int, Symbol, int, int]] = {}
     wrappers = WRAPPERS[language]
-    for pattern, captures in matches(tree, language):
+    for pattern, captures in matches(tree, language, source):
         kind, node = next((k[4:], v[0]) for k, v in captures.items() if k.startswith("def."))
         name_node = captures["name"][0]
         receiver = captures.get("receiver")
@@ -136,6 +136,17 @@ def _last_row(node: tree_sitter.Node) -> int:
     ending at column 0 ends on the row before)."""
     if isinstance(node, _Span):
         node = node.last
+    end = node.end_byte
+    # Most often the leaf holding the last character is the one the descent below reaches
+    # (no comment trails): found in one call rather than a call per level.
+    leaf = node.descendant_for_byte_range(end - 1, end) if end > node.start_byte else None
+    if (
+        leaf is not None
+        and leaf.end_byte == end
+        and not leaf.child_count
+        and leaf.type != "comment"
+    ):
+        node = leaf
     while node.child_count:
         last: tree_sitter.Node | None = node.child(node.child_count - 1)
         while last is not None and last.type == "comment":
