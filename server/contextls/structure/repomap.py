@@ -64,15 +64,17 @@ def rank(
     names = set(focus_names) | {n.rpartition(".")[2] for n in focus_names}
     graph = uses(files, known if known is not None else [])
     focused = set(focus_files)
+    # The defined names the focus or the query name (the query's words in any case).
+    focus_words = names | (
+        {name for name in graph.definers if name.lower() in wanted} if wanted else set()
+    )
     edges: dict[str, dict[tuple[str, str], float]] = {}
     empty: frozenset[str] = frozenset()
     for path in files:
         base = graph.edges(path) if path in focused else graph.strongest[path]
-        if (names and not names.isdisjoint(graph.used.get(path, empty))) or (
-            wanted and not wanted.isdisjoint(graph.lowered_used.get(path, empty))
-        ):
+        if focus_words and not focus_words.isdisjoint(graph.used.get(path, empty)):
             base = {
-                key: weight * FOCUS if key[1] in names or key[1].lower() in wanted else weight
+                key: weight * FOCUS if key[1] in focus_words else weight
                 for key, weight in base.items()
             }
         edges[path] = base

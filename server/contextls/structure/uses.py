@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from contextls.structure.model import CONTAINERS, Symbol
+from contextls.structure.names import MOST_DEFINERS, UNSEEN, Names
 from contextls.structure.tags import FileFacts
 
 FAMILIES: Final = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
@@ -32,10 +33,6 @@ IMPORTED: Final = 5.0
 _INDEX_NAMES: Final = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
-MOST_DEFINERS: Final = 32
-"""A name defined in more files than this (``__init__``, ``get``, ``run``) says nothing
-about which definition a use means: its weight would be spread over all of them, and
-following it costs more than the rest of the graph together (CPython's ``Lib/``)."""
 INCREMENTAL_SHARE: Final = 0.1
 """Up to this share of the files changed, the uses are brought up to date file by file;
 beyond it, made again (the rarity of each name is exact again then)."""
@@ -52,7 +49,7 @@ class Uses:
     """name -> the files that define it (listed definitions)."""
     members: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     """(file, name) -> the classes holding it, when only members of classes have it."""
-    users: dict[str, int] = field(default_factory=dict)
+    users: Counter[str] = field(default_factory=Counter)
     """name -> how many files use it."""
     used: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the defined names it uses."""
@@ -67,8 +64,6 @@ class Uses:
     """file -> name -> where in its ``listing`` the definitions of that name are."""
     lowered: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the names of all its definitions, lower case (a query's words name them)."""
-    lowered_used: dict[str, frozenset[str]] = field(default_factory=dict)
-    """file -> the defined names it uses, lower case."""
     ranks: dict[str, float] = field(default_factory=dict)
     """file -> its PageRank in the last ranking, where the next one's walk starts."""
     complete: bool = True
@@ -99,21 +94,18 @@ class Uses:
         facts = self.files[path]
         family = FAMILIES.get(facts.language, facts.language)
         counts = facts.words
-        known, unknown = names.known, names.unknown
+        known = names.of(family)
         found: list[tuple[str, float, list[str]]] = []
         for word in self.used.get(path, ()):
-            name = known.get(word)
+            name = known.get(word, UNSEEN)
+            if name is UNSEEN:
+                name = names.unknown(word, family)
             if name is None:
-                name = unknown(word)
-            if not name:
                 continue
-            # Code uses code of its own language: a Go file's ``Format`` is not Python's.
-            same = name[1].get(family)
-            if not same:
-                continue
+            worth, same = name
             others = [d for d in same if d != path] if path in same else same
             if others:
-                found.append((word, math.sqrt(counts[word]) * name[0] / len(others), others))
+                found.append((word, math.sqrt(counts[word]) * worth / len(others), others))
         return found
 
     def _near(self, definer: str, word: str, counts: Counter[str]) -> float:
@@ -129,17 +121,20 @@ class Uses:
         """The ``STRONGEST`` uses of ``edges``, as ``heapq.nlargest`` picks them (the first
         listed of equal weights), strongest first. The names are weighed in the order of
         the most a use of each can weigh, and those that cannot reach the strongest are
-        left unweighed (a third of the graph's first build of CPython's ``Lib/``)."""
-        # A use weighs at most ``IMPORTED`` times its name's weight (``MEMBER_ALONE`` only
-        # lowers it): that bounds what a name not yet weighed can bring.
+        left unweighed (two thirds of the uses of CPython's ``Lib/``)."""
+        # A use weighs at most ``IMPORTED`` times its name's weight when the file names a
+        # definer's module, else at most its weight (``MEMBER_ALONE`` only lowers it):
+        # that bounds what a name not yet weighed can bring.
         weighed = self._weighed(path, names)
         if sum(len(others) for _, _, others in weighed) <= STRONGEST:
             return self.edges(path, weighed)
         counts = self.files[path].words
+        imported = names.imported(counts)
         firsts: list[tuple[float, int, str, float, list[str]]] = []
         position = 0
         for word, weight, others in weighed:
-            firsts.append((weight * IMPORTED, position, word, weight, others))
+            most = weight * IMPORTED if imported and not imported.isdisjoint(others) else weight
+            firsts.append((most, position, word, weight, others))
             position += len(others)
         firsts.sort(key=lambda entry: -entry[0])
         best: list[tuple[float, int, tuple[str, str]]] = []  # (weight, -position, use)
@@ -197,14 +192,10 @@ class Uses:
         return names
 
     def _use(self, path: str, facts: FileFacts) -> None:
-        words = facts.words.keys() & self.definers.keys()
-        self.used[path] = frozenset(words)
-        self.lowered_used[path] = frozenset(word.lower() for word in words)
-        for word in words:
-            self.users[word] = self.users.get(word, 0) + 1
+        words = self.used[path] = frozenset(facts.words.keys() & self.definers.keys())
+        self.users.update(words)
 
     def _unuse(self, path: str) -> None:
-        self.lowered_used.pop(path, None)
         for word in self.used.pop(path, frozenset()):
             left = self.users.get(word, 1) - 1
             if left > 0:
@@ -216,37 +207,6 @@ class Uses:
         names = Names(self)
         for path in paths:
             self.strongest[path] = self._strongest(path, names)
-
-
-class Names:
-    """What a use of each defined name weighs and which files of each language family
-    define it, worked out once per name for the files weighed together (a name is used
-    by many files: CPython's ``Lib/`` weighs 190,000 uses of 40,000 names)."""
-
-    def __init__(self, graph: Uses) -> None:
-        self.graph = graph
-        self.total = 1 + len(graph.files)
-        self.known: dict[str, tuple[float, dict[str, list[str]]] | tuple[()]] = {}
-
-    def unknown(self, word: str) -> tuple[float, dict[str, list[str]]] | tuple[()]:
-        """The weight and the definers of ``word`` by family, kept; ``()`` when a use of
-        it says nothing of which definition is meant (no definer, or too many)."""
-        graph = self.graph
-        where = graph.definers.get(word)
-        if not where or len(where) > MOST_DEFINERS:
-            name: tuple[float, dict[str, list[str]]] | tuple[()] = ()
-        else:
-            # A word most files use (a builtin a file happens to define too, a module
-            # name) says little about which definition is meant: weigh it by its rarity.
-            worth = math.log(self.total / max(graph.users.get(word, 1), 1))
-            if word.startswith("_") or len(where) > 5:
-                worth *= 0.1
-            by_family: dict[str, list[str]] = {}
-            for definer in where:
-                by_family.setdefault(graph.families[definer], []).append(definer)
-            name = (worth, by_family)
-        self.known[word] = name
-        return name
 
 
 @dataclass(frozen=True, slots=True)
