@@ -397,6 +397,24 @@ def test_a_large_text_counted_first_is_added_without_scanning_it_again(root: Pat
     assert result.warnings and "password" in result.warnings[0]
 
 
+def test_a_change_of_model_loads_its_tokenizer_before_the_answer_even_for_an_empty_window(
+    root: Path, db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``configure`` counts the window in the new model's tokens in a thread before it
+    answers (``precount``); with nothing to count, the tokenizer was left for the next
+    change to load on the event loop, every other client waiting."""
+    from contextls.app import tokenizers as bpe
+    from contextls.app.configuring import precount
+
+    monkeypatch.setattr(bpe, "_LOADED", {})  # as in a fresh process
+    session = start(root, db, Editor())
+    workspace = session.route()
+    tokenizer = workspace.config.tokenizer_after({"model": "claude-opus-4.7"}, [])
+    assert tokenizer is not None and not tokenizer.loaded and not list(workspace.window)
+    assert precount(tokenizer, []) == 0
+    assert tokenizer.loaded
+
+
 async def test_a_folder_opened_has_its_tokenizer_loaded_and_in_git_its_map_prepared(
     tmp_path: Path, db: str
 ) -> None:

@@ -139,9 +139,12 @@ class Configuring:
 
 
 def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
-    """Count ``items`` as the window will in ``tokenizer`` (which remembers the counts), so
-    the change that switches to it counts nothing; how many items. Thread-safe: a change of
-    model runs it in a worker thread while other requests are answered."""
+    """Load ``tokenizer`` and count ``items`` as the window will in it (it remembers the
+    counts), so the change that switches to it loads and counts nothing; how many items.
+    Thread-safe: a change of model runs it in a worker thread while other requests are
+    answered (an empty window's next change loaded the new model's tokenizer on the event
+    loop, every client waiting: Claude's ~0.1 s)."""
+    tokenizer.load()
     costs = Costs(tokenizer.count, tokenizer.encoding)
     for item in items:
         costs.of(replace(item, tokens=0))
