@@ -231,6 +231,38 @@ def test_the_backlog_and_the_bytes_of_step_2_files_are_kept(tmp_path: Path) -> N
     _fts_consistent(path)
 
 
+def test_an_idle_turn_indexes_large_texts_one_at_a_time(tmp_path: Path) -> None:
+    """The archive's index catches up on the event loop, a turn at a time: archived texts
+    of many tokens are indexed one per turn, small ones together, each once."""
+    from contextls.storage.search_index import TURN_TOKENS
+
+    path = tmp_path / "s.db"
+    store = Store(path)
+    large = [
+        Item(f"ctx-{n}", "text", f"large{n} " * 50, {}, 0, TURN_TOKENS // 2 + 1, encoding="e")
+        for n in range(3)
+    ]
+    small = [note(f"small{n} text", f"ctx-{n + 3}") for n in range(20)]
+    with store.write():
+        store.archive.add("r", [*large, *small], "x", 1)
+
+    def indexed() -> list[str]:  # read from the file: a search would catch up first
+        rows = sqlite3.connect(path).execute(
+            "SELECT a.id FROM archive a WHERE a.rowid IN (SELECT rowid FROM archive_fts "
+            "WHERE archive_fts MATCH 'text OR large0 OR large1 OR large2') ORDER BY a.rowid"
+        )
+        return [row[0] for row in rows]
+
+    assert store.index.index_turn() is True
+    assert indexed() == ["ctx-0"]  # the second would take it over the turn's tokens
+    assert store.index.index_turn() is True
+    assert indexed() == ["ctx-0", "ctx-1"]
+    assert store.index.index_turn() is False  # the last large one and every small one
+    assert indexed() == [item.id for item in [*large, *small]]
+    assert [hit.item.id for hit in store.index.search("r", "large2", 5)] == ["ctx-2"]
+    store.close()
+
+
 def test_the_keyword_index_holds_exactly_the_archive_whatever_leaves_it(tmp_path: Path) -> None:
     """Rows below the mark leave the index with the archive; rows above it (not indexed
     yet) leave nothing behind, and later rows are indexed once."""

@@ -49,9 +49,6 @@ from contextls.storage.store import StorageError, Store
 
 log = logging.getLogger(__name__)
 
-INDEX_BATCH = 500
-"""Archive rows indexed per idle turn (a few milliseconds of the event loop)."""
-
 PRUNE_BATCH = 50
 """Archived items pruned per idle turn, one turn per ``IDLE`` at most. Measured here
 (``bench_lifecycle.py``): ~27 µs an item, so ~1.5 ms a batch: a request that arrives
@@ -272,13 +269,13 @@ class ContextService:
             return None
         try:
             with store.write(wait=False):
-                indexed = store.index.index_backlog(INDEX_BATCH)
+                more = store.index.index_turn()
         except StorageError:  # another server holds the database
             return None
         except Exception:
             log.exception("indexing the archive failed; searches will index it")
             return False
-        if indexed == INDEX_BATCH:
+        if more:
             return True
         if prune and self._retain(store):
             return None  # more to prune: after the next pause, so requests stay first

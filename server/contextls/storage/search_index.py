@@ -26,6 +26,11 @@ _JOINED = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]")
 ``XMLParser``, ``base64Encode``, ``utf8`` (``snake_case`` and ``kebab-case`` names are
 split by the tokenizer itself)."""
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+TURN_ROWS: Final = 500
+TURN_TOKENS: Final = 100_000
+"""Archive rows an idle turn indexes, at most, and the tokens they hold at most (the
+first row whatever it holds): a few milliseconds of the event loop, an 800 KB text
+alone ~15 ms (500 of them in one turn: seconds)."""
 WORDS_CHARS: Final = 256 * 1024
 """The text whose names are split into words: a name first seen past it is found whole."""
 
@@ -46,6 +51,17 @@ def name_words(text: str) -> list[str]:
             if len(part) > 1:
                 found.setdefault(part.lower())
     return list(found)
+
+
+def _within(rows: list[tuple[int, int]], tokens: int) -> tuple[int, int]:
+    """How many of these (rowid, tokens) rows, in order, hold at most ``tokens`` together
+    (at least one), and the last one's rowid."""
+    held = 0
+    for count, (_, size) in enumerate(rows):
+        held += size
+        if held > tokens and count:
+            return count, rows[count - 1][0]
+    return len(rows), rows[-1][0] if rows else 0
 
 
 MANY_ITEMS: Final = 2000
@@ -70,18 +86,24 @@ class SearchIndex:
     def _db(self) -> sqlite3.Connection:
         return self.connection._db
 
-    def index_backlog(self, limit: int | None = None) -> int:
+    def index_backlog(self, limit: int | None = None, tokens: int | None = None) -> int:
         """Index (up to ``limit``) archive rows for search, oldest first; returns how many.
+        With ``tokens``, the rows indexed hold at most that many tokens together (the
+        first row whatever it holds): an idle turn of the event loop stays short when
+        large texts were archived.
 
         The rows waiting are those above the mark (archive rowids never repeat). Runs in
         the caller's transaction, or in one of its own.
         """
         with self.connection.write():
             mark = self._indexed_up_to()
-            waiting = "SELECT rowid FROM archive WHERE rowid > ? ORDER BY rowid LIMIT ?"
+            waiting = "SELECT rowid, tokens FROM archive WHERE rowid > ? ORDER BY rowid LIMIT ?"
             bound = (mark, -1 if limit is None else limit)  # LIMIT -1: no limit
-            last = self._db.execute(f"SELECT count(*), max(rowid) FROM ({waiting})", bound)
-            count, newest = last.fetchone()
+            if tokens is None:
+                last = self._db.execute(f"SELECT count(*), max(rowid) FROM ({waiting})", bound)
+                count, newest = last.fetchone()
+            else:
+                count, newest = _within(self._db.execute(waiting, bound).fetchall(), tokens)
             if not count:
                 return 0
             rows = self._db.execute(
@@ -104,6 +126,15 @@ class SearchIndex:
             )
             self._db.execute("UPDATE archive_fts_mark SET indexed_up_to = ?", (newest,))
         return int(count)
+
+    def index_turn(self) -> bool:
+        """Index what one idle turn of the event loop may (``TURN_ROWS``, ``TURN_TOKENS``);
+        whether more rows wait."""
+        with self.connection.write():
+            if not self.index_backlog(TURN_ROWS, TURN_TOKENS):
+                return False
+            waiting = "SELECT 1 FROM archive WHERE rowid > ? LIMIT 1"
+            return self._db.execute(waiting, (self._indexed_up_to(),)).fetchone() is not None
 
     def _indexed_up_to(self) -> int:
         return int(self._db.execute("SELECT indexed_up_to FROM archive_fts_mark").fetchone()[0])
