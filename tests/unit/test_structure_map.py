@@ -145,6 +145,7 @@ def test_uses_brought_up_to_date_file_by_file_are_the_uses_made_anew() -> None:
         assert updated.lowered[path] == made_anew.lowered[path], path
         assert updated.used[path] == made_anew.used[path], path
     assert updated.listing.keys() == made_anew.listing.keys() == after.keys()
+    assert updated.spelled == made_anew.spelled and "fresh_name" in updated.spelled["fresh_name"]
     assert ("cache.py", "fresh_name") in updated.edges("noise3.py")
     assert not any(word == "lru" for _, word in updated.edges("app.py"))  # lru is gone
 

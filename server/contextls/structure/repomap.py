@@ -65,9 +65,7 @@ def rank(
     graph = uses(files, known if known is not None else [])
     focused = set(focus_files)
     # The defined names the focus or the query name (the query's words in any case).
-    focus_words = names | (
-        {name for name in graph.definers if name.lower() in wanted} if wanted else set()
-    )
+    focus_words = names.union(*(graph.spelled.get(word, ()) for word in wanted))
     edges: dict[str, dict[tuple[str, str], float]] = {}
     empty: frozenset[str] = frozenset()
     for path in files:

@@ -47,6 +47,9 @@ class Uses:
     files: dict[str, FileFacts] = field(default_factory=dict)
     definers: dict[str, set[str]] = field(default_factory=dict)
     """name -> the files that define it (listed definitions)."""
+    spelled: dict[str, set[str]] = field(default_factory=dict)
+    """A defined name in lower case -> the names of ``definers`` it is (a query's words
+    name definitions in any case)."""
     members: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     """(file, name) -> the classes holding it, when only members of classes have it."""
     users: Counter[str] = field(default_factory=Counter)
@@ -178,7 +181,10 @@ class Uses:
             self.positions.pop(path, None)
             self.lowered.pop(path, None)
         for name in names:
-            where = self.definers.setdefault(name, set())
+            where = self.definers.get(name)
+            if where is None:
+                where = self.definers[name] = set()
+                self.spelled.setdefault(name.lower(), set()).add(name)
             if sign > 0:
                 where.add(path)
                 owners = holders[name]
@@ -189,6 +195,10 @@ class Uses:
                 self.members.pop((path, name), None)
                 if not where:
                     del self.definers[name]
+                    spellings = self.spelled[name.lower()]
+                    spellings.discard(name)
+                    if not spellings:
+                        del self.spelled[name.lower()]
         return names
 
     def _use(self, path: str, facts: FileFacts) -> None:
