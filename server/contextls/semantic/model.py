@@ -85,11 +85,6 @@ class Embedder:
         # No CPU arena: it keeps the peak of the largest batch (8 chunks of 256
         # pieces) for good; without it the RSS falls back after indexing.
         options.enable_cpu_mem_arena = False
-        # The graph as written, not optimised: the optimiser's copy of this int8 model
-        # took ~164 MB where the model as written takes ~40 (in the daemon, which holds
-        # it once anything was embedded), and it embeds as fast, the same vectors to
-        # within 2e-7.
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.log_severity_level = 3
         try:
             self._session = onnxruntime.InferenceSession(
