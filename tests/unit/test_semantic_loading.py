@@ -1,7 +1,7 @@
 """The model (~0.3 s to load) is never loaded to say whether search by meaning is there,
 and the idle turn loads it on the worker's thread, not on the event loop's.
 
-Real model, real store file; ``Embedder`` is wrapped to see where it is built.
+Real model, real store file; ``ProcessEmbedder`` is wrapped to see where it is built.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ ROOT = "file:///ws"
 def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the threads the model was built on."""
     names: list[str] = []
-    real = engine_module.Embedder
+    real = engine_module.ProcessEmbedder
 
     def recording(*args: Any) -> Any:
         names.append(threading.current_thread().name)
         return real(*args)
 
-    monkeypatch.setattr(engine_module, "Embedder", recording)
+    monkeypatch.setattr(engine_module, "ProcessEmbedder", recording)
     return names
 
 

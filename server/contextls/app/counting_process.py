@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Final
 
-from contextls.app.workers import process_pool
+from contextls.common.processes import process_pool
 
 if TYPE_CHECKING:
     from contextls.core.claude.counting import ClaudeCounter

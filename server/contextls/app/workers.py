@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import importlib
 import logging
-import multiprocessing
 import os
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final, ParamSpec, TypeVar
+
+from contextls.common.processes import process_pool
 
 log = logging.getLogger(__name__)
 
@@ -31,31 +30,6 @@ T = TypeVar("T")
 
 PROCESSES: Final = 2
 """Workers: the machines people run editors on have at least two cores."""
-PARENT_CHECK_SECONDS: Final = 1.0
-"""How often a worker looks whether the process that started it is still there."""
-
-
-def leave_with_parent(parent: int) -> None:
-    """A worker's first act: end when the process that started it is gone. A parent
-    killed outright cannot stop its workers, and they would wait for jobs forever."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent watch", daemon=True).start()
-
-
-def process_pool(processes: int) -> ProcessPoolExecutor:
-    """Worker processes that end with the process that starts them. Spawned: the daemon
-    has threads (the embedding worker), and fork would copy their locks mid-use."""
-    return ProcessPoolExecutor(
-        processes,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=leave_with_parent,
-        initargs=(os.getpid(),),
-    )
 
 
 def imported(module: str) -> None:
@@ -92,8 +66,8 @@ class Workers:
         be interrupted without losing it), its answer unread."""
         if kwargs:
             raise TypeError("worker jobs take positional arguments")
-        # Here, not at the top: each worker imports this module (its first act,
-        # ``leave_with_parent``) and never runs an event loop.
+        # Here, not at the top: each worker imports this module (its first job,
+        # ``imported``) and never runs an event loop.
         import asyncio
 
         loop = asyncio.get_running_loop()

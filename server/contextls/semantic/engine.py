@@ -1,7 +1,7 @@
 """One semantic engine per database file: the model, two connections, per-root indexes.
 
-The model loads on the worker's thread at the first idle turn, or for the first
-search, which waits for it; status and serverInfo answer without it. When the
+The model loads (in its own process) from the worker's thread at the first idle turn,
+or for the first search, which waits for it; status and serverInfo answer without it. When the
 extra is missing, or the model file is missing or corrupt, the engine is
 unavailable and says why; callers then fall back to keyword search.
 
@@ -33,8 +33,9 @@ from contextls.semantic import (
     vectors,
     window_queue,
 )
+from contextls.semantic.embedding_process import ProcessEmbedder
 from contextls.semantic.indexer import now_ms
-from contextls.semantic.model import MODEL_ID, Embedder, ModelError
+from contextls.semantic.model import MODEL_ID, Embedding, ModelError
 from contextls.storage.errors import Busy, is_busy
 from contextls.storage.transaction import write_transaction
 
@@ -81,7 +82,7 @@ class Engine:
     def __init__(self, location: str) -> None:
         self.location = location
         self.model_id = MODEL_ID
-        self._embedder: Embedder | None = None
+        self._embedder: ProcessEmbedder | None = None
         self._scanner: Scanner | None = None
         self._reason: str | None = None
         """Why search by meaning cannot run in this process (None: it can, or may yet)."""
@@ -110,7 +111,7 @@ class Engine:
 
     # ------------------------------------------------------------ availability
 
-    def _ready(self) -> Embedder | None:
+    def _ready(self) -> Embedding | None:
         if self._embedder is not None and self._read is not None:
             if self._inode != _inode(self.location):
                 self._reopen()  # the file was replaced (rescued into a fresh database)
@@ -123,7 +124,7 @@ class Engine:
                 return None
         return self._open_when_free()  # loaded; its tables are made now, or at the next call
 
-    def _open_when_free(self) -> Embedder | None:
+    def _open_when_free(self) -> Embedding | None:
         """Open the vector tables, or try again at the next call when another transaction
         holds the write lock (a window being seeded at ``initialize``): a busy database
         is a moment, not a reason to go without search by meaning for good."""
@@ -155,7 +156,7 @@ class Engine:
             why = self._cheap_reason()
             if not why:
                 try:
-                    embedder = Embedder(availability.model_path())
+                    embedder = ProcessEmbedder(availability.model_path())
                     from contextls.semantic.scan import Scanner
 
                     self._scanner = Scanner(embedder.dimensions)
@@ -272,7 +273,7 @@ class Engine:
         self._worker = threading.Thread(target=work, args=args, name="contextls-embed", daemon=True)
         self._worker.start()
 
-    def _work(self, embedder: Embedder, idle: Callable[[], bool]) -> None:
+    def _work(self, embedder: Embedding, idle: Callable[[], bool]) -> None:
         db = self._write
         assert db is not None
         may_sweep = True  # one pass a run: a pass that leaves the counts behind waits
@@ -329,9 +330,11 @@ class Engine:
                 db.close()
 
     def stop(self) -> None:
-        """No new work; wait for the item being embedded."""
+        """No new work; wait for the item being embedded, then let the model's process go."""
         self._stopping = True
         self.wait(10.0)
+        if self._embedder is not None:
+            self._embedder.close()
 
     def wait(self, timeout: float = 30.0) -> None:
         """Until the worker stops (tests and benches)."""

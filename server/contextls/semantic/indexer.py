@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from contextls.semantic import names, vector_index, vectors, window_queue
-from contextls.semantic.model import Embedder
+from contextls.semantic.model import Embedding
 from contextls.storage.transaction import write_transaction
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def now_ms() -> int:
 
 
 def embed_item(
-    embedder: Embedder, content: str, metadata: dict[str, Any] | None = None
+    embedder: Embedding, content: str, metadata: dict[str, Any] | None = None
 ) -> npt.NDArray[np.float32]:
     """One unit vector per ~256-piece chunk of ``content`` (the first ``MAX_CHUNKS``), each
     chunk embedded on its own, headed by its names when it is code (``names``; the
@@ -65,7 +65,7 @@ def _transaction(db: sqlite3.Connection, work: Callable[[], object]) -> object:
 
 def index_some(
     db: sqlite3.Connection,
-    embedder: Embedder,
+    embedder: Embedding,
     batch: int = 8,
     root: str | None = None,
     go_on: Callable[[], bool] = lambda: True,
@@ -123,7 +123,7 @@ def look_at_windows(
 
 def index_window(
     db: sqlite3.Connection,
-    embedder: Embedder,
+    embedder: Embedding,
     batch: int = 8,
     go_on: Callable[[], bool] = lambda: True,
     clock: Callable[[], int] = now_ms,

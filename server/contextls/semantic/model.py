@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+    from tokenizers import Tokenizer
 
 DIMENSIONS: Final = 384
 MAX_PIECES: Final = 256  # word pieces per chunk, [CLS] and [SEP] included
@@ -64,6 +65,35 @@ def checked_model(model_path: Path | None = None, expected_sha256: str = MODEL_S
     return path
 
 
+class Embedding(Protocol):
+    """What indexing and search ask of the model: word pieces here, vectors wherever the
+    model runs (``Embedder`` in this process, ``ProcessEmbedder`` in one of its own)."""
+
+    model_id: str
+    dimensions: int
+    tokenizer: Any
+    """The model's WordPiece tokenizer (``tokenizers.Tokenizer``)."""
+
+    def pieces(self, text: str) -> list[int]: ...
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+    def embed_ids(self, id_lists: list[list[int]]) -> npt.NDArray[np.float32]: ...
+
+
+def word_pieces() -> Tokenizer:
+    """The model's tokenizer, as it cuts texts: no padding, no truncation."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def pieces_of(tokenizer: Tokenizer, text: str) -> list[int]:
+    """Word-piece ids of ``text`` without [CLS]/[SEP]."""
+    return list(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
 class Embedder:
     """Loads once (sha256 checked), then embeds batches of texts on one thread."""
 
@@ -74,7 +104,7 @@ class Embedder:
         path = checked_model(model_path, expected_sha256)
         try:
             import onnxruntime
-            from tokenizers import Tokenizer
+            import tokenizers  # noqa: F401  (word_pieces needs it)
         except ImportError as error:
             raise ModelError(f"the contextls[semantic] extra is incomplete: {error}") from error
         options = onnxruntime.SessionOptions()
@@ -92,9 +122,7 @@ class Embedder:
             )
         except Exception as error:  # onnxruntime raises its own untyped errors
             raise ModelError(f"embedding model file {path} cannot be loaded: {error}") from error
-        self.tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        self.tokenizer.no_padding()
-        self.tokenizer.no_truncation()
+        self.tokenizer = word_pieces()
         cls, sep = self.tokenizer.token_to_id("[CLS]"), self.tokenizer.token_to_id("[SEP]")
         if cls is None or sep is None:
             raise ModelError(f"tokenizer {TOKENIZER_PATH} lacks [CLS]/[SEP]")
@@ -103,7 +131,7 @@ class Embedder:
 
     def pieces(self, text: str) -> list[int]:
         """Word-piece ids of ``text`` without [CLS]/[SEP]."""
-        return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
+        return pieces_of(self.tokenizer, text)
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit vectors, one row per text; texts are cut at ``MAX_PIECES`` pieces."""

@@ -26,7 +26,7 @@ from contextls.semantic.chunks import CHUNK_PIECES, OVERLAP, chunk_ids
 from contextls.storage.search_index import name_words
 
 if TYPE_CHECKING:
-    from contextls.semantic.model import Embedder
+    from contextls.semantic.model import Embedding
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def heading(found: Sequence[Definition], first: int, last: int, path: str) -> st
     return " · ".join(dict.fromkeys(p for p in parts if p))
 
 
-def chunk_pieces(embedder: Embedder, text: str, metadata: dict[str, Any]) -> list[list[int]]:
+def chunk_pieces(embedder: Embedding, text: str, metadata: dict[str, Any]) -> list[list[int]]:
     """``text``'s word pieces cut into chunks of at most ``CHUNK_PIECES``, each headed by
     its names (``heading``) when the text is code the structure package reads."""
     found = definitions(text, metadata)

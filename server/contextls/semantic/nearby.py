@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from contextls.semantic.model import Embedder
+    from contextls.semantic.model import Embedding
     from contextls.semantic.scan import Scanner
     from contextls.semantic.vector_index import VectorIndex
 
@@ -23,7 +23,7 @@ def nearest(
     db: sqlite3.Connection,
     scanner: Scanner,
     index: VectorIndex,
-    embedder: Embedder,
+    embedder: Embedding,
     query: str,
     limit: int,
     kinds: Sequence[str] | None,
