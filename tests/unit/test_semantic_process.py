@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("onnxruntime")
 
 from contextls.semantic.embedding_process import ProcessEmbedder  # noqa: E402
-from contextls.semantic.model import Embedder  # noqa: E402
+from contextls.semantic.model import Embedder, ModelError  # noqa: E402
 
 TEXT = "retry the upload with backoff"
 
@@ -65,3 +66,17 @@ def test_its_vectors_are_the_models_and_a_worker_that_died_is_started_again() ->
         assert embedder._pool is not pool  # a new worker
     finally:
         embedder.close()
+
+
+def test_a_model_that_cannot_load_is_said_and_leaves_no_worker(tmp_path: Path) -> None:
+    import multiprocessing
+
+    before = {child.pid for child in multiprocessing.active_children()}
+    with pytest.raises(ModelError, match="missing"):
+        ProcessEmbedder(tmp_path / "no-model.onnx")
+    deadline = time.monotonic() + 10
+    left = [c for c in multiprocessing.active_children() if c.pid not in before]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [c for c in multiprocessing.active_children() if c.pid not in before]
+    assert not left, left

@@ -7,7 +7,8 @@ daemon may take while a map is made. Here it is one worker process's, started as
 model is first needed and ending with the daemon: a text's word pieces are cut here
 (the tokenizer alone, ~4 MB), its vectors made there, a round trip of a few hundred
 microseconds against the milliseconds of a model run. A native library that crashes
-takes the worker, not the daemon: the model is loaded again once, then said missing.
+takes the worker, not the daemon: a call whose worker died starts another and asks
+again, once (a second death is that call's ModelError).
 """
 
 from __future__ import annotations
@@ -70,10 +71,17 @@ class ProcessEmbedder:
     def __init__(self, model_path: Path | None = None) -> None:
         """Start the worker and load the model there (ModelError if it cannot)."""
         self.path = model_path
-        self.tokenizer: Any = word_pieces()
+        try:
+            self.tokenizer: Any = word_pieces()
+        except ImportError as error:
+            raise ModelError(f"the contextls[semantic] extra is incomplete: {error}") from error
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
-        self._call(_load)
+        try:
+            self._call(_load)
+        except BaseException:
+            self.close()  # the worker would wait for jobs until the daemon ends
+            raise
 
     def pieces(self, text: str) -> list[int]:
         return pieces_of(self.tokenizer, text)
