@@ -142,8 +142,8 @@ def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
     """Load ``tokenizer`` and count ``items`` as the window will in it (it remembers the
     counts), so the change that switches to it loads and counts nothing; how many items.
     Thread-safe: a change of model runs it in a worker thread while other requests are
-    answered (an empty window's next change loaded the new model's tokenizer on the event
-    loop, every client waiting: Claude's ~0.1 s)."""
+    answered (else an empty window's next change would load the new model's tokenizer on
+    the event loop, every client waiting: Claude's ~0.1 s)."""
     tokenizer.load()
     costs = Costs(tokenizer.count, tokenizer.encoding)
     for item in items:

@@ -1,7 +1,7 @@
 """The embedding model in a process of its own, asked for vectors.
 
 Loaded, the int8 MiniLM takes ~165 MB (onnxruntime folds its weights, dequantized, into
-the graph once: without that every query took ~50 ms rather than ~4), and the daemon
+the graph once: without that every query takes ~50 ms rather than ~4), and the daemon
 that embeds anything would hold it for good, next to every window, beside the 400 MB a
 daemon may take while a map is made. Here it is one worker process's, started as the
 model is first needed and ending with the daemon: a text's word pieces are cut here
