@@ -91,7 +91,7 @@ def _holds(
     find: Callable[[bytes, int, int], int], keywords: tuple[bytes, ...], start: int, end: int
 ) -> bool:
     """Whether the text from ``start`` to ``end`` holds one of ``keywords``."""
-    # A loop, not any(): a generator's frame cost a fifth of the walk.
+    # A loop, not any(): a generator's frame costs a fifth of the walk.
     for keyword in keywords:  # noqa: SIM110
         if find(keyword, start, end) >= 0:
             return True
