@@ -176,6 +176,20 @@ def tree_pss_mb(pid: int) -> float:
     return total
 
 
+class Peaks:
+    """The peak RSS of the daemon, and PSS of the daemon with its processes, in MB, as
+    sampled."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.rss = 0.0
+        self.pss = 0.0
+
+    def sample(self) -> None:
+        self.rss = max(self.rss, rss_mb(self.pid))
+        self.pss = max(self.pss, tree_pss_mb(self.pid))
+
+
 def probe(other: RpcClient, until: Callable[[], bool]) -> tuple[list[float], list[float]]:
     """Round trips of ``status`` and ``addText`` in turn, at least once, until ``until()``."""
     status: list[float] = []
@@ -200,7 +214,7 @@ def during(
     RSS of the daemon and of the daemon with its processes."""
     answers: list[dict[str, Any]] = []
     took: list[float] = []
-    peak = [0.0, 0.0]
+    peaks = Peaks(pid)
     done = threading.Event()
     enough = threading.Event()
 
@@ -218,8 +232,7 @@ def during(
     rounds = [0]
 
     def finished() -> bool:
-        peak[0] = max(peak[0], rss_mb(pid))
-        peak[1] = max(peak[1], tree_pss_mb(pid))
+        peaks.sample()
         rounds[0] += 1
         if rounds[0] >= MIN_ROUNDS:
             enough.set()
@@ -227,7 +240,7 @@ def during(
 
     status, adds = probe(other, finished)
     thread.join()
-    return answers[0], took[0], len(answers), status, adds, (peak[0], peak[1])
+    return answers[0], took[0], len(answers), status, adds, (peaks.rss, peaks.pss)
 
 
 def churning(
@@ -253,12 +266,11 @@ def churning(
 
     thread = threading.Thread(target=churn)
     thread.start()
-    peak = [0.0, 0.0]
+    peaks = Peaks(pid)
     end = time.perf_counter() + seconds
 
     def finished() -> bool:
-        peak[0] = max(peak[0], rss_mb(pid))
-        peak[1] = max(peak[1], tree_pss_mb(pid))
+        peaks.sample()
         return time.perf_counter() >= end
 
     try:
@@ -266,7 +278,36 @@ def churning(
     finally:
         stop.set()
         thread.join()
-    return changed[0], status, adds, (peak[0], peak[1])
+    return changed[0], status, adds, (peaks.rss, peaks.pss)
+
+
+def probed(
+    name: str,
+    took: str,
+    status: list[float],
+    adds: list[float],
+    peaks: tuple[float, float],
+    idle_a99: float,
+) -> tuple[list[str], list[Row]]:
+    """The table's line for what ``name`` ran (``took``: how long, said), and its verdict
+    rows: another client's ``status`` p99 and its ``addText`` p99 against idle."""
+    s99, a99 = percentile(status, 99), percentile(adds, 99)
+    line = [
+        name,
+        took,
+        f"{percentile(status, 50) * 1e3:.1f} / {s99 * 1e3:.1f} ms",
+        f"{percentile(adds, 50) * 1e3:.1f} / {a99 * 1e3:.1f} ms",
+        f"{peaks[0]:.0f} / {peaks[1]:.0f} MB",
+    ]
+    rows = [
+        ratio_row(f"{name}: other's status p99 (s)", s99 * 1e9, 0.2e9, 1.0),
+        ratio_row(f"{name}: other's addText p99 / idle", a99 * 1e9, idle_a99 * 1e9, 5.0),
+    ]
+    return line, rows
+
+
+def rss_row(name: str, peak: float) -> Row:
+    return Row(name, f"{peak:.0f} MB", "400 MB", None, "<= 400 MB", peak <= 400)
 
 
 def hostile_files(workspace: Path) -> None:
@@ -392,40 +433,21 @@ async def run(cfg: Config) -> list[Row]:
             outcome = (
                 "answered" if "result" in answer else f"error {answer.get('error', {}).get('code')}"
             )
-            s99, a99 = percentile(status, 99), percentile(adds, 99)
-            table.append(
-                [
-                    name,
-                    f"{took:.2f} s ({outcome}{f', x{sent}' if sent > 1 else ''})",
-                    f"{percentile(status, 50) * 1e3:.1f} / {s99 * 1e3:.1f} ms",
-                    f"{percentile(adds, 50) * 1e3:.1f} / {a99 * 1e3:.1f} ms",
-                    f"{peak:.0f} / {peak_all:.0f} MB",
-                ]
-            )
-            rows.append(ratio_row(f"{name}: other's status p99 (s)", s99 * 1e9, 0.2e9, 1.0))
-            rows.append(
-                ratio_row(f"{name}: other's addText p99 / idle", a99 * 1e9, idle_a99 * 1e9, 5.0)
-            )
+            said = f"{took:.2f} s ({outcome}{f', x{sent}' if sent > 1 else ''})"
+            line, verdicts = probed(name, said, status, adds, (peak, peak_all), idle_a99)
+            table.append(line)
+            rows += verdicts
             rows.append(
                 ratio_row(
                     f"{name}: other's addText p99 / control",
-                    a99 * 1e9,
+                    percentile(adds, 99) * 1e9,
                     percentile(busy_adds, 99) * 1e9,
                     None,
                 )
             )
             if name == "map of Lib/":
                 rows.append(ratio_row("first map / parse of Lib/", took * 1e9, floor * 1e9, 1.5))
-                rows.append(
-                    Row(
-                        "daemon RSS during the map",
-                        f"{peak:.0f} MB",
-                        "400 MB",
-                        None,
-                        "<= 400 MB",
-                        peak <= 400,
-                    )
-                )
+                rows.append(rss_row("daemon RSS during the map", peak))
                 rows.append(
                     Row(
                         "the daemon and its processes during the map (PSS)",
@@ -441,34 +463,12 @@ async def run(cfg: Config) -> list[Row]:
                     ratio_row("map after one change / parse of Lib/", took * 1e9, floor * 1e9, 0.1)
                 )
                 seconds = float(cfg.pick(20, 5))
-                changes, status, adds, (peak, peak_all) = churning(other, pid, lib, seconds)
+                changes, status, adds, peaks = churning(other, pid, lib, seconds)
                 churned = f"map in the window, {CHURN_PER_SECOND} files/s changing"
-                s99, a99 = percentile(status, 99), percentile(adds, 99)
-                table.append(
-                    [
-                        churned,
-                        f"{seconds:.0f} s ({changes:,} changes)",
-                        f"{percentile(status, 50) * 1e3:.1f} / {s99 * 1e3:.1f} ms",
-                        f"{percentile(adds, 50) * 1e3:.1f} / {a99 * 1e3:.1f} ms",
-                        f"{peak:.0f} / {peak_all:.0f} MB",
-                    ]
-                )
-                rows.append(ratio_row(f"{churned}: other's status p99 (s)", s99 * 1e9, 0.2e9, 1.0))
-                rows.append(
-                    ratio_row(
-                        f"{churned}: other's addText p99 / idle", a99 * 1e9, idle_a99 * 1e9, 5.0
-                    )
-                )
-                rows.append(
-                    Row(
-                        f"{churned}: daemon RSS",
-                        f"{peak:.0f} MB",
-                        "400 MB",
-                        None,
-                        "<= 400 MB",
-                        peak <= 400,
-                    )
-                )
+                said = f"{seconds:.0f} s ({changes:,} changes)"
+                line, verdicts = probed(churned, said, status, adds, peaks, idle_a99)
+                table.append(line)
+                rows += [*verdicts, rss_row(f"{churned}: daemon RSS", peaks[0])]
         print_table(
             [
                 "while",
