@@ -8,14 +8,20 @@ from typing import Any
 from contextls.semantic import vectors, window_queue
 
 
-def counts(db: sqlite3.Connection, root: str, archived: int) -> dict[str, Any]:
+def counts(
+    db: sqlite3.Connection, root: str, archived: int, looked_at: int | None = None
+) -> dict[str, Any]:
     """``indexed``, ``pending`` (archived items without vectors) and ``windowPending`` of
-    ``root``, whose archive holds ``archived`` items."""
+    ``root``, whose archive holds ``archived`` items. ``looked_at``: the revision of the
+    window the embedding worker last queued from; when the window moved since, its items
+    without vectors wait too (the queue holds them only once the worker has looked)."""
     try:
         indexed = vectors.indexed_count(db, root)
         if indexed > archived:  # items left the archive; the worker sweeps them soon
             indexed = vectors.indexed_exactly(db, root)
         window_pending = window_queue.window_pending_count(db, root)
+        if window_queue.window_revisions(db).get(root) != looked_at:
+            window_pending = max(window_pending, window_queue.without_vectors(db, root))
     except sqlite3.OperationalError:  # the vector tables are not made yet
         indexed = window_pending = 0
     pending = max(archived - indexed, 0)

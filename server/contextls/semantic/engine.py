@@ -232,14 +232,13 @@ class Engine:
 
     def status(self, root: str, archived: int) -> dict[str, Any]:
         """Availability, and the backlog of ``root`` whose archive holds ``archived`` items.
-
-        Loads no model (~0.3 s and ~100 MB): a server started for one ``status`` answers
-        without it, the counts read on a connection of their own until it has loaded.
-        """
+        Loads no model: a server started for one ``status`` answers without it, the counts
+        read on a connection of their own until it has loaded."""
         found = self.availability()
         if not found["available"]:
             return found
-        return {**found, **backlog.counts(self._read or self._peek_connection(), root, archived)}
+        db = self._read or self._peek_connection()
+        return {**found, **backlog.counts(db, root, archived, self._windows_seen.get(root))}
 
     # --------------------------------------------------------------- indexing
 

@@ -79,6 +79,16 @@ def take_window(db: sqlite3.Connection, now_ms: int, limit: int) -> list[Pending
     ]
 
 
+def without_vectors(db: sqlite3.Connection, root: str) -> int:
+    """Items of ``root``'s window that have no vectors at all."""
+    row = db.execute(
+        "SELECT count(*) FROM items AS i WHERE i.root = ? AND NOT EXISTS (SELECT 1 FROM "
+        "semantic_window AS s WHERE s.root = i.root AND s.id = i.id AND s.chunk = 0)",
+        (root,),
+    ).fetchone()
+    return int(row[0])
+
+
 def window_pending_count(db: sqlite3.Connection, root: str) -> int:
     """Window items of ``root`` waiting to be embedded (a window holds at most 1,000)."""
     row = db.execute(
