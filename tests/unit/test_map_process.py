@@ -21,7 +21,7 @@ from contextls.app import code_index
 from contextls.app.map_messages import PROGRESS, MapRequest, Preparation, Prepared
 from contextls.app.map_process import MapProcess
 from contextls.app.map_ranker import KEPT_WORKSPACES, _Ranker
-from contextls.app.workers import Workers
+from contextls.app.workers import Workers, for_maps
 from contextls.core.items import Item
 
 
@@ -45,6 +45,12 @@ def request(folder: Path) -> MapRequest:
 
 
 SHAPE = Item("ctx-1", "custom", "", {"title": "map of the repository"}, 0, 0)
+
+
+def test_the_maps_parse_with_half_the_cores_two_at_least_four_at_most() -> None:
+    assert [for_maps(cores) for cores in (1, 2, 4, 6, 8, 64)] == [2, 2, 2, 3, 4, 4]
+    # Never more workers than cores this process may run on.
+    assert Workers(for_maps(1)).processes <= (os.cpu_count() or 1)
 
 
 async def test_an_idle_map_process_ends_and_the_next_map_starts_it_again(tmp_path: Path) -> None:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from multiprocessing.connection import Connection
 
-from contextls.app.workers import Workers
+from contextls.app.workers import Workers, for_maps
 
 
 def serve(connection: Connection) -> None:
     """The maps' process's main: answer the daemon's requests until it goes away."""
-    workers = Workers()
+    workers = Workers(for_maps())
     workers.warm("contextls.app.parse_jobs")
     from contextls.app import map_ranker
 

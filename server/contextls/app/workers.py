@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final, ParamSpec, TypeVar
 
-from contextls.common.processes import process_pool
+from contextls.common.processes import process_pool, usable_cores
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +29,19 @@ T = TypeVar("T")
 
 PROCESSES: Final = 2
 """Workers: the machines people run editors on have at least two cores."""
+MAP_PROCESSES_MOST: Final = 4
+"""Workers for the maps' parsing on a machine of many cores (each ~45 MB): past four,
+the maps' own process (decoding what they send, the graph) is what a first map waits
+for."""
+
+
+def for_maps(cores: int | None = None) -> int:
+    """Workers for the maps' parsing: half the cores this process may use (the other half
+    stays for the editors, the daemon's loop and its other work), at least ``PROCESSES``,
+    at most ``MAP_PROCESSES_MOST``. A first map's parse is most of its time, and a
+    machine of eight cores parses a repository twice as fast with four."""
+    usable = usable_cores() if cores is None else cores
+    return max(PROCESSES, min(MAP_PROCESSES_MOST, usable // 2))
 
 
 def imported(module: str) -> None:
@@ -43,7 +55,7 @@ class OverBudget(Exception):
 
 class Workers:
     def __init__(self, processes: int = PROCESSES) -> None:
-        self.processes = max(1, min(processes, os.cpu_count() or 1))
+        self.processes = max(1, min(processes, usable_cores()))
         self._pool: ProcessPoolExecutor | None = None
         self.restarts = 0
         """How often a job over its budget (or a crash) cost the pool its workers."""

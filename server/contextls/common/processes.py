@@ -30,6 +30,14 @@ def leave_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent watch", daemon=True).start()
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the system says it: a
+    container or ``taskset`` may give it fewer than the machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def process_pool(processes: int) -> ProcessPoolExecutor:
     """Worker processes that end with the process that starts them. Spawned: the daemon
     has threads (the embedding worker), and fork would copy their locks mid-use."""
