@@ -53,6 +53,28 @@ def test_the_maps_parse_with_half_the_cores_two_at_least_four_at_most() -> None:
     assert Workers(for_maps(1)).processes <= (os.cpu_count() or 1)
 
 
+async def test_a_git_workspace_s_next_map_follows_what_git_lists(tmp_path: Path) -> None:
+    """The listing is made again only when git's changes: a file added, one ignored and
+    one renamed each change the next map."""
+    folder = repository(workspace(tmp_path, "listed"))
+    ranker = _Ranker(Unread(), Workers())  # type: ignore[arg-type]
+    try:
+        first = await ranker._rank(1, request(folder), None, SHAPE)
+        assert "listed_helper" in first.text
+        (folder / "extra.py").write_text("def extra_helper():\n    return 1\n")
+        (folder / "app.py").write_text("from extra import extra_helper\n\nextra_helper()\n")
+        added = await ranker._rank(2, request(folder), None, SHAPE)
+        assert "def extra_helper" in added.text
+        (folder / ".gitignore").write_text("extra.py\n")
+        ignored = await ranker._rank(3, request(folder), None, SHAPE)
+        assert "extra_helper" not in ignored.text and "listed_helper" in ignored.text
+        (folder / "core.py").rename(folder / "renamed.py")
+        renamed = await ranker._rank(4, request(folder), None, SHAPE)
+        assert "renamed.py:" in renamed.text and "core.py:" not in renamed.text
+    finally:
+        ranker.workers.close()
+
+
 async def test_an_idle_map_process_ends_and_the_next_map_starts_it_again(tmp_path: Path) -> None:
     folder = workspace(tmp_path, "first")
     maps = MapProcess(idle_seconds=0.2)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from contextls.app.expand import expand, parts_under
+from contextls.app.expand import expand, git_listing, parts_under
 from contextls.app.facts_cache import Row, decode
 from contextls.app.parse_jobs import Read, Signature, digest, keep_facts, read_files, signature_of
 from contextls.app.sources import Gone, Sources
@@ -121,6 +121,8 @@ class CodeIndex:
         """How many of the workspace's files the last gather left out: over its bytes."""
         self.unread: dict[str, str] = {}
         """The files of the last gather that could not be read, with why."""
+        self._listed: tuple[bytes, list[str]] | None = None
+        """git's last listing of the workspace, and the files to parse it made."""
 
     def code_bytes(self) -> int:
         """The bytes of source whose facts are kept."""
@@ -146,9 +148,16 @@ class CodeIndex:
         """The files of the workspace whose language is parsed here (what a folder add
         of the whole workspace would consider: git's files, no tool folders or secrets)."""
         root = self.sources.root
+        # A map lists the workspace at each ranking; the files git lists rarely change,
+        # and expanding them again was most of a listing (20 of 26 ms for 1,800 files).
+        listing = git_listing(root)
+        if listing is not None and self._listed is not None and self._listed[0] == listing:
+            return list(self._listed[1])
         expansion = expand([FileTarget(uri=str(root))], root)
         rels = ("/".join(parts_under(planned.path, root)) for planned in expansion.files)
-        return [rel for rel in rels if language_of(rel) is not None]
+        found = [rel for rel in rels if language_of(rel) is not None]
+        self._listed = None if listing is None else (listing, found)
+        return list(found)
 
     def all_facts(self, max_bytes: int) -> Iterator[tuple[str, FileFacts]]:
         """Every parseable file of the workspace with what it defines; a file that

@@ -318,6 +318,14 @@ def git_lists(directory: Path) -> bool:
     return completed is not None and completed.stdout.strip() == b"true"
 
 
+def git_listing(directory: Path) -> bytes | None:
+    """What git lists of ``directory`` as expansion asks it (tracked, and untracked but
+    not ignored), as git says it; None outside a git work tree. The same listing means
+    the same files: what expansion makes of them need not be made again."""
+    completed = _git(directory, "ls-files", "-z", "-co", "--exclude-standard")
+    return None if completed is None else completed.stdout
+
+
 def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files matching ``pathspecs`` (relative to
     ``directory``), or None outside a git work tree (or without git)."""
