@@ -150,6 +150,60 @@ def test_uses_brought_up_to_date_file_by_file_are_the_uses_made_anew() -> None:
     assert not any(word == "lru" for _, word in updated.edges("app.py"))  # lru is gone
 
 
+@pytest.mark.parametrize("renumbering", [False, True])
+def test_a_graph_kept_over_many_rankings_ranks_as_one_made_anew(
+    renumbering: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a kept graph keeps between rankings (spreads, their walk, uses weighed for a
+    focus, the uses' numbers, numbered again when most are stale) changes no ranking:
+    each is the ranking of the same uses with none of it kept, walked from the same
+    ranks."""
+    from dataclasses import replace
+
+    from contextls.structure import repomap
+    from contextls.structure.walk import Numbering
+
+    if renumbering:  # at every ranking
+        monkeypatch.setattr(repomap, "RENUMBER_SLACK", -(10**9))
+    files = thousand_files()
+    known: list = []  # type: ignore[type-arg]
+    # Each case twice in a row (two limits), then the next. m429 calls work_4, work_5
+    # and work_6; it changes at step 4 (its uses weighed again for the same focus) and
+    # is weighed for another focus at step 5.
+    asked = [
+        {"focus_files": ["pkg/m1.py"]},
+        {"focus_files": ["pkg/m1.py"], "query": "work other"},
+        {"query": "Service3 other_3", "focus_names": ["Service3.other_3"]},
+        {"query": "work_5 work_6"},
+        {"query": "work_5 work_6", "leave_out": [("pkg/m6.py", "")]},
+        {"query": "work_5", "focus_files": ["pkg/m7.py", "pkg/m8.py"]},
+    ]
+    renumbered = 0
+    for step in range(12):
+        if step % 6 == 4:
+            files = dict(files)
+            files["pkg/m429.py"] = facts(
+                f"def changed_{step}(x):\n"
+                f"    return work_5(x) + work_6(x) + work_{step + 100}(x)\n",
+                "python",
+            )
+        for limit in (30, None):
+            case = asked[step % len(asked)]
+            start = dict(known[0].ranks) if known else {}
+            numbers = known[0].numbering if known else None
+            kept = rank(files, known=known, limit=limit, **case)  # type: ignore[arg-type]
+            renumbered += numbers is not None and known[0].numbering is not numbers
+            # The same uses, with nothing kept from earlier rankings.
+            fresh = replace(
+                known[0], spread={}, walk=None, refocused={}, numbering=Numbering(), ranks=start
+            )
+            anew = rank(files, known=[fresh], limit=limit, **case)  # type: ignore[arg-type]
+            assert [(r.path, r.symbol.qualified, r.score) for r in kept] == [
+                (r.path, r.symbol.qualified, r.score) for r in anew
+            ], (step, limit, case)
+    assert (renumbered > 0) is renumbering
+
+
 def test_a_graph_begun_file_by_file_is_the_graph_made_at_once() -> None:
     """The files are defined as they are read (``begin``), some change or go before the
     ranking asks, and the graph it gets is the one made of what it asks about."""

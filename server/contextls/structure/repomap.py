@@ -17,24 +17,28 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from contextls.structure.model import Symbol
 from contextls.structure.tags import FileFacts
-from contextls.structure.uses import Listed, Uses, spread, uses
+from contextls.structure.uses import Listed, Uses, uses
+from contextls.structure.walk import (
+    Numbering,
+    Refocused,
+    Spread,
+    kept_walk,
+    restart,
+    settle,
+    spread,
+)
 
-DAMPING: Final = 0.85
-ITERATIONS: Final = 100
-"""At most; the walk ends when a step moves the ranks less than ``SETTLED``."""
-SETTLED: Final = 1e-5
-"""How little a step of the walk moves the ranks (summed) when they have settled: from
-everywhere alike, ~37 steps over CPython's ``Lib/``; from the last ranking's ranks (a
-file changed, the window moved), a few."""
 FOCUS: Final = 10.0
 """How much more a use of a name the window or the query names weighs."""
+RENUMBER_SLACK: Final = 1024
+"""The uses a graph's numbering may hold past twice those its files make now before it
+numbers them again (each file's spread made again, once)."""
 GAP: Final = "⋮"
 _QUERY_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
@@ -65,39 +69,63 @@ def rank(
     graph = uses(files, known if known is not None else [])
     focused = set(focus_files)
     # The defined names the focus or the query name (the query's words in any case).
-    focus_words = names.union(*(graph.spelled.get(word, ()) for word in wanted))
-    edges: dict[str, dict[tuple[str, str], float]] = {}
+    focus_words = frozenset(names.union(*(graph.spelled.get(word, ()) for word in wanted)))
+    edges: dict[str, Mapping[tuple[str, str], float]] = {}
     empty: frozenset[str] = frozenset()
+    last, graph.refocused = graph.refocused, {}
     for path in files:
         base = graph.edges(path) if path in focused else graph.strongest[path]
         if focus_words and not focus_words.isdisjoint(graph.used.get(path, empty)):
-            base = {
-                key: weight * FOCUS if key[1] in focus_words else weight
-                for key, weight in base.items()
-            }
+            kept = last.get(path)
+            if kept is None or kept.uses is not base or kept.names != focus_words:
+                weighed = {
+                    key: weight * FOCUS if key[1] in focus_words else weight
+                    for key, weight in base.items()
+                }
+                kept = Refocused(focus_words, base, weighed)
+            graph.refocused[path] = kept
+            base = kept.weighed
         edges[path] = base
     personal = {path: 1.0 for path in focus_files if path in files}
     for path in files if wanted else ():
         named = not wanted.isdisjoint(graph.lowered[path])
         if named or any(w in path.lower() for w in wanted):
             personal[path] = personal.get(path, 0.0) + 1.0
+    spreads = _spreads(graph, edges)
+    nodes = list(files)
+    graph.walk = kept_walk(graph.walk, nodes, spreads)
+    ranks = settle(nodes, graph.walk.targets, restart(nodes, personal), graph.ranks)
+    graph.ranks = ranks
+    added = [0.0] * len(graph.numbering.keys)
+    for path in nodes:
+        made, rank_of = spreads[path], ranks[path]
+        if rank_of:  # nothing flows from a file the walk never reaches
+            total = made.total
+            for number, weight in zip(made.ids, made.weights, strict=True):
+                added[number] += rank_of * weight / total
+    keys = graph.numbering.keys
+    flows = {keys[number]: flow for number, flow in enumerate(added) if flow}
+    return _best(files, graph, ranks, flows, wanted, set(leave_out), limit)
+
+
+def _spreads(
+    graph: Uses, edges: Mapping[str, Mapping[tuple[str, str], float]]
+) -> dict[str, Spread]:
+    """How each file's rank spreads over its ``edges``: the graph's, made again for the
+    files whose edges are others. The uses are numbered again when most numbers are of
+    uses no file makes any longer (files changed, queries came and went)."""
     spreads = graph.spread
+    for path in [path for path in spreads if path not in edges]:
+        del spreads[path]
+    numbered = sum(len(made.ids) for made in spreads.values())
+    if len(graph.numbering.keys) > 2 * numbered + RENUMBER_SLACK:
+        graph.numbering = Numbering()
+        spreads.clear()
     for path, out in edges.items():
         made = spreads.get(path)
         if made is None or made.uses is not out:
-            spreads[path] = spread(out)
-    for path in [path for path in spreads if path not in files]:
-        del spreads[path]
-    ranks = pagerank(
-        list(files), {path: spreads[path].parts for path in files}, personal, graph.ranks
-    )
-    graph.ranks = ranks
-    flows: dict[tuple[str, str], float] = defaultdict(float)
-    for path, out in edges.items():
-        total = spreads[path].total
-        for key, weight in out.items():
-            flows[key] += ranks[path] * weight / total
-    return _best(files, graph, ranks, flows, wanted, set(leave_out), limit)
+            spreads[path] = spread(out, graph.numbering)
+    return spreads
 
 
 def _best(
@@ -110,51 +138,81 @@ def _best(
     limit: int | None,
 ) -> list[Ranked]:
     """The ``limit`` best definitions (all, best first, without a limit). A definition's
-    score is the rank that flows to it, one the query names gains 1, and the rank of its
-    file breaks ties (a thousandth): only the definitions something flows to or the query
-    names are scored first, then those of the files whose rank alone could place them."""
-    flowing: dict[str, set[int]] = defaultdict(set)
-    for path, name in flows:
-        positions = graph.positions[path].get(name)
-        if positions is not None:
-            flowing[path].update(positions)
-    scored: list[tuple[float, str, int, Symbol]] = []
-    rest: list[str] = []
-    for path in files:
-        if (path, "") in left:
-            continue
-        listing = graph.listing[path]
-        if limit is None:
-            chosen: Iterable[int] = range(len(listing))
-        else:
-            chosen = flowing.get(path, set())
-            if wanted and not wanted.isdisjoint(graph.lowered[path]):
-                chosen = chosen | {i for i, e in enumerate(listing) if e.lowered in wanted}
-            if len(chosen) < len(listing):
-                rest.append(path)
-            chosen = sorted(chosen)
-        _score(path, [listing[i] for i in chosen], ranks, flows, wanted, left, scored)
+    score is the rank that flows to its name in its file (shared by the definitions of
+    that name there), one the query names gains 1, and the rank of its file breaks ties
+    (a thousandth). Only the names something flows to or the query names are scored
+    first, and only the definitions of the best of them are looked at; then those of
+    the files whose rank alone could place them."""
     if limit is None:
-        return [
-            Ranked(path, symbol, -score) for score, path, _, symbol in sorted(scored, key=_order)
-        ]
-    best = heapq.nsmallest(limit, scored, key=_order)
+        return _every(files, graph, ranks, flows, wanted, left)
+    whole = {path for path, name in left if not name}
+    positions = graph.positions
+    keyed: list[tuple[float, str, str]] = []
+    for (path, name), flow in flows.items():
+        named = positions[path].get(name)
+        if named is not None and path not in whole:
+            score = flow / named.same
+            if named.lowered in wanted:
+                score += 1.0  # named by the query: before anything merely used
+            keyed.append((-(score + ranks[path] * 1e-3), path, name))
+    for path in files if wanted else ():
+        if path not in whole and not wanted.isdisjoint(graph.lowered[path]):
+            for name, named in positions[path].items():
+                if named.lowered in wanted and (path, name) not in flows:
+                    keyed.append((-(1.0 + ranks[path] * 1e-3), path, name))
+    best = _first(graph, sorted(keyed), left, limit)
     # What is left of a file scores its file's rank alone: it may only place where that
     # beats the worst of the best (or where fewer than ``limit`` were scored).
     worst = best[-1][0] if len(best) == limit else math.inf
     more: list[tuple[float, str, int, Symbol]] = []
-    for path in rest:
-        if -(ranks[path] * 1e-3) <= worst:
-            chosen = flowing.get(path, set())
+    for path in files:
+        if path not in whole and -(ranks[path] * 1e-3) <= worst:
             entries = [
                 e
-                for i, e in enumerate(graph.listing[path])
-                if i not in chosen and e.lowered not in wanted
+                for e in graph.listing[path]
+                if (path, e.symbol.name) not in flows and e.lowered not in wanted
             ]
             _score(path, entries, ranks, flows, wanted, left, more)
     if more:
         best = heapq.nsmallest(limit, best + more, key=_order)
     return [Ranked(path, symbol, -score) for score, path, _, symbol in best]
+
+
+def _first(
+    graph: Uses, keyed: list[tuple[float, str, str]], left: set[tuple[str, str]], limit: int
+) -> list[tuple[float, str, int, Symbol]]:
+    """The ``limit`` best definitions of the names ``keyed`` scores (best first), by
+    score, file, line and place in the file: the names are taken in order until they
+    hold ``limit`` definitions and none left scores as the last taken in its file."""
+    taken: list[tuple[float, str, int, int, Symbol]] = []
+    last: tuple[float, str] | None = None
+    for score, path, name in keyed:
+        if len(taken) >= limit and (score, path) != last:
+            break
+        listing = graph.listing[path]
+        for position in graph.positions[path][name].where:
+            symbol = listing[position].symbol
+            if not (left and (path, symbol.qualified) in left):
+                taken.append((score, path, symbol.start_line, position, symbol))
+        last = (score, path)
+    taken.sort(key=lambda entry: entry[:4])
+    return [(score, path, line, symbol) for score, path, line, _, symbol in taken[:limit]]
+
+
+def _every(
+    files: Mapping[str, FileFacts],
+    graph: Uses,
+    ranks: Mapping[str, float],
+    flows: Mapping[tuple[str, str], float],
+    wanted: set[str],
+    left: set[tuple[str, str]],
+) -> list[Ranked]:
+    """Every definition of ``files`` but those ``left`` out, best first."""
+    scored: list[tuple[float, str, int, Symbol]] = []
+    for path in files:
+        if (path, "") not in left:
+            _score(path, graph.listing[path], ranks, flows, wanted, left, scored)
+    return [Ranked(path, symbol, -score) for score, path, _, symbol in sorted(scored, key=_order)]
 
 
 def _score(
@@ -178,51 +236,6 @@ def _score(
 
 def _order(entry: tuple[float, str, int, Symbol]) -> tuple[float, str, int]:
     return entry[0], entry[1], entry[2]
-
-
-def pagerank(
-    nodes: Sequence[str],
-    parts: Mapping[str, Sequence[tuple[str, float]]],
-    personal: Mapping[str, float],
-    start: Mapping[str, float] | None = None,
-) -> dict[str, float]:
-    """PageRank of ``nodes`` over weighted edges (``parts``: the share of a node's rank
-    each node it points to gets), restarting at ``personal`` (everywhere alike when empty);
-    a node with no edge restarts. The walk starts from ``start`` (the last ranks of much
-    the same graph) when given."""
-    if not nodes:
-        return {}
-    total = sum(personal.values())
-    restart = (
-        {node: personal.get(node, 0.0) / total for node in nodes}
-        if total > 0
-        else dict.fromkeys(nodes, 1.0 / len(nodes))
-    )
-    # The walk runs over positions in ``nodes`` (lists, not dicts keyed by path: a
-    # ranking of 1,800 files is a third as long), adding in the same order as by path.
-    index = {node: i for i, node in enumerate(nodes)}
-    targets = [[(index[target], part) for target, part in parts.get(node, ())] for node in nodes]
-    begin = [restart[node] for node in nodes]
-    dead = [i for i, moves in enumerate(targets) if not moves]
-    walked = list(begin)
-    if start:
-        known = [start.get(node, value) for node, value in zip(nodes, begin, strict=True)]
-        total = sum(known)
-        if total > 0:
-            walked = [value / total for value in known]
-    for _ in range(ITERATIONS):
-        dangling = sum(walked[i] for i in dead)
-        jump = 1 - DAMPING + DAMPING * dangling
-        after = [jump * value for value in begin]
-        for i, moves in enumerate(targets):
-            share = DAMPING * walked[i]
-            for position, part in moves:
-                after[position] += share * part
-        moved = sum(abs(a - b) for a, b in zip(after, walked, strict=True))
-        walked = after
-        if moved < SETTLED:
-            break
-    return dict(zip(nodes, walked, strict=True))
 
 
 @dataclass(frozen=True, slots=True)

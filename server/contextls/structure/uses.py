@@ -19,6 +19,7 @@ from typing import Final, NamedTuple
 from contextls.structure.model import CONTAINERS, Symbol
 from contextls.structure.names import MOST_DEFINERS, UNSEEN, Names
 from contextls.structure.tags import FileFacts
+from contextls.structure.walk import Numbering, Refocused, Spread, Walk
 
 FAMILIES: Final = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
 """Languages whose files use each other's definitions."""
@@ -63,7 +64,7 @@ class Uses:
     """file -> ``stem(file)``, for the files that define names."""
     listing: dict[str, list[Listed]] = field(default_factory=dict)
     """file -> the definitions a map may list, in the file's order (``listed``)."""
-    positions: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    positions: dict[str, dict[str, Named]] = field(default_factory=dict)
     """file -> name -> where in its ``listing`` the definitions of that name are."""
     lowered: dict[str, frozenset[str]] = field(default_factory=dict)
     """file -> the names of all its definitions, lower case (a query's words name them)."""
@@ -74,6 +75,13 @@ class Uses:
     spread: dict[str, Spread] = field(default_factory=dict)
     """file -> how its rank spreads over its uses, by the uses it was worked out from (a
     ranking works it out again only for a file whose uses are not those)."""
+    walk: Walk | None = None
+    """The last ranking's graph as its walk goes over it (by position)."""
+    refocused: dict[str, Refocused] = field(default_factory=dict)
+    """file -> its uses weighed for the last ranking's focus, when that named a name it
+    uses (kept: the next ranking has the same focus, and then the same spread)."""
+    numbering: Numbering = field(default_factory=lambda: Numbering())
+    """The uses a spread was made of, numbered (``Spread.ids``)."""
 
     def edges(
         self,
@@ -171,9 +179,12 @@ class Uses:
             self.families[path] = FAMILIES.get(facts.language, facts.language)
             self.stems[path] = stem(path)
             listing = self.listing[path] = listed(facts)
-            positions: dict[str, list[int]] = {}
+            positions: dict[str, Named] = {}
             for position, entry in enumerate(listing):
-                positions.setdefault(entry.symbol.name, []).append(position)
+                named = positions.get(entry.symbol.name)
+                if named is None:
+                    named = positions[entry.symbol.name] = Named([], entry.same, entry.lowered)
+                named.where.append(position)
             self.positions[path] = positions
             self.lowered[path] = frozenset(symbol.name.lower() for symbol in facts.symbols)
         else:
@@ -219,25 +230,6 @@ class Uses:
             self.strongest[path] = self._strongest(path, names)
 
 
-@dataclass(frozen=True, slots=True)
-class Spread:
-    """How a file's rank spreads over ``uses`` (a file's ``strongest``, or those a
-    ranking weighed again): their sum, and the part each file they point to gets."""
-
-    uses: Mapping[tuple[str, str], float]
-    total: float
-    parts: list[tuple[str, float]]
-
-
-def spread(uses: Mapping[tuple[str, str], float]) -> Spread:
-    """How a file's rank spreads over ``uses`` (in their order, as the walk adds it)."""
-    total = sum(uses.values())
-    merged: dict[str, float] = defaultdict(float)
-    for (target, _), value in uses.items():
-        merged[target] += value / total
-    return Spread(uses, total, list(merged.items()))
-
-
 class Listed(NamedTuple):
     """A definition a map may list: a listed one whose holder (if any) holds others (a
     tuple: a ranking's graph makes one per definition of the repository)."""
@@ -247,6 +239,15 @@ class Listed(NamedTuple):
     """Its name, lower case."""
     same: int
     """How many listed definitions of its file have its name (they share its uses)."""
+
+
+class Named(NamedTuple):
+    """The definitions of one name in a file's ``listing``: they share its uses."""
+
+    where: list[int]
+    """Their positions in the listing."""
+    same: int
+    lowered: str
 
 
 def listed(facts: FileFacts) -> list[Listed]:
