@@ -105,7 +105,8 @@ def rank(
                 added[number] += rank_of * weight / total
     keys = graph.numbering.keys
     flows = {keys[number]: flow for number, flow in enumerate(added) if flow}
-    return _best(files, graph, ranks, flows, wanted, set(leave_out), limit)
+    scoring = _Scoring(graph, ranks, flows, wanted, set(leave_out))
+    return scoring.every(files) if limit is None else scoring.best(files, limit)
 
 
 def _spreads(
@@ -128,113 +129,104 @@ def _spreads(
     return spreads
 
 
-def _best(
-    files: Mapping[str, FileFacts],
-    graph: Uses,
-    ranks: Mapping[str, float],
-    flows: Mapping[tuple[str, str], float],
-    wanted: set[str],
-    left: set[tuple[str, str]],
-    limit: int | None,
-) -> list[Ranked]:
-    """The ``limit`` best definitions (all, best first, without a limit). A definition's
-    score is the rank that flows to its name in its file (shared by the definitions of
-    that name there), one the query names gains 1, and the rank of its file breaks ties
-    (a thousandth). Only the names something flows to or the query names are scored
-    first, and only the definitions of the best of them are looked at; then those of
-    the files whose rank alone could place them."""
-    if limit is None:
-        return _every(files, graph, ranks, flows, wanted, left)
-    whole = {path for path, name in left if not name}
-    positions = graph.positions
-    keyed: list[tuple[float, str, str]] = []
-    for (path, name), flow in flows.items():
-        named = positions[path].get(name)
-        if named is not None and path not in whole:
-            score = flow / named.same
-            if named.lowered in wanted:
-                score += 1.0  # named by the query: before anything merely used
-            keyed.append((-(score + ranks[path] * 1e-3), path, name))
-    for path in files if wanted else ():
-        if path not in whole and not wanted.isdisjoint(graph.lowered[path]):
-            for name, named in positions[path].items():
-                if named.lowered in wanted and (path, name) not in flows:
-                    keyed.append((-(1.0 + ranks[path] * 1e-3), path, name))
-    best = _first(graph, sorted(keyed), left, limit)
-    # What is left of a file scores its file's rank alone: it may only place where that
-    # beats the worst of the best (or where fewer than ``limit`` were scored).
-    worst = best[-1][0] if len(best) == limit else math.inf
-    more: list[tuple[float, str, int, Symbol]] = []
-    for path in files:
-        if path not in whole and -(ranks[path] * 1e-3) <= worst:
-            entries = [
-                e
-                for e in graph.listing[path]
-                if (path, e.symbol.name) not in flows and e.lowered not in wanted
-            ]
-            _score(path, entries, ranks, flows, wanted, left, more)
-    if more:
-        best = heapq.nsmallest(limit, best + more, key=_order)
-    return [Ranked(path, symbol, -score) for score, path, _, symbol in best]
+Scored = tuple[float, str, int, Symbol]
+"""A definition scored: minus its score, its file, its line, itself (smallest first)."""
 
 
-def _first(
-    graph: Uses, keyed: list[tuple[float, str, str]], left: set[tuple[str, str]], limit: int
-) -> list[tuple[float, str, int, Symbol]]:
-    """The ``limit`` best definitions of the names ``keyed`` scores (best first), by
-    score, file, line and place in the file: the names are taken in order until they
-    hold ``limit`` definitions and none left scores as the last taken in its file."""
-    taken: list[tuple[float, str, int, int, Symbol]] = []
-    last: tuple[float, str] | None = None
-    for score, path, name in keyed:
-        if len(taken) >= limit and (score, path) != last:
-            break
-        listing = graph.listing[path]
-        for position in graph.positions[path][name].where:
-            symbol = listing[position].symbol
-            if not (left and (path, symbol.qualified) in left):
-                taken.append((score, path, symbol.start_line, position, symbol))
-        last = (score, path)
-    taken.sort(key=lambda entry: entry[:4])
-    return [(score, path, line, symbol) for score, path, line, _, symbol in taken[:limit]]
+@dataclass(frozen=True, slots=True)
+class _Scoring:
+    """What the definitions are scored from: the graph, the walk's ranks, what flows to
+    each (file, name), the query's words (``wanted``) and what the window holds already
+    (``left``). A definition's score is the rank that flows to its name in its file
+    (shared by the definitions of that name there), one the query names gains 1, and
+    the rank of its file breaks ties (a thousandth)."""
+
+    graph: Uses
+    ranks: Mapping[str, float]
+    flows: Mapping[tuple[str, str], float]
+    wanted: set[str]
+    left: set[tuple[str, str]]
+
+    def every(self, files: Iterable[str]) -> list[Ranked]:
+        """Every definition of ``files`` but those left out, best first."""
+        scored: list[Scored] = []
+        for path in files:
+            if (path, "") not in self.left:
+                self._score(path, self.graph.listing[path], scored)
+        return [
+            Ranked(path, symbol, -score) for score, path, _, symbol in sorted(scored, key=_order)
+        ]
+
+    def best(self, files: Iterable[str], limit: int) -> list[Ranked]:
+        """The ``limit`` best definitions of ``files``, best first, as ``every`` orders
+        them. Only the names something flows to or the query names are scored first, and
+        only the definitions of the best of them are looked at; then those of the files
+        whose rank alone could place them."""
+        graph, ranks, flows, wanted = self.graph, self.ranks, self.flows, self.wanted
+        whole = {path for path, name in self.left if not name}
+        positions = graph.positions
+        keyed: list[tuple[float, str, str]] = []
+        for (path, name), flow in flows.items():
+            named = positions[path].get(name)
+            if named is not None and path not in whole:
+                score = flow / named.same
+                if named.lowered in wanted:
+                    score += 1.0  # named by the query: before anything merely used
+                keyed.append((-(score + ranks[path] * 1e-3), path, name))
+        for path in files if wanted else ():
+            if path not in whole and not wanted.isdisjoint(graph.lowered[path]):
+                for name, named in positions[path].items():
+                    if named.lowered in wanted and (path, name) not in flows:
+                        keyed.append((-(1.0 + ranks[path] * 1e-3), path, name))
+        best = self._first(sorted(keyed), limit)
+        # What is left of a file scores its file's rank alone: it may only place where
+        # that beats the worst of the best (or where fewer than ``limit`` were scored).
+        worst = best[-1][0] if len(best) == limit else math.inf
+        more: list[Scored] = []
+        for path in files:
+            if path not in whole and -(ranks[path] * 1e-3) <= worst:
+                entries = [
+                    e
+                    for e in graph.listing[path]
+                    if (path, e.symbol.name) not in flows and e.lowered not in wanted
+                ]
+                self._score(path, entries, more)
+        if more:
+            best = heapq.nsmallest(limit, best + more, key=_order)
+        return [Ranked(path, symbol, -score) for score, path, _, symbol in best]
+
+    def _first(self, keyed: list[tuple[float, str, str]], limit: int) -> list[Scored]:
+        """The ``limit`` best definitions of the names ``keyed`` scores (best first), by
+        score, file, line and place in the file: the names are taken in order until they
+        hold ``limit`` definitions and none left scores as the last taken in its file."""
+        taken: list[tuple[float, str, int, int, Symbol]] = []
+        last: tuple[float, str] | None = None
+        left = self.left
+        for score, path, name in keyed:
+            if len(taken) >= limit and (score, path) != last:
+                break
+            listing = self.graph.listing[path]
+            for position in self.graph.positions[path][name].where:
+                symbol = listing[position].symbol
+                if not (left and (path, symbol.qualified) in left):
+                    taken.append((score, path, symbol.start_line, position, symbol))
+            last = (score, path)
+        taken.sort(key=lambda entry: entry[:4])
+        return [(score, path, line, symbol) for score, path, line, _, symbol in taken[:limit]]
+
+    def _score(self, path: str, entries: Iterable[Listed], scored: list[Scored]) -> None:
+        left, flows, wanted, tie = self.left, self.flows, self.wanted, self.ranks[path] * 1e-3
+        for entry in entries:
+            symbol = entry.symbol
+            if left and (path, symbol.qualified) in left:
+                continue
+            score = flows.get((path, symbol.name), 0.0) / entry.same
+            if entry.lowered in wanted:
+                score += 1.0  # named by the query: before anything merely used (ranks sum to 1)
+            scored.append((-(score + tie), path, symbol.start_line, symbol))
 
 
-def _every(
-    files: Mapping[str, FileFacts],
-    graph: Uses,
-    ranks: Mapping[str, float],
-    flows: Mapping[tuple[str, str], float],
-    wanted: set[str],
-    left: set[tuple[str, str]],
-) -> list[Ranked]:
-    """Every definition of ``files`` but those ``left`` out, best first."""
-    scored: list[tuple[float, str, int, Symbol]] = []
-    for path in files:
-        if (path, "") not in left:
-            _score(path, graph.listing[path], ranks, flows, wanted, left, scored)
-    return [Ranked(path, symbol, -score) for score, path, _, symbol in sorted(scored, key=_order)]
-
-
-def _score(
-    path: str,
-    entries: Iterable[Listed],
-    ranks: Mapping[str, float],
-    flows: Mapping[tuple[str, str], float],
-    wanted: set[str],
-    left: set[tuple[str, str]],
-    scored: list[tuple[float, str, int, Symbol]],
-) -> None:
-    for entry in entries:
-        symbol = entry.symbol
-        if left and (path, symbol.qualified) in left:
-            continue
-        score = flows.get((path, symbol.name), 0.0) / entry.same
-        if entry.lowered in wanted:
-            score += 1.0  # named by the query: before anything merely used (ranks sum to 1)
-        scored.append((-(score + ranks[path] * 1e-3), path, symbol.start_line, symbol))
-
-
-def _order(entry: tuple[float, str, int, Symbol]) -> tuple[float, str, int]:
+def _order(entry: Scored) -> tuple[float, str, int]:
     return entry[0], entry[1], entry[2]
 
 
