@@ -102,23 +102,6 @@ def _positions(nodes: Sequence[str], made: Sequence[Spread]) -> list[list[tuple[
     return [[(index[target], part) for target, part in spread.parts] for spread in made]
 
 
-def pagerank(
-    nodes: Sequence[str],
-    parts: Mapping[str, Sequence[tuple[str, float]]],
-    personal: Mapping[str, float],
-    start: Mapping[str, float] | None = None,
-) -> dict[str, float]:
-    """PageRank of ``nodes`` over weighted edges (``parts``: the share of a node's rank
-    each node it points to gets), restarting at ``personal`` (everywhere alike when empty);
-    a node with no edge restarts. The walk starts from ``start`` (the last ranks of much
-    the same graph) when given."""
-    if not nodes:
-        return {}
-    index = {node: i for i, node in enumerate(nodes)}
-    targets = [[(index[target], part) for target, part in parts.get(node, ())] for node in nodes]
-    return settle(nodes, targets, restart(nodes, personal), start)
-
-
 def restart(nodes: Sequence[str], personal: Mapping[str, float]) -> list[float]:
     """Where the walk restarts, by position: at ``personal``, else everywhere alike."""
     total = sum(personal.values())
