@@ -318,18 +318,23 @@ def git_lists(directory: Path) -> bool:
     return completed is not None and completed.stdout.strip() == b"true"
 
 
+_LISTING: Final = ("ls-files", "-z", "-co", "--exclude-standard")
+"""What expansion asks git: tracked files, and untracked ones not ignored (one list, so
+that ``git_listing`` stays the whole of what a folder's expansion is made from)."""
+
+
 def git_listing(directory: Path) -> bytes | None:
     """What git lists of ``directory`` as expansion asks it (tracked, and untracked but
     not ignored), as git says it; None outside a git work tree. The same listing means
     the same files: what expansion makes of them need not be made again."""
-    completed = _git(directory, "ls-files", "-z", "-co", "--exclude-standard")
+    completed = _git(directory, *_LISTING)
     return None if completed is None else completed.stdout
 
 
 def _git_files(directory: Path, pathspecs: list[str]) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files matching ``pathspecs`` (relative to
     ``directory``), or None outside a git work tree (or without git)."""
-    completed = _git(directory, "ls-files", "-z", "-co", "--exclude-standard", "--", *pathspecs)
+    completed = _git(directory, *_LISTING, "--", *pathspecs)
     if completed is None:
         return None
     names = completed.stdout.decode("utf-8", "surrogateescape").split("\0")
