@@ -27,6 +27,7 @@ from typing import Final
 
 from contextls.common.places import default_database, keep_private, private_file
 from contextls.storage import held_files, migrations
+from contextls.storage.checkpointer import Checkpointer
 from contextls.storage.errors import DevelopmentFile, NewerSchema, StorageError, is_read_only
 from contextls.storage.reserve import Reserve
 from contextls.storage.schema import CORE
@@ -40,9 +41,11 @@ MEMORY: Final = ":memory:"
 SYNCHRONOUS: Final = {"normal": "NORMAL", "full": "FULL"}
 PAGE_SIZE: Final = 1024
 WAL_CHECKPOINT_PAGES: Final = 16_384
-"""SQLite checkpoints the WAL itself only past this many pages (16 MiB at 1 KiB); the
-server checkpoints when idle instead (``checkpoint``). Measured here, SQLite's default
-of 1,000 made a commit ~18 µs dearer on average, on the path of every answer."""
+"""A commit of the answering connection checkpoints the WAL itself only past this many
+pages (16 MiB at 1 KiB): the checkpointer's thread copies it (``checkpoint``). The WAL
+starts again from its beginning only after a copy no commit landed during, so under a
+stream of requests that never pauses this is what bounds the file; by then the thread
+has copied all but the last pages."""
 
 
 def move_aside(location: Path, tag: str) -> Path:
@@ -77,6 +80,11 @@ class Database:
         """The error with which SQLite rolled back the open transaction by itself."""
         self._file_signature: tuple[int, int, int] | None = None
         self._db = self._open()
+        self.checkpointer: Checkpointer | None = None
+        """Copies the WAL into the file on a thread of its own (none for a database in
+        memory or one this process may only read)."""
+        if self.location != MEMORY and self.read_only is None:
+            self.checkpointer = Checkpointer(self.location)
         self.reserve = Reserve(self.location)
         """Room for a forget on a full disk (none in memory or for a read-only file)."""
         if self.location != MEMORY:
@@ -198,6 +206,8 @@ class Database:
         return db
 
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         self._db.close()
         held_files.closed(self.location)
 
@@ -247,11 +257,10 @@ class Database:
         return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
     def checkpoint(self) -> None:
-        """Copy the WAL into the database file without waiting for anyone (idle time)."""
-        if self.location == MEMORY or self.read_only is not None or self._db.in_transaction:
-            return
-        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        self.checkpointed()
+        """Idle time: have the WAL copied into the database file on the checkpointer's
+        thread; returns at once."""
+        if self.checkpointer is not None:
+            self.checkpointer.request()
 
     def checkpointed(self) -> None:
         """Note the file as it is now (after our own writes), for ``damaged``."""
@@ -291,6 +300,8 @@ class Database:
         # reads the header again after one, so a commit need not stat the file.
         if self._db.in_transaction:
             self._db.execute("COMMIT")
+            if self.checkpointer is not None:
+                self.checkpointer.committed()
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -331,4 +342,3 @@ class Database:
             raise
         if opened:
             self.commit()
-

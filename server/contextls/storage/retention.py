@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Final
 
@@ -168,16 +169,24 @@ class RetentionRows:
         # Each step on its own: on a nearly full disk the rewrites may find no room, and
         # the checkpoint that truncates the WAL (the last copy of the old pages) must
         # still run. The deleted text itself was zeroed by the delete (secure_delete).
-        for step in (
-            "INSERT INTO archive_fts (archive_fts) VALUES ('optimize')",
-            "PRAGMA wal_checkpoint(TRUNCATE)",
-            "VACUUM",
-            "PRAGMA wal_checkpoint(TRUNCATE)",
-        ):
-            try:
-                db.execute(step)
-            except sqlite3.OperationalError as error:
-                failed.append(f"{step.split('(')[0].split()[-1].lower()}: {error}")
+        checkpointer = self.connection.checkpointer
+        with checkpointer.held() if checkpointer is not None else nullcontext():
+            for step in (
+                "INSERT INTO archive_fts (archive_fts) VALUES ('optimize')",
+                "PRAGMA wal_checkpoint(TRUNCATE)",
+                "VACUUM",
+                "PRAGMA wal_checkpoint(TRUNCATE)",
+            ):
+                name = step.split("(")[0].split()[-1].lower()
+                try:
+                    row = db.execute(step).fetchone()
+                except sqlite3.OperationalError as error:
+                    failed.append(f"{name}: {error}")
+                    continue
+                # A checkpoint another process's reader keeps from finishing says so in
+                # its row (busy), not as an error: the WAL still holds the old pages.
+                if step.startswith("PRAGMA") and row is not None and row[0]:
+                    failed.append(f"{name}: the WAL is in use by another process")
         db.execute("PRAGMA secure_delete = OFF")
         self.connection.checkpointed()
         self.connection.reserve.keep()
