@@ -15,6 +15,8 @@ running are the floor, measured in the same run. The heavy requests:
 * ``countTokens`` of 1 MiB of prose in claude-opus-4.7's tokens, of a 1,000,000-space
   run (tiktoken panics on it: it must be answered), and of four runs of 65,535 ``é``
   (just short of the length counted by its period);
+* another program writing 256 MB and syncing it, again and again (the daemon's commits
+  and its WAL's checkpoints share the disk with it);
 * a 900 KB file added as its outline;
 * ``addText`` of 800 KB in claude-opus-4.7's tokens (the window's model from then on);
 * then, in a second daemon (prepared maps on, as by default, a fresh facts cache): the
@@ -62,6 +64,8 @@ MIN_ROUNDS = 40
 """Round trips of the probe a request that changes nothing is sent again for."""
 CHURN_PER_SECOND = 100
 """Files of ``Lib/`` changed each second while the map stays in the window."""
+HOG_MEGABYTES = 256
+"""What the program beside the daemon writes and syncs at a time, again and again."""
 
 
 def cpython_lib(target: Path) -> Path:
@@ -281,6 +285,35 @@ def churning(
     return changed[0], status, adds, (peaks.rss, peaks.pss)
 
 
+def disk_hog(
+    other: RpcClient, pid: int, folder: Path, seconds: float
+) -> tuple[int, list[float], list[float], tuple[float, float]]:
+    """Probe with ``other`` while another program writes ``HOG_MEGABYTES`` and syncs them,
+    again and again, for ``seconds`` (a build, a copy: the daemon's commits and
+    checkpoints share the disk with it). How many it wrote, the probe's round trips,
+    and the peak RSS of the daemon and of the daemon with its processes."""
+    target = folder / "disk-hog"
+    loop = (
+        f"while true; do dd if=/dev/zero of={target} bs=1M count={HOG_MEGABYTES} "
+        "conv=fsync status=none; echo; done"
+    )
+    hog = subprocess.Popen(["bash", "-c", loop], stdout=subprocess.PIPE, text=True)
+    peaks = Peaks(pid)
+    end = time.perf_counter() + seconds
+
+    def finished() -> bool:
+        peaks.sample()
+        return time.perf_counter() >= end
+
+    try:
+        status, adds = probe(other, finished)
+    finally:
+        hog.kill()
+        written = (hog.communicate()[0] or "").count("\n")
+        target.unlink(missing_ok=True)
+    return written, status, adds, (peaks.rss, peaks.pss)
+
+
 def probed(
     name: str,
     took: str,
@@ -348,6 +381,8 @@ async def run(cfg: Config) -> list[Row]:
             for hog in hogs:
                 hog.kill()
                 hog.wait()
+        seconds = float(cfg.pick(20, 5))
+        written, hog_status, hog_adds, hog_peaks = disk_hog(other, pid, root, seconds)
         scenarios: list[tuple[str, str, Any]] = [
             # Pinned: the probe's notes would push it out of the window before the churn.
             ("map of Lib/", "contextls/addMap", {"query": "parse an email header", "pin": True}),
@@ -414,6 +449,16 @@ async def run(cfg: Config) -> list[Row]:
                 "-",
             ]
         )
+        hog_line, hog_rows = probed(
+            f"another program writing {HOG_MEGABYTES} MB and syncing, again",
+            f"{seconds:.0f} s ({written * HOG_MEGABYTES:,} MB)",
+            hog_status,
+            hog_adds,
+            hog_peaks,
+            idle_a99,
+        )
+        table.append(hog_line)
+        rows += hog_rows
         answered = 0
         for name, method, params in scenarios + later:
             again = method in ("contextls/countTokens", "contextls/symbolAt") or name.startswith(
