@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contextls.structure.parse import Match, definitions_query, matches, parse
+from contextls.structure.parse import Definition, definitions, parse, queried_definitions
 from contextls.structure.resolve import resolve
 from contextls.structure.symbols import symbols
 
@@ -51,8 +51,6 @@ def test_the_packages_are_there() -> None:
 def test_walking_statements_finds_what_the_query_finds() -> None:
     """A tree without errors is walked statement by statement rather than queried: the
     same matches, in the same order, over a quarter of the standard library."""
-    import tree_sitter
-
     every = sorted(STDLIB.glob("**/*.py"))
     compared = 0
     for path in [*every[::4], *FILES]:
@@ -62,9 +60,8 @@ def test_walking_statements_finds_what_the_query_finds() -> None:
         tree = parse(source, "python")
         if tree.root_node.has_error:
             continue
-        walked = matches(tree, "python", source)
-        cursor = tree_sitter.QueryCursor(definitions_query("python"))
-        queried = cursor.matches(tree.root_node)
+        walked = definitions(tree, "python", source)
+        queried = queried_definitions(tree, "python")
         assert _spans(walked) == _spans(queried), path
         compared += 1
     assert compared > 400
@@ -123,10 +120,10 @@ def test_a_definition_in_every_kind_of_statement_is_walked_to() -> None:
     assert len(expected) == 19
 
 
-def _spans(found: list[Match]) -> list[tuple[int, dict[str, list[tuple[int, int, str]]]]]:
+def _spans(found: list[Definition]) -> list[tuple[object, ...]]:
     return [
-        (pattern, {k: [(n.start_byte, n.end_byte, n.type) for n in v] for k, v in caps.items()})
-        for pattern, caps in found
+        (pattern, kind, *((n.start_byte, n.end_byte, n.type) for n in (node, name)), receiver)
+        for pattern, kind, node, name, receiver in found
     ]
 
 

@@ -38,36 +38,49 @@ def definitions_query(language: str) -> tree_sitter.Query:
     return query
 
 
-Match = tuple[int, dict[str, list["tree_sitter.Node"]]]
-"""A query's match: the pattern's index and its captures."""
+Definition = tuple[int, str, "tree_sitter.Node", "tree_sitter.Node", "tree_sitter.Node | None"]
+"""A definition the language's query finds: the pattern's index, the definition's kind
+(its capture without ``def.``), its node, its name's node, and its receiver's (a Go
+method's type) if it has one."""
 
 
-def matches(tree: tree_sitter.Tree, language: str, source: bytes) -> list[Match]:
+def definitions(tree: tree_sitter.Tree, language: str, source: bytes) -> list[Definition]:
     """Every definition the language's query finds in ``tree`` (the parse of ``source``),
     in the order of the text."""
     statements = STATEMENTS.get(language)
     if statements is not None and not tree.root_node.has_error:
-        return _statement_matches(tree, statements, source)
+        return _statement_definitions(tree, statements, source)
+    return queried_definitions(tree, language)
+
+
+def queried_definitions(tree: tree_sitter.Tree, language: str) -> list[Definition]:
+    """Every definition the language's query matches in ``tree``, in the order of the text."""
     import tree_sitter
 
-    return tree_sitter.QueryCursor(definitions_query(language)).matches(tree.root_node)
+    found: list[Definition] = []
+    cursor = tree_sitter.QueryCursor(definitions_query(language))
+    for pattern, captures in cursor.matches(tree.root_node):
+        kind, node = next((k[4:], v[0]) for k, v in captures.items() if k.startswith("def."))
+        receiver = captures.get("receiver")
+        found.append((pattern, kind, node, captures["name"][0], receiver[0] if receiver else None))
+    return found
 
 
-def _statement_matches(
+def _statement_definitions(
     tree: tree_sitter.Tree, statements: Statements, source: bytes
-) -> list[Match]:
+) -> list[Definition]:
     """The query's matches, found by walking only the nodes that may hold a statement (a
     tree without errors has its definitions nowhere else), and of those only the ones whose
     text holds a definition's keyword (most function bodies hold no definition: CPython's
     ``Lib/`` walks 340,000 nodes rather than 1,230,000)."""
     patterns = {
-        node_type: (index, capture)
+        node_type: (index, capture.removeprefix("def."))
         for index, (node_type, capture) in enumerate(statements.definitions.items())
     }
     holders = statements.holders
     keywords = statements.keywords
     find = source.find
-    found: list[Match] = []
+    found: list[Definition] = []
     cursor = tree.walk()
     while True:
         node = cursor.node
@@ -76,7 +89,7 @@ def _statement_matches(
         pattern = patterns.get(node_type)
         name = node.child_by_field_name("name") if pattern is not None else None
         if pattern is not None and name is not None:
-            found.append((pattern[0], {pattern[1]: [node], "name": [name]}))
+            found.append((pattern[0], pattern[1], node, name, None))
         if node_type in holders:
             # A definition's own keyword comes before its name: what it holds is after.
             start, end = (node if name is None else name).start_byte, node.end_byte

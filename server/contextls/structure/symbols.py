@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 from contextls.structure import budget, elisp
 from contextls.structure.languages import SPECS, Unsupported
 from contextls.structure.model import CONTAINERS, Fold, Symbol
-from contextls.structure.parse import matches, parse
+from contextls.structure.parse import definitions, parse
 from contextls.structure.queries import SCOPES, WRAPPERS
 
 if TYPE_CHECKING:
@@ -51,10 +51,7 @@ def parsed(text: str, language: str) -> tuple[list[Symbol], bool]:
 def _found(tree: tree_sitter.Tree, source: bytes, language: str) -> list[Symbol]:
     found: dict[tuple[int, int], tuple[int, Symbol, int, int]] = {}
     wrappers = WRAPPERS[language]
-    for pattern, captures in matches(tree, language, source):
-        kind, node = next((k[4:], v[0]) for k, v in captures.items() if k.startswith("def."))
-        name_node = captures["name"][0]
-        receiver = captures.get("receiver")
+    for pattern, kind, node, name_node, receiver in definitions(tree, language, source):
         outer = _widen(node, wrappers, language)
         key = (outer.start_byte, outer.end_byte)
         if key in found and found[key][0] <= pattern:
@@ -65,7 +62,7 @@ def _found(tree: tree_sitter.Tree, source: bytes, language: str) -> list[Symbol]
         kind = _refine(kind, node, language)
         symbol = Symbol(
             name=name.rpartition(".")[2],
-            qualified=f"{_name(receiver[0], language)}.{name}" if receiver else name,
+            qualified=f"{_name(receiver, language)}.{name}" if receiver is not None else name,
             kind=kind,
             start_line=outer.start_point.row + 1,
             end_line=_last_row(outer) + 1,
@@ -160,6 +157,8 @@ def _last_row(node: tree_sitter.Node) -> int:
 
 def _name(node: tree_sitter.Node, language: str) -> str:
     """A definition's name as a person writes it: ``A.b`` for C++'s ``A::b``, no generics."""
+    if node.type == "identifier":  # no space, generics, ``::`` or quotes in one
+        return (node.text or b"").decode(errors="replace")
     if language in ("c", "cpp") and node.type not in _NAME_TYPES:
         node = _declared_name(node)
     text = (node.text or b"").decode(errors="replace")
@@ -261,16 +260,16 @@ def _doc_fold(node: tree_sitter.Node) -> Fold | None:
     first = _docstring(body)
     if first is None:
         return None
-    last = _last_row(body.named_children[0])
+    last = _last_row(body.named_child(0))
     return Fold(first + 2, last + 1) if last > first else None
 
 
 def _docstring(body: tree_sitter.Node) -> int | None:
     """The row of a Python docstring's first line of words."""
-    first = body.named_children[0] if body.named_child_count else None
+    first = body.named_child(0) if body.named_child_count else None
     if first is None or first.type != "expression_statement" or not first.named_child_count:
         return None
-    string = first.named_children[0]
+    string = first.named_child(0)
     if string.type != "string":
         return None
     text = (string.text or b"").decode(errors="replace")
