@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -270,19 +271,12 @@ def churning(
 
     thread = threading.Thread(target=churn)
     thread.start()
-    peaks = Peaks(pid)
-    end = time.perf_counter() + seconds
-
-    def finished() -> bool:
-        peaks.sample()
-        return time.perf_counter() >= end
-
     try:
-        status, adds = probe(other, finished)
+        status, adds, peaks = probe_for(other, pid, seconds)
     finally:
         stop.set()
         thread.join()
-    return changed[0], status, adds, (peaks.rss, peaks.pss)
+    return changed[0], status, adds, peaks
 
 
 def disk_hog(
@@ -297,7 +291,23 @@ def disk_hog(
         f"while true; do dd if=/dev/zero of={target} bs=1M count={HOG_MEGABYTES} "
         "conv=fsync status=none; echo; done"
     )
-    hog = subprocess.Popen(["bash", "-c", loop], stdout=subprocess.PIPE, text=True)
+    hog = subprocess.Popen(
+        ["bash", "-c", loop], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        status, adds, peaks = probe_for(other, pid, seconds)
+    finally:
+        os.killpg(hog.pid, signal.SIGKILL)  # the loop and the dd it runs
+        written = (hog.communicate()[0] or "").count("\n")
+        target.unlink(missing_ok=True)
+    return written, status, adds, peaks
+
+
+def probe_for(
+    other: RpcClient, pid: int, seconds: float
+) -> tuple[list[float], list[float], tuple[float, float]]:
+    """The probe's round trips with ``other`` for ``seconds``, and the peak RSS of the
+    daemon and of the daemon with its processes meanwhile."""
     peaks = Peaks(pid)
     end = time.perf_counter() + seconds
 
@@ -305,13 +315,8 @@ def disk_hog(
         peaks.sample()
         return time.perf_counter() >= end
 
-    try:
-        status, adds = probe(other, finished)
-    finally:
-        hog.kill()
-        written = (hog.communicate()[0] or "").count("\n")
-        target.unlink(missing_ok=True)
-    return written, status, adds, (peaks.rss, peaks.pss)
+    status, adds = probe(other, finished)
+    return status, adds, (peaks.rss, peaks.pss)
 
 
 def probed(
