@@ -123,6 +123,11 @@ class CodeIndex:
         """The files of the last gather that could not be read, with why."""
         self._listed: tuple[bytes, list[str]] | None = None
         """git's last listing of the workspace, and the files to parse it made."""
+        self._refused: dict[str, tuple[bytes, str, Unsupported]] = {}
+        """Files whose text the parser refused (brackets nested past its budget), by
+        path: the text's digest, its language, and why. Asked again about the same text
+        (an editor asking which definition holds the cursor, again and again), the
+        answer is the same, without reading every bracket again (~5 ms a 100 KB file)."""
 
     def code_bytes(self) -> int:
         """The bytes of source whose facts are kept."""
@@ -138,7 +143,15 @@ class CodeIndex:
         text_hash = digest(text)
         if known is not None and known.text_hash == text_hash and known.facts.language == lang:
             return known.facts
-        found = facts(text, lang)
+        refused = self._refused.get(rel)
+        if refused is not None and refused[:2] == (text_hash, lang):
+            raise refused[2].with_traceback(None)
+        try:
+            found = facts(text, lang)
+        except Unsupported as error:
+            self._refused[rel] = (text_hash, lang, error)
+            raise
+        self._refused.pop(rel, None)
         self.parsed += 1
         self.version += 1
         self._known[rel] = _Known(signature_of(self.sources.root / rel), text_hash, found)
