@@ -18,6 +18,16 @@ def test_text_is_named_by_its_first_non_blank_line(content: str) -> None:
     assert make_label("text", content, {}) == (first or "text")
 
 
+@given(st.lists(st.sampled_from(["a", "é", "\n", " " * 150, "x" * 100, "\t"]), max_size=12))
+def test_a_label_reads_no_more_of_a_long_line_than_it_shows(pieces: list[str]) -> None:
+    """Blanks past what a label's scan reads, then words on the same line: the label is
+    the line's, as if it were read to its end."""
+    content = "".join(pieces)
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    shown = first if len(first) <= 60 else first[:59] + "…"
+    assert make_label("text", content, {}) == (shown or "text")
+
+
 def test_a_long_first_line_is_shortened_and_later_lines_ignored() -> None:
     label = make_label("text", "\n\n   " + "x" * 100 + "\nsecond line", {})
     assert label == "x" * 59 + "…"

@@ -35,6 +35,11 @@ KIND_TITLES: Final[dict[str, str]] = {
 _LABEL_WIDTH: Final = 60
 _FIRST_LINE: Final = re.compile(r"\S[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*")
 """From the first character that is not white space to the end of its line (as splitlines)."""
+_LABEL_SCAN: Final = 4 * _LABEL_WIDTH
+_FIRST_LINE_START: Final = re.compile(
+    rf"\S[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]{{0,{_LABEL_SCAN - 1}}}"
+)
+"""``_FIRST_LINE``, read no further than a label needs."""
 
 
 @dataclass(slots=True)
@@ -190,9 +195,17 @@ def source_label(
 
 
 def _first_line(content: str) -> str:
-    """The first line that is not blank, stripped (without splitting all of a large text)."""
-    found = _FIRST_LINE.search(content)
-    return found.group().rstrip() if found else ""
+    """The first line that is not blank, stripped, or as much of it as its label shows (a
+    note of 800 KB on one line was read to its end, 2 ms on the loop, for 60 characters)."""
+    found = _FIRST_LINE_START.search(content)
+    if found is None:
+        return ""
+    line = found.group().rstrip()
+    if len(line) <= _LABEL_WIDTH and found.end() - found.start() == _LABEL_SCAN:
+        # Blanks up to where the scan stopped: the label is the line's, whatever follows.
+        whole = _FIRST_LINE.match(content, found.start())
+        return whole.group().rstrip() if whole else line
+    return line
 
 
 def _shorten(text: str) -> str:
