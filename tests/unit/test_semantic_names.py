@@ -4,6 +4,10 @@ method it is, and ``isWeekend`` reads as "is weekend". The real tokenizer and mo
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from contextls.semantic import names
@@ -65,3 +69,62 @@ def test_an_item_added_by_its_name_is_headed_by_it(embedder: Embedder) -> None:
     metadata = {"path": "src/datetime.js", "symbol": "DateTime.startOf"}
     (chunk,) = names.chunk_pieces(embedder, method, metadata)
     assert embedder.tokenizer.decode(chunk).startswith("datetime · date time start of")
+
+
+class _CountingEncoding:
+    """The real tokenizer's encoding, counting how often its offsets are read (each read
+    of ``offsets`` makes a list of every piece's)."""
+
+    def __init__(self, encoding: Any, reads: list[int]) -> None:
+        self._encoding, self._reads = encoding, reads
+
+    @property
+    def ids(self) -> Any:
+        return self._encoding.ids
+
+    @property
+    def offsets(self) -> Any:
+        self._reads.append(1)
+        return self._encoding.offsets
+
+
+def test_a_long_file_is_chunked_reading_its_offsets_once(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[int] = []
+    tokenizer = embedder.tokenizer
+    encode = tokenizer.encode
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(tokenizer, name)
+
+        def encode(self, *args: Any, **kwargs: Any) -> _CountingEncoding:
+            return _CountingEncoding(encode(*args, **kwargs), reads)
+
+    monkeypatch.setattr(embedder, "tokenizer", Counting())
+    chunks = names.chunk_pieces(embedder, CALENDAR * 3, {"path": "src/calendar.js"})
+    assert len(chunks) > 10
+    assert len(reads) == 1
+
+
+@pytest.mark.parametrize("package", ["json", "email", "asyncio"])
+def test_the_headings_of_a_text_s_chunks_are_each_chunk_s_heading(package: str) -> None:
+    """Found in one sweep (third-party code: the standard library), the same as each
+    chunk's heading found on its own; a chunk asked out of order as well."""
+    stdlib = Path(json.__file__).parent.parent
+    compared = 0
+    for path in sorted((stdlib / package).rglob("*.py")):
+        text = path.read_text()
+        for metadata in ({"path": f"{package}/{path.name}"}, {"path": "x.py", "symbol": "A.b"}):
+            found = names.definitions(text, metadata)
+            if metadata.get("symbol"):
+                found = [names.Definition(0, len(text), "A.b", "def b(self)"), *found]
+            headings = names.Headings(found, str(metadata["path"]))
+            lines = text.count("\n") + 1
+            asked = [(first, first + 40) for first in range(1, lines, 30)] + [(1, 40)]
+            for first, last in asked:
+                expected = names.heading(found, first, last, str(metadata["path"]))
+                assert headings.of(first, last) == expected, (path, first, last)
+                compared += 1
+    assert compared > 90
