@@ -195,8 +195,8 @@ def source_label(
 
 
 def _first_line(content: str) -> str:
-    """The first line that is not blank, stripped, or as much of it as its label shows (a
-    note of 800 KB on one line was read to its end, 2 ms on the loop, for 60 characters)."""
+    """The first line that is not blank, stripped, or as much of it as its label shows
+    (read to its end, a note of 800 KB on one line costs the loop 2 ms for 60 characters)."""
     found = _FIRST_LINE_START.search(content)
     if found is None:
         return ""

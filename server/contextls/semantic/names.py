@@ -101,7 +101,7 @@ def heading(found: Sequence[Definition], first: int, last: int, path: str) -> st
 class Headings:
     """``heading`` of each chunk of one text, asked in the order of the text: its holders
     found in one sweep over the definitions, those starting in it by bisection. A scan of
-    every definition for every chunk took 2.2 s of the GIL (in the embedding's thread,
+    every definition for every chunk takes 2.2 s of the GIL (in the embedding's thread,
     beside the loop answering everyone) for a file of 10,000 definitions in 1,700
     chunks. The same headings as ``heading``, which it falls back to when the
     definitions are not in the order of their first lines or a chunk starts before the
@@ -163,8 +163,8 @@ def chunk_pieces(embedder: Embedding, text: str, metadata: dict[str, Any]) -> li
     encoding = embedder.tokenizer.encode(text, add_special_tokens=False)
     ids: list[int] = list(encoding.ids)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    # Read once: each read of ``offsets`` makes a new list of every piece's offsets (for
-    # a 200 KB file, 4.5 s of chunking holding the GIL, read twice a chunk).
+    # Read once: each read of ``offsets`` makes a new list of every piece's offsets (read
+    # twice a chunk, a 200 KB file takes 4.5 s of chunking, holding the GIL).
     offsets = encoding.offsets
 
     def line_at(piece: int) -> int:
