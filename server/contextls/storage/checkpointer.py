@@ -35,8 +35,7 @@ BUSY_TIMEOUT_MS: Final = 5000
 class Checkpointer:
     """A thread that checkpoints ``location``'s WAL (``PASSIVE``: waiting for nobody)
     when asked (``request``) and as commits add up (``committed``). Started at its
-    first checkpoint;
-    ``close`` stops it."""
+    first checkpoint; ``close`` stops it."""
 
     def __init__(self, location: str) -> None:
         self.location = location
