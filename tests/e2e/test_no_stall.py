@@ -246,3 +246,22 @@ async def test_a_folder_add_reports_its_progress(editors: list[Session], workspa
     assert len(added["items"]) == 30
     kinds = [message["value"]["kind"] for message in progress]
     assert kinds[0] == "begin" and kinds[-1] == "end", kinds
+
+
+async def test_a_dry_run_of_another_model_leaves_room_for_another_client(
+    editors: list[Session],
+) -> None:
+    """Counting the window in Claude's tokens (~0.3 MB/s) for a rehearsal of the change."""
+    first, second = editors
+    await first.call("contextls/configure", settings={"maxTokens": 2_000_000})
+    prose = "The quick brown fox jumps over the lazy dog, again and again. " * 9_000
+    await first.call("contextls/addText", kind="text", content=prose)
+    result = await answered_first(
+        first,
+        "contextls/configure",
+        {"settings": {"model": "claude-opus-4.7"}, "dryRun": True},
+        second,
+    )
+    assert result["dryRun"] is True and result["changed"] == ["model", "encoding"]
+    status = await second.call("contextls/status")
+    assert status["model"] == "gpt-4o"  # rehearsed, not changed

@@ -322,7 +322,7 @@ async def configure(ls: ContextServer, params: p.ConfigureParams) -> p.Configure
     }
     workspace = ls.session.route(params.workspace)
     tokenizer = workspace.config.tokenizer_after(wanted, params.reset)
-    if tokenizer is not None and not params.dry_run:
+    if tokenizer is not None:  # a dry run counts the window as the change would
         items = list(workspace.window)
         await asyncio.to_thread(precount, tokenizer, items)
         workspace = ls.session.route(params.workspace)  # as it is now
