@@ -7,6 +7,8 @@ own functions with a clock passed in, so "settled" needs no sleeping.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -174,6 +176,63 @@ def test_a_forget_takes_the_vectors_of_what_it_forgot_before_its_scrub(
     assert db.execute("SELECT count(*) FROM semantic_vectors").fetchone()[0] == 0
     assert db.execute("SELECT id FROM semantic_gone").fetchall() == [("ctx-1",)]
     assert not vectors.swept_behind(db)
+
+
+class ForgettingEmbedder(CountingEmbedder):
+    """The real embedder; while it embeds, ``forget`` runs (another request's forget)."""
+
+    def __init__(self, real: Embedder, forget: Callable[[], None]) -> None:
+        super().__init__(real)
+        self.forget = forget
+
+    def embed_ids(self, id_lists: list[list[int]]) -> np.ndarray:
+        self.forget()
+        return super().embed_ids(id_lists)
+
+
+def test_an_item_forgotten_while_it_is_embedded_gets_no_vectors(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    _evict(store, _item("ctx-1", SOURCE))
+    engine = Engine(str(tmp_path / "s.db"))
+
+    def forget() -> None:
+        with store.write():
+            store.archive.forget(ROOT, ["ctx-1"])
+        engine.forgotten()  # the scrub's first step, before the vectors are stored
+
+    indexer.index_some(db, ForgettingEmbedder(embedder, forget))  # type: ignore[arg-type]
+    assert db.execute("SELECT count(*) FROM semantic_vectors").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM semantic_claims").fetchone()[0] == 0
+
+
+def test_a_forget_does_not_wait_for_the_item_being_embedded(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    store, db = _open(tmp_path / "s.db", embedder)
+    _evict(store, _item("ctx-1", SOURCE))
+    engine = Engine(str(tmp_path / "s.db"))
+    embedding, done = threading.Event(), threading.Event()
+
+    def worker() -> None:  # holds the worker's lock as while it embeds an item
+        with engine._write_lock:
+            embedding.set()
+            done.wait()
+
+    holder = threading.Thread(target=worker)
+    holder.start()
+    embedding.wait()
+    with store.write():
+        store.archive.forget(ROOT, ["ctx-1"])
+    forgetting = threading.Thread(target=engine.forgotten)
+    forgetting.start()
+    forgetting.join(timeout=60)  # a bound on a hang, not on speed
+    finished_first = not forgetting.is_alive()
+    done.set()
+    holder.join()
+    forgetting.join()
+    assert finished_first, "the forget waited for the item being embedded"
 
 
 def test_an_item_restored_from_the_archive_has_its_vectors_swept(

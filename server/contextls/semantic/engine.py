@@ -317,16 +317,14 @@ class Engine:
     def forgotten(self) -> None:
         """Before a forget's scrub, the vectors of forgotten items go (the VACUUM that
         follows leaves nothing of them), whether or not search by meaning is available
-        here: the file may hold vectors another process made."""
-        own = self._write is None
-        db = sqlite3.connect(self.location, isolation_level=None) if own else self._write
-        assert db is not None
+        here: the file may hold vectors another process made. On a connection of its own,
+        not waiting for the worker: it may be embedding a large item for seconds, and what
+        it embeds of an item forgotten meanwhile is not stored (``vectors.store``)."""
+        db = sqlite3.connect(self.location, isolation_level=None)
         try:
-            with self._write_lock:
-                vectors.drop_unarchived(db)
+            vectors.drop_unarchived(db)
         finally:
-            if own:
-                db.close()
+            db.close()
 
     def stop(self) -> None:
         """No new work; wait for the item being embedded, then let the model's process go."""

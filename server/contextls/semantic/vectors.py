@@ -276,8 +276,15 @@ def release(db: sqlite3.Connection, rowids: list[int]) -> None:
 
 
 def store(db: sqlite3.Connection, item: Pending, model: str, packed: list[bytes]) -> None:
-    """Replace the item's vectors (``pack``: one per chunk), drop its claim; the caller commits."""
+    """Replace the item's vectors (``pack``: one per chunk), drop its claim; the caller commits.
+    An item that left the archive while it was embedded gets none: a forget's scrub may
+    have run meanwhile, and no vector may outlive what it was made of."""
     db.execute("DELETE FROM semantic_claims WHERE rowid = ?", (item.rowid,))
+    if not db.execute(
+        "SELECT 1 FROM archive WHERE rowid = ? AND root = ? AND id = ?",
+        (item.rowid, item.root, item.id),
+    ).fetchone():
+        return
     if db.execute(
         "SELECT 1 FROM semantic_vectors WHERE root = ? AND id = ? AND model = ? LIMIT 1",
         (item.root, item.id, model),
