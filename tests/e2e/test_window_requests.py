@@ -264,3 +264,15 @@ async def test_a_piece_of_one_line_is_labelled_with_its_columns(
     listed = await session.call("contextls/list")
     (item,) = [i for i in listed["items"] if i["id"] == piece["item"]["id"]]
     assert (item["label"], item["content"]) == ("long.js:3", "var y = 1;")
+
+
+async def test_a_pasted_log_as_a_query_is_searched_by_its_first_words(start: Starter) -> None:
+    session = await start({"maxItems": 1})
+    log = "upload failed " + " ".join(f"frame{n} line {n}" for n in range(1_000))
+    await session.call("contextls/addText", content=log[:500])  # the log's first 40 frames
+    await session.call("contextls/addText", content="ordinary words")  # evicts ctx-1
+    found = decode(
+        await session.call("contextls/search", query=log[:10_000], mode="keyword"), SearchResult
+    )
+    assert [hit.item.id for hit in found.hits] == ["ctx-1"]
+    assert found.warning is not None and "query's first 64 words" in found.warning

@@ -141,3 +141,15 @@ def test_a_word_is_inside_a_name_as_the_keyword_index_splits_it(
 ) -> None:
     assert relevance.inside_a_name(text, word) is inside
     assert (word in name_words(text)) is inside
+
+
+def test_a_long_query_is_searched_by_its_first_telling_words() -> None:
+    words = [f"word{n}" for n in range(relevance.QUERY_TERMS + 30)]
+    # Stop words and repeats are not telling words: they do not count towards the bound.
+    query = " the ".join(words[:10]) + " " + " ".join(words[:10] + words[10:])
+    kept, left_out = relevance.bounded(query)
+    assert telling_terms(kept) == tuple(words[: relevance.QUERY_TERMS])
+    assert left_out == 30
+    assert query.startswith(kept)
+    short = "where do we retry the uploads"
+    assert relevance.bounded(short) == (short, 0)

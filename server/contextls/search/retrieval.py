@@ -60,6 +60,13 @@ def retrieve(
         wanted = "keyword"
     if not query.strip():
         return Retrieval([], wanted, warning)
+    query, left_out = relevance.bounded(query)
+    if left_out:
+        said = (
+            f"the query's first {relevance.QUERY_TERMS} words were searched for "
+            f"({left_out} more left out)"
+        )
+        warning = f"{warning}; {said}" if warning else said
     # The workspace keeps the archive's count; counting it costs ~5 ms at 100,000.
     documents = store.archive.archived_count(root) if archived is None else archived
     words = relevance.words_of(
@@ -78,10 +85,11 @@ def retrieve(
     if available:  # the gate weighs meaning in every mode
         waiting = meaning.catch_up(root, documents)
         if waiting:
-            warning = (
+            said = (
                 f"{waiting} archived item{'s' if waiting != 1 else ''} not embedded yet; "
                 "semantic results may miss them"
             )
+            warning = f"{warning}; {said}" if warning else said
         asked = [hit.item.id for hit in keyword_hits]
         wide = max(limit, CANDIDATES) if wanted != "keyword" else 1
         nearest = meaning.nearest(root, query, wide, list(kinds) if kinds else None, asked)
