@@ -210,7 +210,7 @@ def test_an_item_forgotten_while_it_is_embedded_gets_no_vectors(
 def test_a_forget_does_not_wait_for_the_item_being_embedded(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    store, db = _open(tmp_path / "s.db", embedder)
+    store, _db = _open(tmp_path / "s.db", embedder)
     _evict(store, _item("ctx-1", SOURCE))
     engine = Engine(str(tmp_path / "s.db"))
     embedding, done = threading.Event(), threading.Event()
