@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
+import sysconfig
 from pathlib import Path
 from typing import Any
 
+from contextls.protocol import Notification
 from tests.support.rpc import RpcError
 
 from .conftest import Session
@@ -265,3 +268,50 @@ async def test_a_dry_run_of_another_model_leaves_room_for_another_client(
     assert result["dryRun"] is True and result["changed"] == ["model", "encoding"]
     status = await second.call("contextls/status")
     assert status["model"] == "gpt-4o"  # rehearsed, not changed
+
+
+async def changed_meanwhile(
+    heavy: Session, method: str, params: dict[str, Any], other: Session
+) -> Any:
+    """Send ``method`` on ``heavy``; while it is unanswered, ``other`` adds a note, and the
+    status that change pushes must reach ``heavy`` before its answer does (on one
+    connection, in the order the daemon wrote them). For a request whose answer is large,
+    where another client's reply can overtake the answer on its way: the push shows the
+    change was made before the heavy request's work ended."""
+    pushes = heavy.client.kept[Notification.DID_CHANGE_STATUS]
+    answered_before: list[bool] = []
+
+    class Noting(list[Any]):
+        def append(self, params: Any) -> None:
+            super().append(params)
+            answered_before.append(not heavy.client.in_flight)
+
+    noting = heavy.client.kept[Notification.DID_CHANGE_STATUS] = Noting(pushes)
+    work = asyncio.ensure_future(heavy.raw(method, params))
+    while not heavy.client.in_flight:  # written
+        await asyncio.sleep(0.001)
+    await other.call("contextls/addText", content="a note while the other editor waits")
+    await heavy.wait_for(lambda: len(noting) > len(pushes))
+    result = await work
+    assert answered_before and not answered_before[0], "the heavy request was answered first"
+    return result
+
+
+async def test_a_render_of_a_large_window_leaves_room_for_another_client(
+    editors: list[Session], workspace: Path
+) -> None:
+    """The standard library's modules and four of its packages in the window (~400 files,
+    7 MB of code nobody here wrote): drawing and counting them held every client ~1 s."""
+    first, second = editors
+    await first.call("contextls/configure", settings={"maxTokens": 2_000_000, "maxItems": 500})
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for module in sorted(stdlib.glob("*.py")):
+        shutil.copyfile(module, workspace / module.name)
+    for package in ("asyncio", "email", "unittest", "idlelib"):
+        shutil.copytree(
+            stdlib / package, workspace / package, ignore=shutil.ignore_patterns("*.pyc")
+        )
+    added = await first.call("contextls/addFiles", targets=[{"uri": str(workspace)}], force=True)
+    result = await changed_meanwhile(first, "contextls/render", {}, second)
+    assert result["itemIds"] == [item["id"] for item in added["items"]]
+    assert not result["omittedIds"] and result["tokens"] > 1_000_000

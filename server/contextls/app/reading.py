@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Sequence
+from typing import Final
 
 from contextls.app import protocol_views as wire
 from contextls.app import searching
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core.items import Item
-from contextls.core.render import render, select
+from contextls.core.render import Rendered, render, select
 from contextls.protocol import (
     CacheBreakpoint,
     ListResult,
@@ -18,6 +20,12 @@ from contextls.protocol import (
     SearchResult,
     SemanticStatus,
 )
+
+OFF_LOOP_CHARS: Final = 256 * 1024
+"""From this much text on, a render is drawn and counted in a worker thread (tiktoken
+lets go of the GIL; Claude's counter counts a large text in its own process): drawing a
+window of 400 files (7 MB) held every client 1-2 s. A smaller one is drawn in the turn
+that asked, as fast as a thread's round trip."""
 
 
 class Reading:
@@ -38,7 +46,9 @@ class Reading:
         max_tokens: int | None,
         query: str | None,
         auto_retrieve: bool = False,
-    ) -> RenderResult:
+    ) -> RenderResult | Awaitable[RenderResult]:
+        """The window drawn for an LLM (an awaitable of it, drawn in a worker thread, when
+        it is large: ``OFF_LOOP_CHARS``); the items and the history are those of now."""
         items = select(list(self.state.window), kinds, limit)
         history: list[Item] = []
         scores: dict[str, float] = {}
@@ -55,38 +65,60 @@ class Reading:
             )
         budget = self.state.window.limits.max_tokens
         tokenizer = self.state.tokenizer
-        rendered = render(
-            items, fmt, tokenizer.count, max_tokens, history, budget, tokenizer.count_pieces
-        )
-        if fmt == "markdown" and max_tokens is None and not history:
-            self.state.rendered([item for item in items if item.id in set(rendered.item_ids)])
-        return RenderResult(
-            breakpoints=[
-                CacheBreakpoint(
-                    after=after,  # type: ignore[arg-type]
-                    offset=len(before),
-                    utf16_offset=len(before.encode("utf-16-le")) // 2,
-                    tokens=rendered.tokens if after == "end" else tokenizer.count(before),
-                )
-                for after, before in rendered.boundaries
-            ],
-            text=rendered.text,
-            tokens=rendered.tokens,
-            item_ids=rendered.item_ids,
-            omitted_ids=rendered.omitted_ids,
-            format=fmt,
-            history_ids=rendered.history_ids,
-            history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
-            warnings=[
-                *rendered.warnings,
-                *missed,
-                *(w for item_id in rendered.item_ids for w in self.state.secret_warnings(item_id)),
-            ],
-            history_omitted=[
-                Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
-            ],
-            budget=max_tokens or budget,
-        )
+
+        def draw() -> tuple[Rendered, list[int]]:
+            rendered = render(
+                items, fmt, tokenizer.count, max_tokens, history, budget, tokenizer.count_pieces
+            )
+            before = [
+                rendered.tokens if after == "end" else tokenizer.count(text)
+                for after, text in rendered.boundaries
+            ]
+            return rendered, before
+
+        def result(drawn: tuple[Rendered, list[int]]) -> RenderResult:
+            rendered, counted = drawn
+            if fmt == "markdown" and max_tokens is None and not history:
+                self.state.rendered([item for item in items if item.id in set(rendered.item_ids)])
+            return RenderResult(
+                breakpoints=[
+                    CacheBreakpoint(
+                        after=after,  # type: ignore[arg-type]
+                        offset=len(before),
+                        utf16_offset=len(before.encode("utf-16-le")) // 2,
+                        tokens=tokens,
+                    )
+                    for (after, before), tokens in zip(rendered.boundaries, counted, strict=True)
+                ],
+                text=rendered.text,
+                tokens=rendered.tokens,
+                item_ids=rendered.item_ids,
+                omitted_ids=rendered.omitted_ids,
+                format=fmt,
+                history_ids=rendered.history_ids,
+                history_scores=[scores.get(item_id, 0.0) for item_id in rendered.history_ids],
+                warnings=[
+                    *rendered.warnings,
+                    *missed,
+                    *(
+                        w
+                        for item_id in rendered.item_ids
+                        for w in self.state.secret_warnings(item_id)
+                    ),
+                ],
+                history_omitted=[
+                    Omission(id=item_id, reason=why) for item_id, why in rendered.history_omitted
+                ],
+                budget=max_tokens or budget,
+            )
+
+        if sum(len(item.content) for item in (*items, *history)) < OFF_LOOP_CHARS:
+            return result(draw())
+
+        async def drawn_off_the_loop() -> RenderResult:
+            return result(await asyncio.to_thread(draw))
+
+        return drawn_off_the_loop()
 
     def search(
         self, query: str, limit: int, kinds: Sequence[str] | None, mode: str | None = None

@@ -207,7 +207,7 @@ def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
 
 
 @handles(p.Requests.RENDER)
-def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult:
+def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult | Awaitable[p.RenderResult]:
     return ls.session.route(params.workspace).reader.render(
         params.format,
         params.kinds,
