@@ -271,13 +271,15 @@ async def test_a_dry_run_of_another_model_leaves_room_for_another_client(
 
 
 async def changed_meanwhile(
-    heavy: Session, method: str, params: dict[str, Any], other: Session
+    heavy: Session, method: str, params: dict[str, Any], other: Session, head_start: float = 0.0
 ) -> Any:
     """Send ``method`` on ``heavy``; while it is unanswered, ``other`` adds a note, and the
     status that change pushes must reach ``heavy`` before its answer does (on one
     connection, in the order the daemon wrote them). For a request whose answer is large,
     where another client's reply can overtake the answer on its way: the push shows the
-    change was made before the heavy request's work ended."""
+    change was made before the heavy request's work ended. ``head_start``: seconds the
+    heavy request has to reach the daemon first, for one whose work starts a turn after it
+    is read (an async handler): the change could otherwise be made before it starts."""
     pushes = heavy.client.kept[Notification.DID_CHANGE_STATUS]
     answered_before: list[bool] = []
 
@@ -290,6 +292,7 @@ async def changed_meanwhile(
     work = asyncio.ensure_future(heavy.raw(method, params))
     while not heavy.client.in_flight:  # written
         await asyncio.sleep(0.001)
+    await asyncio.sleep(head_start)
     await other.call("contextls/addText", content="a note while the other editor waits")
     await heavy.wait_for(lambda: len(noting) > len(pushes))
     result = await work
@@ -315,3 +318,28 @@ async def test_a_render_of_a_large_window_leaves_room_for_another_client(
     result = await changed_meanwhile(first, "contextls/render", {}, second)
     assert result["itemIds"] == [item["id"] for item in added["items"]]
     assert not result["omittedIds"] and result["tokens"] > 1_000_000
+
+
+async def test_a_long_conversation_is_counted_leaving_room_for_another_client(
+    editors: list[Session], workspace: Path
+) -> None:
+    """500 messages of ~2 KB of the standard library's code, in Claude's tokens."""
+    first, second = editors
+    await first.call("contextls/configure", settings={"model": "claude-opus-4.7"})
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    code = "".join(module.read_text() for module in sorted(stdlib.glob("*.py"))[:60])
+    messages = [
+        {
+            "role": "user" if n % 2 == 0 else "assistant",
+            "content": code[n * 2_000 : (n + 1) * 2_000],
+        }
+        for n in range(500)
+    ]
+    params = {"workspace": str(workspace), "messages": messages, "contextWindow": 200_000}
+    # Counting them takes seconds; the change comes a moment after the request.
+    result = await changed_meanwhile(
+        first, "contextls/prepareConversation", params, second, head_start=0.2
+    )
+    assert result["truncated"] and result["prevContextTokens"] > 200_000, result[
+        "prevContextTokens"
+    ]
