@@ -343,3 +343,23 @@ async def test_a_long_conversation_is_counted_leaving_room_for_another_client(
     assert result["truncated"] and result["prevContextTokens"] > 200_000, result[
         "prevContextTokens"
     ]
+
+
+async def test_outlines_of_many_files_leave_room_for_another_client(
+    editors: list[Session], workspace: Path
+) -> None:
+    """The standard library's modules with functions (~150 files, 4 MB), shown as outlines
+    at once and whole again."""
+    first, second = editors
+    await first.call("contextls/configure", settings={"maxTokens": 2_000_000, "maxItems": 500})
+    for module in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        if "\ndef " in module.read_text(errors="replace"):
+            shutil.copyfile(module, workspace / module.name)
+    added = await first.call("contextls/addFiles", targets=[{"glob": "*.py"}], force=True)
+    ids = [item["id"] for item in added["items"]]
+    params = {"ids": ids, "view": "outline"}
+    outlined = await changed_meanwhile(first, "contextls/setView", params, second, head_start=0.1)
+    assert [item["id"] for item in outlined["items"]] == ids
+    assert all(item["view"] == "outline" for item in outlined["items"])
+    whole = await first.call("contextls/setView", ids=ids, view="whole")
+    assert all(item["view"] == "whole" for item in whole["items"])

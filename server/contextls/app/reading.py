@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Final
 
 from contextls.app import protocol_views as wire
 from contextls.app import searching
 from contextls.app.workspace_state import WorkspaceState
+from contextls.core.costs import OFF_LOOP_CHARS
 from contextls.core.items import Item
 from contextls.core.render import Rendered, render, select
 from contextls.protocol import (
@@ -20,12 +20,6 @@ from contextls.protocol import (
     SearchResult,
     SemanticStatus,
 )
-
-OFF_LOOP_CHARS: Final = 256 * 1024
-"""From this much text on, a render is drawn and counted in a worker thread (tiktoken
-lets go of the GIL; Claude's counter counts a large text in its own process): drawing a
-window of 400 files (7 MB) held every client 1-2 s. A smaller one is drawn in the turn
-that asked, as fast as a thread's round trip."""
 
 
 class Reading:

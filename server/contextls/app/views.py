@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from dataclasses import replace
 
 from contextls.app import protocol_views as wire
@@ -10,6 +12,7 @@ from contextls.app.changes import Change
 from contextls.app.following import Following
 from contextls.app.workspace_state import WorkspaceState
 from contextls.core.candidates import Candidate
+from contextls.core.costs import OFF_LOOP_CHARS
 from contextls.core.errors import ContextError
 from contextls.core.items import VIEW, Item, is_outlined
 from contextls.core.outlines import (
@@ -80,10 +83,22 @@ class Viewing:
         metadata = {**candidate.metadata, VIEW: "outline", WHOLE_TOKENS: whole}
         return replace(candidate, content=shown, metadata=metadata)
 
-    def set_view(self, ids: list[str], view: str) -> SetViewResult:
+    def set_view(self, ids: list[str], view: str) -> SetViewResult | Awaitable[SetViewResult]:
         """Show items whole again, or as their outlines; a whole file makes room as an
-        add does (announced)."""
-        wanted: list[tuple[str, str]] = []
+        add does (announced). Sources of ``OFF_LOOP_CHARS`` or more are outlined and
+        counted in a worker thread (an awaitable of the answer)."""
+        sources = self._sources(ids, view)
+        if sum(len(source) for _, source in sources) < OFF_LOOP_CHARS:
+            return self._show(view, self._shown(sources, view))
+
+        async def shown_off_the_loop() -> SetViewResult:
+            return self._show(view, await asyncio.to_thread(self._shown, sources, view))
+
+        return shown_off_the_loop()
+
+    def _sources(self, ids: list[str], view: str) -> list[tuple[Item, str]]:
+        """The items whose view changes, with the source each shows (read now)."""
+        found: list[tuple[Item, str]] = []
         for item_id in self.state.resolve(ids)[0]:
             item = self.state.window.get(item_id)
             if (view == "outline") == is_outlined(item):
@@ -93,24 +108,40 @@ class Viewing:
                     f"{item.id} ({item.label}) is not a file or a class: it has no outline",
                     ErrorCode.INVALID_PARAMS,
                 )
-            source = self.follower.current_text(item)
+            found.append((item, self.follower.current_text(item)))
+        return found
+
+    def _shown(self, sources: list[tuple[Item, str]], view: str) -> list[tuple[str, str]]:
+        """Each item's text in ``view``, counted as the window will count it (the
+        tokenizer remembers it). Thread-safe."""
+        wanted: list[tuple[str, str]] = []
+        for item, source in sources:
             shown = source if view == "whole" else outline_text(source, item)
             if shown is None:
                 raise ContextError(
                     f"{item.id} ({item.label}) has nothing to hide: its outline is all of it",
                     ErrorCode.NO_STRUCTURE,
                 )
-            wanted.append((item_id, shown))
+            probe = Item(
+                item.id,
+                item.kind,
+                shown,
+                _viewed(item, view),
+                0,
+                0,
+                encoding=self.state.tokenizer.encoding,
+            )
+            self.state.window.costs.body(probe)
+            wanted.append((item.id, shown))
+        return wanted
 
+    def _show(self, view: str, wanted: list[tuple[str, str]]) -> SetViewResult:
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             done = []
             for item_id, shown in wanted:
                 item = self.state.window.get(item_id)
                 change.touch(item)
-                kept = {k: v for k, v in item.metadata.items() if k not in (VIEW, WHOLE_TOKENS)}
-                if view == "outline":
-                    kept.update({VIEW: "outline", WHOLE_TOKENS: item.tokens})
-                item.metadata = kept  # first: an item's heading says its view, and is counted
+                item.metadata = _viewed(item, view)  # first: the heading says it, and counts
                 change.record_evictions(self.state.window.replace_content(item_id, shown))
                 if item.stale:
                     self.state.window.set_stale(item_id, False)
@@ -123,3 +154,11 @@ class Viewing:
             evicted=[wire.context_item(item) for item in evicted],
             status=self.state.status(),
         )
+
+
+def _viewed(item: Item, view: str) -> dict[str, object]:
+    """``item``'s metadata once it shows ``view``."""
+    kept = {k: v for k, v in item.metadata.items() if k not in (VIEW, WHOLE_TOKENS)}
+    if view == "outline":
+        kept.update({VIEW: "outline", WHOLE_TOKENS: item.tokens})
+    return kept

@@ -4,6 +4,7 @@ symbol at a place, an item's view, the repository map."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 from contextls import protocol as p
 from contextls.app.map_messages import FindRequest
@@ -40,7 +41,9 @@ async def symbol_at(ls: ContextServer, params: p.SymbolAtParams) -> p.SymbolAtRe
 
 
 @handles(p.Requests.SET_VIEW)
-def set_view(ls: ContextServer, params: p.SetViewParams) -> p.SetViewResult:
+def set_view(
+    ls: ContextServer, params: p.SetViewParams
+) -> p.SetViewResult | Awaitable[p.SetViewResult]:
     return ls.session.route(params.workspace).views.set_view(list(params.ids), params.view)
 
 
