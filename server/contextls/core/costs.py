@@ -16,12 +16,13 @@ from typing import Final
 from contextls.core.items import Item
 from contextls.core.render import MARKDOWN_FRAME, body_piece, fence_for, heading_piece
 
-OFF_LOOP_CHARS: Final = 256 * 1024
-"""From this much text on, the server draws, outlines and counts items in a worker thread
-(tiktoken and tree-sitter's parse let go of the GIL; Claude's counter counts a large text
-in a process of its own): a render of 400 files (7 MB) held every client ~1 s, showing
-390 of them as outlines ~1.2 s. Less is done in the turn that asked, as fast as a
-thread's round trip."""
+OFF_LOOP_CHARS: Final = 64 * 1024
+"""From this much text on, the server reads, parses, outlines, draws and counts in a worker
+thread, not on the loop that answers everyone (tiktoken and tree-sitter's parse let go of
+the GIL; Claude's tokenizer counts ~1 MB/s, a large text in a process of its own): an
+outline of a 900 KB file takes ~1 s, a render of 400 files (7 MB) held every client ~1 s,
+showing 390 of them as outlines ~1.2 s. Less is done in the turn that asked, as fast as
+a thread's round trip."""
 
 
 class Costs:

@@ -19,6 +19,7 @@ from contextls.app.model_counts import count_for_models
 from contextls.app.workers import OverBudget
 from contextls.core import candidates
 from contextls.core.candidates import Candidate
+from contextls.core.costs import OFF_LOOP_CHARS
 from contextls.core.errors import ContextError
 from contextls.core.outlines import outline_source
 from contextls.lsp.agents import refuse_secrets_to_agents
@@ -66,12 +67,6 @@ def add_symbol(ls: ContextServer, params: p.AddSymbolParams) -> p.AddResult:
         params.metadata,
         params.pin,
     )
-
-
-OFF_LOOP_CHARS = 64 * 1024
-"""Texts at least this long are counted (and files this large read, parsed, outlined) in
-a worker thread, not on the loop that answers everyone (Claude's tokenizer counts ~1 MB/s,
-an outline of a 900 KB file takes ~1 s)."""
 
 
 @handles(p.Requests.ADD_FILE)
