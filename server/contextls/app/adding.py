@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from contextls.app import protocol_views as wire
 from contextls.app.changes import Change
@@ -14,6 +14,7 @@ from contextls.core.errors import (
     InvalidParams,
 )
 from contextls.core.items import END_COLUMN, START_COLUMN, Item, is_outlined
+from contextls.core.render import body_piece
 from contextls.core.secrets import secrets_in, words_of
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
@@ -33,6 +34,15 @@ def _columns(start: Position, end: Position, source: str | None) -> tuple[int, i
         if start[0] >= len(lines) or end[1] >= len(lines[start[0]].encode("utf-16-le")) // 2:
             return None
     return start[1] + 1, end[1]
+
+
+class Precounted(NamedTuple):
+    """What ``Adding.precount`` found of a text: its body as the window counts it, the
+    tokens of that, and the kinds of secret it seems to hold."""
+
+    body: str
+    tokens: int
+    secrets: list[str]
 
 
 class Adding:
@@ -136,13 +146,14 @@ class Adding:
         check_size(size, "the text", self.state.settings.max_file_bytes)
         return self.add_candidate(candidates.text(kind, content, language, metadata, pin))
 
-    def precount(self, candidate: Candidate) -> None:
+    def precount(self, candidate: Candidate) -> Precounted:
         """Count what ``candidate``'s text will take (the tokenizer remembers it), scan it
         for secrets and count its signs of demanding work (remembered likewise for a large
         text), so the add that follows counts and scans nothing: a large text is counted in
         a worker thread while other requests are answered, the add then runs on the loop.
+        Returns what it found, for an add of more than the tokenizer remembers.
         Thread-safe."""
-        secrets_in(candidate.content)
+        found = secrets_in(candidate.content)
         adaptive.signs_of(candidate.kind, candidate.content)
         probe = Item(
             "ctx-0",
@@ -153,7 +164,8 @@ class Adding:
             0,
             encoding=self.state.tokenizer.encoding,
         )
-        self.state.window.costs.body(probe)
+        tokens = self.state.window.costs.body(probe)
+        return Precounted(body_piece(probe), tokens, found)
 
     def add_candidate(self, candidate: Candidate, replacing: Item | None = None) -> AddResult:
         """Add what a request planned (a file as its outline, say), as any add; in the same

@@ -66,6 +66,10 @@ class _Plan:
     candidates: list[tuple[PlannedFile, Candidate]] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     refused: list[TargetRefusal] = field(default_factory=list)
+    counted: dict[str, int] = field(default_factory=dict)
+    """Each file's body as the window counts it -> its tokens (``read_plan``)."""
+    scanned: dict[str, list[str]] = field(default_factory=dict)
+    """Each file's text -> the kinds of secret it seems to hold (``read_plan``)."""
 
     def leave_out(self, planned: PlannedFile, rel: str, error: ContextError) -> None:
         if not planned.named and error.code in SKIPPED_WHEN_EXPANDING:
@@ -88,7 +92,9 @@ def read_plan(
     ``progress``: told (files read, files to read) as it goes."""
     plan = _read(workspace, params, progress)
     for _, candidate in plan.candidates:
-        workspace.adding.precount(candidate)
+        body, tokens, secrets = workspace.adding.precount(candidate)
+        plan.counted[body] = tokens
+        plan.scanned[candidate.content] = secrets
     return plan
 
 
@@ -110,9 +116,10 @@ def add_files(
         )
     try:
         grow = adaptive.grow_to(workspace.settings)
-        result = workspace.change(
-            lambda change: _apply(workspace.window, change, plan, params, grow)
-        )
+        with workspace.tokenizer.consulting(plan.counted):
+            result = workspace.change(
+                lambda change: _apply(workspace.window, change, plan, params, grow)
+            )
     except _Planned as planned:  # rolled back: the status is the window's as it is
         result = msgspec.structs.replace(planned.result, status=workspace.status(), dry_run=True)
         if planned.needs_force is not None:
@@ -121,7 +128,9 @@ def add_files(
     secrets = [
         found
         for item in result.items
-        for found in workspace.note_secrets(item.id, item.label, item.content)
+        for found in workspace.note_secrets(
+            item.id, item.label, item.content, plan.scanned.get(item.content)
+        )
     ]
     return msgspec.structs.replace(
         result,

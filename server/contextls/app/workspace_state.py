@@ -184,13 +184,14 @@ class WorkspaceState:
         archive): it is made again when next asked."""
         self._status = None
 
-    def note_secrets(self, item_id: str, where: str, content: str) -> list[SecretFound]:
-        """Scan an item's new text (``where`` names it, never its text); returns the
-        secrets not said before for this item (the status keeps saying all of them while
-        the item is in the window)."""
-        said = [
-            SecretFound(item=item_id, where=where, found=found) for found in secrets_in(content)
-        ]
+    def note_secrets(
+        self, item_id: str, where: str, content: str, scanned: list[str] | None = None
+    ) -> list[SecretFound]:
+        """Scan an item's new text (``where`` names it, never its text; ``scanned``: what a
+        scan of it found already); returns the secrets not said before for this item (the
+        status keeps saying all of them while the item is in the window)."""
+        kinds = secrets_in(content) if scanned is None else scanned
+        said = [SecretFound(item=item_id, where=where, found=found) for found in kinds]
         before = self.secrets.get(item_id, [])
         if said:
             self.secrets[item_id] = said

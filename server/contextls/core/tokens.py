@@ -8,9 +8,10 @@ pygls floor.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, Protocol
 
 from contextls.core.models import TOKENIZERS, TokenizerSpec
@@ -54,6 +55,8 @@ class Tokenizer:
         self._lock = threading.Lock()
         """Around what it remembers: a change of model counts a window in a worker thread
         while requests count on the server's."""
+        self._known: Mapping[str, int] = {}
+        """Counts made elsewhere and looked up first (``consulting``)."""
 
     @property
     def loaded(self) -> bool:
@@ -69,11 +72,25 @@ class Tokenizer:
     def count(self, text: str) -> int:
         if not text:
             return 0
-        tokens = self._seen.get(text)
+        tokens = self._known.get(text)
+        if tokens is None:
+            tokens = self._seen.get(text)
         if tokens is None:
             tokens = self._count(text)
             self._remember(text, tokens)
         return tokens
+
+    @contextlib.contextmanager
+    def consulting(self, counts: Mapping[str, int]) -> Iterator[None]:
+        """Take ``counts`` (texts counted in this encoding, in a worker thread) as known
+        while inside: an add of a folder counts its files before it takes the write lock,
+        more text than the tokenizer remembers (a folder of 7 MB was counted again on the
+        event loop, every client waiting ~1 s)."""
+        before, self._known = self._known, counts
+        try:
+            yield
+        finally:
+            self._known = before
 
     def _count(self, text: str) -> int:
         self.load()

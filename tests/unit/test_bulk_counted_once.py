@@ -1,0 +1,49 @@
+"""A folder is read, counted and scanned once, in the worker thread of its add, even when
+it holds more text than the tokenizer remembers: the add on the event loop then counts
+only headings (a folder of 7 MB was counted again there, every client waiting ~1 s)."""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from contextls.app import bulk, workspace_state
+from contextls.core.tokens import PIECES_KEPT
+from contextls.protocol import AddFilesParams, FileTarget
+
+from .test_service import Editor, start
+
+
+def test_a_folder_larger_than_the_tokenizer_remembers_is_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    lib = tmp_path / "ws" / "lib"
+    lib.mkdir(parents=True)
+    for module in sorted(stdlib.glob("*.py")):
+        shutil.copyfile(module, lib / module.name)
+    for package in ("asyncio", "email", "unittest"):
+        shutil.copytree(stdlib / package, lib / package, ignore=shutil.ignore_patterns("*.pyc"))
+    size = sum(path.stat().st_size for path in lib.rglob("*.py"))
+    assert size > PIECES_KEPT  # more than the tokenizer remembers
+    session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
+    workspace = session.route()
+    params = AddFilesParams(targets=[FileTarget(uri=str(lib))], force=True)
+    plan = bulk.read_plan(workspace, params)  # the worker thread's part
+
+    counted: list[str] = []
+    scanned: list[str] = []
+    tokenizer = workspace.tokenizer
+    count = tokenizer._count
+    monkeypatch.setattr(tokenizer, "_count", lambda text: counted.append(text) or count(text))
+    scan = workspace_state.secrets_in
+    monkeypatch.setattr(
+        workspace_state, "secrets_in", lambda text: scanned.append(text) or scan(text)
+    )
+    result = bulk.add_files(workspace, params, plan)  # the event loop's part
+    assert len(result.items) == len(plan.candidates) > 250
+    assert sum(map(len, counted)) < size / 50  # headings, not the files' text
+    assert not scanned
