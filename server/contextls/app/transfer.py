@@ -120,6 +120,24 @@ class Importing:
             settings=self.adopted,
         )
 
+    def counted(self) -> dict[str, int]:
+        """Every item's text counted as its step will count it (a window item's body as
+        the window counts it), for the steps to look up (``Tokenizer.consulting``): counted
+        in a worker thread, an import of 2,500 items held every client up to ~0.4 s a step
+        when each step counted its own. Thread-safe."""
+        in_window = {item.id for item in self.window_items}
+        tokenizer, adding = self.workspace.tokenizer, self.workspace.adding
+        counted: dict[str, int] = {}
+        for item in self._queue:
+            if item.id in in_window:
+                body, tokens, _ = adding.precount(
+                    Candidate(item.kind, item.content, dict(item.metadata), item.pinned)
+                )
+                counted[body] = tokens
+            else:
+                counted[item.content] = tokenizer.count(item.content)
+        return counted
+
     def step(self) -> bool:
         """Import the next batch as one change; False when nothing is left."""
         first, self._started = not self._started, True

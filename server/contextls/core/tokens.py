@@ -86,7 +86,10 @@ class Tokenizer:
         while inside: an add of a folder counts its files before it takes the write lock,
         more text than the tokenizer remembers (a folder of 7 MB was counted again on the
         event loop, every client waiting ~1 s)."""
-        before, self._known = self._known, counts
+        # Merged with any made for another request meanwhile (an import steps between
+        # other requests): every count here is exact, whoever made it.
+        before = self._known
+        self._known = {**before, **counts} if before else counts
         try:
             yield
         finally:

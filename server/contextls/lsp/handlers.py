@@ -291,18 +291,20 @@ async def import_document(ls: ContextServer, params: p.ImportParams) -> p.Import
     importing = Importing(workspace, params.document, checked=True)
     if params.dry_run:
         return importing.planned()
-    while importing.step():
-        failure = ls.service.commit()
-        if failure is not None:
-            raise to_jsonrpc(
-                ContextError(
-                    f"{failure}; {importing.done:,} of {importing.total:,} items were "
-                    "imported before it",
-                    p.ErrorCode.STORAGE,
+    counted = await asyncio.to_thread(importing.counted)
+    with workspace.tokenizer.consulting(counted):
+        while importing.step():
+            failure = ls.service.commit()
+            if failure is not None:
+                raise to_jsonrpc(
+                    ContextError(
+                        f"{failure}; {importing.done:,} of {importing.total:,} items were "
+                        "imported before it",
+                        p.ErrorCode.STORAGE,
+                    )
                 )
-            )
-        log.info("imported %d of %d items", importing.done, importing.total)
-        await asyncio.sleep(0)
+            log.info("imported %d of %d items", importing.done, importing.total)
+            await asyncio.sleep(0)
     return importing.result()
 
 
