@@ -17,6 +17,8 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from contextls.protocol import Notification
 from tests.support.rpc import RpcError
 
@@ -363,3 +365,15 @@ async def test_outlines_of_many_files_leave_room_for_another_client(
     assert all(item["view"] == "outline" for item in outlined["items"])
     whole = await first.call("contextls/setView", ids=ids, view="whole")
     assert all(item["view"] == "whole" for item in whole["items"])
+
+
+async def test_the_first_search_loads_its_model_leaving_room_for_another_client(
+    editors: list[Session],
+) -> None:
+    """Search by meaning loads its model at a process's first search (~0.5 s)."""
+    pytest.importorskip("onnxruntime")
+    first, second = editors
+    result = await answered_first(
+        first, "contextls/search", {"query": "where do we retry uploads"}, second
+    )
+    assert result["mode"] == "hybrid" and result["hits"] == []

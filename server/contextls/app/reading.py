@@ -20,6 +20,7 @@ from contextls.protocol import (
     SearchResult,
     SemanticStatus,
 )
+from contextls.search.meaning import MeaningProvider, meaning_for
 
 
 class Reading:
@@ -127,6 +128,10 @@ class Reading:
             kinds,
             mode,
         )
+
+    def meaning(self) -> MeaningProvider:
+        """Search by meaning of this window's database."""
+        return meaning_for(self.state.store.location)
 
     def semantic_status(self) -> SemanticStatus:
         """Search by meaning here (only ``status`` answers carry it; pushes stay cheap)."""

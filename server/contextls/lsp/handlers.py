@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 from lsprotocol import types as lsp
@@ -36,6 +36,7 @@ from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
 
 log = logging.getLogger(__name__)
+Routed = TypeVar("Routed", p.SearchParams, p.RenderParams)
 
 assert structure_handlers.__name__ and add_handlers.__name__  # registered when imported
 
@@ -208,7 +209,10 @@ def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
 
 @handles(p.Requests.RENDER)
 def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult | Awaitable[p.RenderResult]:
-    return ls.session.route(params.workspace).reader.render(
+    reader = ls.session.route(params.workspace).reader
+    if params.query and reader.meaning().unloaded:
+        return _once_the_model_loaded(ls, params, render)
+    return reader.render(
         params.format,
         params.kinds,
         params.limit,
@@ -225,10 +229,22 @@ def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
 
 
 @handles(p.Requests.SEARCH)
-def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult:
-    return ls.session.route(params.workspace).reader.search(
-        params.query, params.limit, params.kinds, params.mode
-    )
+def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult | Awaitable[p.SearchResult]:
+    reader = ls.session.route(params.workspace).reader
+    if reader.meaning().unloaded:
+        return _once_the_model_loaded(ls, params, search)
+    return reader.search(params.query, params.limit, params.kinds, params.mode)
+
+
+async def _once_the_model_loaded(
+    ls: ContextServer, params: Routed, answer: Callable[[ContextServer, Routed], Any]
+) -> Any:
+    """``answer`` once search by meaning has loaded its model in a worker thread: a
+    process's first search (or render with a query) loaded it on the event loop, every
+    client waiting ~0.6 s."""
+    await asyncio.to_thread(ls.session.route(params.workspace).reader.meaning().load)
+    answered = answer(ls, params)
+    return await answered if inspect.isawaitable(answered) else answered
 
 
 @handles(p.Requests.RESTORE)

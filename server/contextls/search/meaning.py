@@ -48,6 +48,15 @@ class MeaningProvider(Protocol):
         keys. Must not load a model: a server started for one ``status`` answers at once."""
         ...
 
+    @property
+    def unloaded(self) -> bool:
+        """The model has not been loaded, nor found unable to run, yet."""
+        ...
+
+    def load(self) -> None:
+        """Load the model now (a worker thread does for a first search: ~0.5 s)."""
+        ...
+
     def catch_up(self, root: str, archived: int) -> int:
         """Embed a small backlog of ``root`` before a search; how many items still wait."""
         ...
@@ -92,6 +101,11 @@ class Unavailable:
 
     def status(self, root: str, archived: int) -> dict[str, Any]:
         return self.availability()
+
+    unloaded = False
+
+    def load(self) -> None:
+        return None
 
     def catch_up(self, root: str, archived: int) -> int:
         return 0

@@ -119,7 +119,7 @@ class Engine:
         if self._reason is not None:
             return None
         if self._embedder is None:
-            self._load_model()
+            self.load()
             if self._embedder is None:
                 return None
         return self._open_when_free()  # loaded; its tables are made now, or at the next call
@@ -147,7 +147,11 @@ class Engine:
             self._checked = availability.why_not(self.location)
         return self._checked
 
-    def _load_model(self) -> None:
+    @property
+    def unloaded(self) -> bool:
+        return self._embedder is None and self._reason is None
+
+    def load(self) -> None:
         """Load the model (~0.3 s), or say why it cannot run here: once, in whichever
         thread asks first (one asking meanwhile waits for it)."""
         with self._load_lock:
@@ -244,15 +248,13 @@ class Engine:
 
     def index_some(self, idle: Callable[[], bool] = lambda: True) -> bool | None:
         """Embed in the background: None while the worker runs, False when nothing waits.
-
-        ``idle`` says whether the server is still idle; the worker stops between
-        items when it says no.
-        """
+        ``idle`` says whether the server is still idle (the worker stops between items
+        when it says no)."""
         if self._worker is not None and self._worker.is_alive():
             return None
         if self._embedder is None and not (self._reason or self._stopping or self._cheap_reason()):
             # On the worker's thread: requests that come meanwhile are answered at once.
-            self._start_worker(self._load_model)
+            self._start_worker(self.load)
             return None
         embedder = self._ready()
         if embedder is None or self._write is None or self._stopping:
