@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from contextls.app import bulk, workspace_state
+from contextls.app.configuring import precount
 from contextls.app.transfer import Importing, export
 from contextls.core.tokens import PIECES_KEPT
 from contextls.protocol import AddFilesParams, FileTarget
@@ -77,3 +78,32 @@ def test_an_import_counts_its_items_before_its_steps(
     result = importing.result()
     assert len(result.archived) == 1_195 and len(result.added) == 5
     assert sum(map(len, counted)) < 2_000  # headings, not the items' text
+
+
+def test_a_change_of_model_counts_a_large_window_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib = tmp_path / "ws" / "lib"
+    lib.mkdir(parents=True)
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for module in sorted(stdlib.glob("*.py")):
+        shutil.copyfile(module, lib / module.name)
+    for package in ("asyncio", "email", "unittest"):
+        shutil.copytree(stdlib / package, lib / package, ignore=shutil.ignore_patterns("*.pyc"))
+    session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
+    workspace = session.route()
+    bulk.add_files(workspace, AddFilesParams(targets=[FileTarget(uri=str(lib))], force=True))
+    assert sum(len(item.content) for item in workspace.window) > PIECES_KEPT
+    wanted = {"model": "gpt-3.5-turbo"}
+    tokenizer = workspace.config.tokenizer_after(wanted, [])
+    assert tokenizer is not None and tokenizer.encoding == "cl100k_base"
+    counted_ahead = precount(tokenizer, list(workspace.window))  # the worker thread's part
+
+    counted: list[str] = []
+    count = tokenizer._count
+    monkeypatch.setattr(tokenizer, "_count", lambda text: counted.append(text) or count(text))
+    with tokenizer.consulting(counted_ahead):
+        rehearsed = workspace.config.configure(wanted, dry_run=True)
+        changed = workspace.config.configure(wanted)
+    assert rehearsed.changed == changed.changed == ["model", "encoding"]
+    assert sum(map(len, counted)) < PIECES_KEPT / 50  # headings, not the files' text

@@ -20,6 +20,7 @@ from contextls.core import adaptive
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError, InvalidParams, NeedsForce, thousands
 from contextls.core.items import Item
+from contextls.core.render import body_piece
 from contextls.core.room import evicts_most
 from contextls.core.tokens import Tokenizer
 from contextls.protocol import ConfigureResult
@@ -138,17 +139,21 @@ class Configuring:
             self.configure(wish)
 
 
-def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> int:
-    """Load ``tokenizer`` and count ``items`` as the window will in it (it remembers the
-    counts), so the change that switches to it loads and counts nothing; how many items.
+def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> dict[str, int]:
+    """Load ``tokenizer`` and count ``items`` as the window will in it, so the change that
+    switches to it loads and counts nothing: each item's body as counted -> its tokens (for
+    ``Tokenizer.consulting``: a window of 7 MB is more than the tokenizer remembers, and
+    was counted again on the event loop, every client waiting 13 s in Claude's tokens).
     Thread-safe: a change of model runs it in a worker thread while other requests are
     answered (else an empty window's next change would load the new model's tokenizer on
     the event loop, every client waiting: Claude's ~0.1 s)."""
     tokenizer.load()
     costs = Costs(tokenizer.count, tokenizer.encoding)
+    counted: dict[str, int] = {}
     for item in items:
-        costs.of(replace(item, tokens=0))
-    return len(items)
+        probe = replace(item, tokens=0)
+        counted[body_piece(probe)] = costs.body(probe)
+    return counted
 
 
 def _needs_force_message(changed: Sequence[str], evicted: Sequence[Item], held: int) -> str:

@@ -340,11 +340,13 @@ async def configure(ls: ContextServer, params: p.ConfigureParams) -> p.Configure
     }
     workspace = ls.session.route(params.workspace)
     tokenizer = workspace.config.tokenizer_after(wanted, params.reset)
-    if tokenizer is not None:  # a dry run counts the window as the change would
-        items = list(workspace.window)
-        await asyncio.to_thread(precount, tokenizer, items)
-        workspace = ls.session.route(params.workspace)  # as it is now
-    return workspace.config.configure(wanted, params.reset, params.dry_run, params.force)
+    if tokenizer is None:
+        return workspace.config.configure(wanted, params.reset, params.dry_run, params.force)
+    # A dry run counts the window as the change would.
+    counted = await asyncio.to_thread(precount, tokenizer, list(workspace.window))
+    workspace = ls.session.route(params.workspace)  # as it is now
+    with tokenizer.consulting(counted):
+        return workspace.config.configure(wanted, params.reset, params.dry_run, params.force)
 
 
 def _register_requests(server: ContextServer) -> None:
