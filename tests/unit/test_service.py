@@ -411,7 +411,7 @@ def test_a_change_of_model_loads_its_tokenizer_before_the_answer_even_for_an_emp
     workspace = session.route()
     tokenizer = workspace.config.tokenizer_after({"model": "claude-opus-4.7"}, [])
     assert tokenizer is not None and not tokenizer.loaded and not list(workspace.window)
-    assert precount(tokenizer, []) == 0
+    assert precount(tokenizer, []) == {}
     assert tokenizer.loaded
 
 
