@@ -275,4 +275,4 @@ async def test_a_pasted_log_as_a_query_is_searched_by_its_first_words(start: Sta
         await session.call("contextls/search", query=log[:10_000], mode="keyword"), SearchResult
     )
     assert [hit.item.id for hit in found.hits] == ["ctx-1"]
-    assert found.warning is not None and "query's first 64 words" in found.warning
+    assert found.warning is not None and "query's first 32 words" in found.warning
