@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import bench_stall
 from _harness import Config, bench_main
 from _stats import Row, percentile, print_table, ratio_row
 from bench_stall import CONTEXTLS, cpython_lib
@@ -44,20 +44,13 @@ PACKAGES = ("idlelib", "unittest", "asyncio", "email")
 
 
 class Daemon:
-    """A daemon of the bench's own (its folders in ``root``), and its two clients."""
+    """A daemon of the bench's own (its folders in ``root``: bench 16's), and two clients
+    that open every folder of ``folders``."""
 
     def __init__(self, root: Path, folders: list[Path]) -> None:
-        runtime = Path(tempfile.mkdtemp(prefix="cls-b17-"))
-        self.runtime = runtime
+        self.daemon = bench_stall.Daemon(root, folders[0])
+        self.env = self.daemon.env
         self.folders = folders
-        self.env = {
-            **os.environ,
-            "CONTEXTLS_RUNTIME_DIR": str(runtime),
-            "CONTEXTLS_STATE_DIR": str(root / "state"),
-            "CONTEXTLS_STORAGE": str(root / "context.sqlite3"),
-            "XDG_CACHE_HOME": str(root / "cache"),
-            "CONTEXTLS_MAP_PREPARE": "off",
-        }
         self.heavy, self.other = self.client(), self.client()
 
     def client(self) -> RpcClient:
@@ -137,10 +130,7 @@ class Daemon:
     def stop(self) -> None:
         for client in (self.heavy, self.other):
             client.kill()
-        subprocess.run(
-            [CONTEXTLS, "daemon", "stop"], env=self.env, capture_output=True, check=False
-        )
-        shutil.rmtree(self.runtime, ignore_errors=True)
+        self.daemon.stop()
 
 
 def notes(count: int, lib: Path) -> list[str]:

@@ -241,10 +241,19 @@ async def _once_the_model_loaded(
 ) -> Any:
     """``answer`` once search by meaning has loaded its model in a worker thread: a
     process's first search (or render with a query) loaded it on the event loop, every
-    client waiting ~0.6 s."""
-    await asyncio.to_thread(ls.session.route(params.workspace).reader.meaning().load)
+    client waiting ~0.6 s. Requests that come meanwhile wait for the same load, and are
+    answered in the order they came."""
+    meaning = ls.session.route(params.workspace).reader.meaning()
+    loading = _model_loads.get(id(meaning))
+    if loading is None or loading.done():
+        loading = _model_loads[id(meaning)] = asyncio.ensure_future(asyncio.to_thread(meaning.load))
+    await asyncio.shield(loading)  # a cancelled request leaves the load to the others
     answered = answer(ls, params)
     return await answered if inspect.isawaitable(answered) else answered
+
+
+_model_loads: dict[int, asyncio.Future[None]] = {}
+"""The load of each provider's model under way, by the provider's id."""
 
 
 @handles(p.Requests.RESTORE)
