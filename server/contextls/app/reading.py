@@ -133,6 +133,21 @@ class Reading:
         """Search by meaning of this window's database."""
         return meaning_for(self.state.store.location)
 
+    def search_prepares(self) -> bool:
+        """Whether a search here first loads the model of search by meaning (a process's
+        first) or embeds the window's small backlog (~0.6 s, up to ~0.25 s)."""
+        meaning = self.meaning()
+        return meaning.unloaded or meaning.catches_up(
+            self.state.root_uri, self.state.archived_count
+        )
+
+    def prepare_search(self) -> None:
+        """What ``search_prepares`` says a search does first, done now (in a worker
+        thread, before the search on the loop). Thread-safe."""
+        meaning = self.meaning()
+        meaning.load()
+        meaning.catch_up(self.state.root_uri, self.state.archived_count)
+
     def semantic_status(self) -> SemanticStatus:
         """Search by meaning here (only ``status`` answers carry it; pushes stay cheap)."""
         return searching.semantic_status(

@@ -36,7 +36,7 @@ from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
 
 log = logging.getLogger(__name__)
-Routed = TypeVar("Routed", p.SearchParams, p.RenderParams)
+Answer = TypeVar("Answer")
 
 assert structure_handlers.__name__ and add_handlers.__name__  # registered when imported
 
@@ -209,17 +209,19 @@ def list_items(ls: ContextServer, params: p.ListParams) -> p.ListResult:
 
 @handles(p.Requests.RENDER)
 def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult | Awaitable[p.RenderResult]:
-    reader = ls.session.route(params.workspace).reader
-    if params.query and reader.meaning().unloaded:
-        return _once_the_model_loaded(ls, params, render)
-    return reader.render(
-        params.format,
-        params.kinds,
-        params.limit,
-        params.max_tokens,
-        params.query,
-        params.auto_retrieve,
-    )
+    def answer() -> p.RenderResult | Awaitable[p.RenderResult]:
+        return ls.session.route(params.workspace).reader.render(
+            params.format,
+            params.kinds,
+            params.limit,
+            params.max_tokens,
+            params.query,
+            params.auto_retrieve,
+        )
+
+    if params.query and ls.session.route(params.workspace).reader.search_prepares():
+        return _once_prepared(ls, params.workspace, answer)
+    return answer()
 
 
 @handles(p.Requests.STATUS)
@@ -230,30 +232,37 @@ def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
 
 @handles(p.Requests.SEARCH)
 def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult | Awaitable[p.SearchResult]:
-    reader = ls.session.route(params.workspace).reader
-    if reader.meaning().unloaded:
-        return _once_the_model_loaded(ls, params, search)
-    return reader.search(params.query, params.limit, params.kinds, params.mode)
+    def answer() -> p.SearchResult:
+        reader = ls.session.route(params.workspace).reader
+        return reader.search(params.query, params.limit, params.kinds, params.mode)
+
+    if ls.session.route(params.workspace).reader.search_prepares():
+        return _once_prepared(ls, params.workspace, answer)
+    return answer()
 
 
-async def _once_the_model_loaded(
-    ls: ContextServer, params: Routed, answer: Callable[[ContextServer, Routed], Any]
-) -> Any:
-    """``answer`` once search by meaning has loaded its model in a worker thread: a
-    process's first search (or render with a query) loaded it on the event loop, every
-    client waiting ~0.6 s. Requests that come meanwhile wait for the same load, and are
-    answered in the order they came."""
-    meaning = ls.session.route(params.workspace).reader.meaning()
-    loading = _model_loads.get(id(meaning))
-    if loading is None or loading.done():
-        loading = _model_loads[id(meaning)] = asyncio.ensure_future(asyncio.to_thread(meaning.load))
-    await asyncio.shield(loading)  # a cancelled request leaves the load to the others
-    answered = answer(ls, params)
+async def _once_prepared(
+    ls: ContextServer, workspace: str | None, answer: Callable[[], Answer | Awaitable[Answer]]
+) -> Answer:
+    """``answer()`` once a worker thread has done what a search does first
+    (``Reading.prepare_search``): on the event loop, a process's first search (or render
+    with a query, or forget by one) held every client ~0.6 s as the model loaded, a
+    search after an eviction up to ~0.5 s as it embedded the evicted items. Requests that
+    come meanwhile wait for the same preparation, and are answered in the order they came."""
+    reader = ls.session.route(workspace).reader
+    key = (id(reader.meaning()), reader.state.root_uri)
+    preparing = _preparing.get(key)
+    if preparing is None or preparing.done():
+        preparing = _preparing[key] = asyncio.ensure_future(
+            asyncio.to_thread(reader.prepare_search)
+        )
+    await asyncio.shield(preparing)  # a cancelled request leaves it to the others
+    answered = answer()
     return await answered if inspect.isawaitable(answered) else answered
 
 
-_model_loads: dict[int, asyncio.Future[None]] = {}
-"""The load of each provider's model under way, by the provider's id."""
+_preparing: dict[tuple[int, str], asyncio.Future[None]] = {}
+"""The preparation for a search under way, by search provider and window."""
 
 
 @handles(p.Requests.RESTORE)
@@ -294,10 +303,14 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
 
 
 @handles(p.Requests.FORGET)
-def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult:
-    return ls.session.route(params.workspace).lifecycle.forget(
-        params.ids, params.query, params.dry_run, params.paths
-    )
+def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult | Awaitable[p.ForgetResult]:
+    def answer() -> p.ForgetResult:
+        lifecycle = ls.session.route(params.workspace).lifecycle
+        return lifecycle.forget(params.ids, params.query, params.dry_run, params.paths)
+
+    if params.query and ls.session.route(params.workspace).reader.search_prepares():
+        return _once_prepared(ls, params.workspace, answer)
+    return answer()
 
 
 @handles(p.Requests.EXPORT)

@@ -57,6 +57,10 @@ class MeaningProvider(Protocol):
         """Load the model now (a worker thread does for a first search: ~0.5 s)."""
         ...
 
+    def catches_up(self, root: str, archived: int) -> bool:
+        """Whether a search of ``root`` would embed a small backlog first (``catch_up``)."""
+        ...
+
     def catch_up(self, root: str, archived: int) -> int:
         """Embed a small backlog of ``root`` before a search; how many items still wait."""
         ...
@@ -106,6 +110,9 @@ class Unavailable:
 
     def load(self) -> None:
         return None
+
+    def catches_up(self, root: str, archived: int) -> bool:
+        return False
 
     def catch_up(self, root: str, archived: int) -> int:
         return 0

@@ -1,9 +1,9 @@
 """One semantic engine per database file: the model, two connections, per-root indexes.
 
-The model loads (in its own process) from the worker's thread at the first idle turn,
-or for the first search, which waits for it; status and serverInfo answer without it. When the
-extra is missing, or the model file is missing or corrupt, the engine is
-unavailable and says why; callers then fall back to keyword search.
+The model loads (in its own process) from the worker's thread at the first idle turn, or
+for the first search, which waits for it (in a thread of its own); status and serverInfo
+answer without it. Without the extra, or with its model file missing or corrupt, the
+engine is unavailable and says why; callers then fall back to keyword search.
 
 Embedding runs on one worker thread, started from the server's idle turns and
 stopping between items as soon as a request arrives (``go_on``): onnxruntime
@@ -47,9 +47,8 @@ log = logging.getLogger(__name__)
 CATCH_UP_SECONDS: Final = 0.25
 """A search first embeds what its root still has queued, for at most this long..."""
 CATCH_UP_ITEMS: Final = 8
-"""...when no more than this many wait. Evicted items were mostly embedded while in
-the window, and their vectors are only copied; a bigger backlog (a bulk add) is the
-worker's, and the search answers at once with a warning instead of waiting for it."""
+"""...when no more than this many wait (evicted items were mostly embedded in the window);
+a bigger backlog (a bulk add) is the worker's, and the search says so at once."""
 WORKER_BATCH: Final = 8
 
 _engines: dict[str, Engine] = {}
@@ -317,11 +316,10 @@ class Engine:
         return True
 
     def forgotten(self) -> None:
-        """Before a forget's scrub, the vectors of forgotten items go (the VACUUM that
-        follows leaves nothing of them), whether or not search by meaning is available
-        here: the file may hold vectors another process made. On a connection of its own,
-        not waiting for the worker: it may be embedding a large item for seconds, and what
-        it embeds of an item forgotten meanwhile is not stored (``vectors.store``)."""
+        """Before a forget's scrub (its VACUUM), the vectors of forgotten items go, even if
+        search by meaning cannot run here (another process's may be in the file). On a
+        connection of its own, not waiting for the worker, which may be embedding a large
+        item: what it embeds of one forgotten meanwhile is not kept (``vectors.store``)."""
         db = sqlite3.connect(self.location, isolation_level=None)
         try:
             vectors.drop_unarchived(db)
@@ -343,9 +341,12 @@ class Engine:
 
     # ---------------------------------------------------------------- search
 
+    def catches_up(self, root: str, archived: int) -> bool:
+        waiting = archived - vectors.indexed_count(self._read, root) if self._read else 0
+        return 0 < waiting <= CATCH_UP_ITEMS
+
     def catch_up(self, root: str, archived: int, seconds: float = CATCH_UP_SECONDS) -> int:
-        """Embed what ``root`` (``archived`` items) still has queued, for at most
-        ``seconds``; returns how many wait."""
+        """Embed ``root``'s queue (``archived`` items) for at most ``seconds``; how many wait."""
         embedder = self._ready()
         if embedder is None or self._write is None or self._read is None:
             return 0
