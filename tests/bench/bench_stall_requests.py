@@ -186,7 +186,8 @@ async def run(cfg: Config) -> list[Row]:
         row(f"import of {len(document['archive']):,} archived items", took, times)
         params = {"workspace": nw, "query": "self"}
         took, times, forgot = daemon.request(notes_folder, "contextls/forget", params)
-        row(f"forget by query ({len(forgot.get('forgotten', [])):,} items)", took, times)
+        forgotten = len(forgot.get("result", {}).get("forgotten", []))
+        row(f"forget by query ({forgotten:,} items, then the scrub)", took, times)
 
         w = str(repo)
         daemon.heavy.result(
