@@ -65,25 +65,29 @@ class CodeServer {
     throw new Error(`code-server did not come up on port ${port}; see ${logFile}`);
   }
 
-  /** Pids of the processes in code-server's process group whose command line matches. */
+  /**
+   * Pids of the processes in code-server's process group whose command line matches, but
+   * for a child of one of them: a server starting a worker process forks first, and the
+   * child carries the server's command line until it runs its own.
+   */
   processes(/** @type {RegExp} */ pattern) {
     const group = this.child?.pid;
     if (!group) return [];
-    /** @type {number[]} */
-    const found = [];
+    /** @type {Map<number, number>} */
+    const found = new Map(); // pid -> its parent's
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ')'
-        const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+        const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
         const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-        if (pgrp === group && pattern.test(cmdline)) found.push(Number(entry));
+        if (pgrp === group && pattern.test(cmdline)) found.set(Number(entry), ppid);
       } catch {
         /* the process ended meanwhile */
       }
     }
-    return found;
+    return [...found].filter(([, parent]) => !found.has(parent)).map(([pid]) => pid);
   }
 
   /** Ends code-server's whole process group (synchronous: safe in an 'exit' handler). */
