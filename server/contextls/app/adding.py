@@ -14,7 +14,6 @@ from contextls.core.errors import (
     InvalidParams,
 )
 from contextls.core.items import END_COLUMN, START_COLUMN, Item, is_outlined
-from contextls.core.render import body_piece
 from contextls.core.secrets import secrets_in, words_of
 from contextls.core.text import Position, check_range, display_lines, slice_range
 from contextls.core.window import AddOutcome
@@ -164,8 +163,8 @@ class Adding:
             0,
             encoding=self.state.tokenizer.encoding,
         )
-        tokens = self.state.window.costs.body(probe)
-        return Precounted(body_piece(probe), tokens, found)
+        body, tokens = self.state.window.costs.counted_body(probe)
+        return Precounted(body, tokens, found)
 
     def add_candidate(self, candidate: Candidate, replacing: Item | None = None) -> AddResult:
         """Add what a request planned (a file as its outline, say), as any add; in the same

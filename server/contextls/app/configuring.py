@@ -20,7 +20,6 @@ from contextls.core import adaptive
 from contextls.core.costs import Costs
 from contextls.core.errors import ContextError, InvalidParams, NeedsForce, thousands
 from contextls.core.items import Item
-from contextls.core.render import body_piece
 from contextls.core.room import evicts_most
 from contextls.core.tokens import Tokenizer
 from contextls.protocol import ConfigureResult
@@ -151,8 +150,8 @@ def precount(tokenizer: Tokenizer, items: Sequence[Item]) -> dict[str, int]:
     costs = Costs(tokenizer.count, tokenizer.encoding)
     counted: dict[str, int] = {}
     for item in items:
-        probe = replace(item, tokens=0)
-        counted[body_piece(probe)] = costs.body(probe)
+        body, tokens = costs.counted_body(replace(item, tokens=0))
+        counted[body] = tokens
     return counted
 
 

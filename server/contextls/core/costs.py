@@ -73,6 +73,13 @@ class Costs:
             item.body_tokens = self.count(body_piece(item))
         return item.body_tokens
 
+    def counted_body(self, item: Item) -> tuple[str, int]:
+        """An item not counted yet: its text with its fences, and what that takes (a
+        change made later looks the count up: ``Tokenizer.consulting``)."""
+        piece = body_piece(item)
+        item.body_tokens = self.count(piece)
+        return piece, item.body_tokens
+
     def adopt(self, item: Item) -> None:
         """An item read back from the store, counted in this encoding: it knows its whole
         cost, so what its text takes is that less its heading (its text is not counted)."""
