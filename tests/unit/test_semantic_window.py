@@ -18,7 +18,14 @@ pytest.importorskip("onnxruntime")
 
 from contextls.core.items import Item  # noqa: E402
 from contextls.search.retrieval import relevant_history, retrieve  # noqa: E402
-from contextls.semantic import indexer, tables, vector_index, vectors, window_queue  # noqa: E402
+from contextls.semantic import (  # noqa: E402
+    backlog,
+    indexer,
+    tables,
+    vector_index,
+    vectors,
+    window_queue,
+)
 from contextls.semantic.engine import CATCH_UP_ITEMS, Engine  # noqa: E402
 from contextls.semantic.model import Embedder  # noqa: E402
 from contextls.storage.store import Store  # noqa: E402
@@ -317,3 +324,31 @@ def test_a_search_leaves_a_big_backlog_to_the_worker(
     assert history.warning == found.warning
     engine.stop()
     store.close()
+
+
+def test_an_item_being_embedded_still_waits_in_the_status(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Taken off the queue, it has no vectors until they are stored: ``status`` must not
+    say the window has nothing left to embed meanwhile (a client waiting for the backlog
+    to empty would go on while it is being embedded)."""
+    store, db = _open(tmp_path / "s.db", embedder)
+    _write_window(store, [_item("ctx-1", SOURCE), _item("ctx-2", SOURCE + "# two\n")], 1)
+    seen = indexer.look_at_windows(db, {})
+    status = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    held = backlog.Held()
+
+    def waiting() -> int:
+        counts = backlog.counts(status, ROOT, 0, seen[ROOT], held.of(ROOT))
+        return int(counts["windowPending"])
+
+    class Watching(CountingEmbedder):
+        def embed_ids(self, id_lists: list[list[int]]) -> np.ndarray:
+            self.seen_waiting = waiting()
+            return super().embed_ids(id_lists)
+
+    watching = Watching(embedder)
+    assert waiting() == 2
+    assert indexer.index_window(db, watching, clock=_settled, holding=held.hold) == 2  # type: ignore[arg-type]
+    assert watching.seen_waiting == 2
+    assert waiting() == 0 and held.of(ROOT) == []

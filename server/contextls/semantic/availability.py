@@ -59,3 +59,12 @@ def why_not(location: str) -> str:
     except ModelError as error:
         return str(error)
     return ""
+
+
+def file_inode(location: str) -> int:
+    """The database file's inode (-1 when it is missing): a changed one means the file was
+    replaced (rescued into a fresh database) and its connections must be opened again."""
+    try:
+        return os.stat(location).st_ino
+    except OSError:
+        return -1

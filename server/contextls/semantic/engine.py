@@ -5,17 +5,16 @@ for the first search, which waits for it (in a thread of its own); status and se
 answer without it. Without the extra, or with its model file missing or corrupt, the
 engine is unavailable and says why; callers then fall back to keyword search.
 
-Embedding runs on one worker thread, started from the server's idle turns and
-stopping between items as soon as a request arrives (``go_on``): onnxruntime
-and SQLite release the GIL, so the event loop keeps answering meanwhile. The
-worker writes on its own connection; searches read on another.
+Embedding runs on one worker thread, started from the server's idle turns and stopping
+between items as soon as a request arrives (``go_on``): onnxruntime and SQLite release
+the GIL, so the event loop keeps answering meanwhile. The worker writes on its own
+connection; searches read on another.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -70,13 +69,6 @@ def _stop_workers() -> None:
         engine.stop()
 
 
-def _inode(location: str) -> int:
-    try:
-        return os.stat(location).st_ino
-    except OSError:
-        return -1
-
-
 class Engine:
     def __init__(self, location: str) -> None:
         self.location = location
@@ -103,6 +95,7 @@ class Engine:
         self._swept = False
         self._windows_seen: dict[str, int] = {}
         """Each window's revision when the worker last looked at its items."""
+        self._held = backlog.Held()
         self._looked_at = -1
         """``PRAGMA data_version`` when the worker last started: the file changed since?"""
         self.stored = 0
@@ -112,7 +105,7 @@ class Engine:
 
     def _ready(self) -> Embedding | None:
         if self._embedder is not None and self._read is not None:
-            if self._inode != _inode(self.location):
+            if self._inode != availability.file_inode(self.location):
                 self._reopen()  # the file was replaced (rescued into a fresh database)
             return self._embedder
         if self._reason is not None:
@@ -173,10 +166,10 @@ class Engine:
     def _peek_connection(self) -> sqlite3.Connection:
         """A connection to read the counts before the model has loaded (opened once:
         opening one costs more than a status answer)."""
-        if self._peek is None or self._inode != _inode(self.location):
+        if self._peek is None or self._inode != availability.file_inode(self.location):
             if self._peek is not None:
                 self._peek.close()
-            self._inode = _inode(self.location)
+            self._inode = availability.file_inode(self.location)
             self._peek = sqlite3.connect(
                 self.location, isolation_level=None, check_same_thread=False
             )
@@ -184,7 +177,7 @@ class Engine:
 
     def _open(self) -> None:
         assert self._embedder is not None
-        self._inode = _inode(self.location)
+        self._inode = availability.file_inode(self.location)
         write = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False)
         # The server checkpoints when idle, not this connection's commits; and on the
         # event loop, making the tables must not wait for another writer (sqlite3's 5 s).
@@ -241,7 +234,8 @@ class Engine:
         if not found["available"]:
             return found
         db = self._read or self._peek_connection()
-        return {**found, **backlog.counts(db, root, archived, self._windows_seen.get(root))}
+        seen = self._windows_seen.get(root)
+        return {**found, **backlog.counts(db, root, archived, seen, self._held.of(root))}
 
     # --------------------------------------------------------------- indexing
 
@@ -285,7 +279,9 @@ class Engine:
                     self.stored += done
                     if done or vectors.archive_work(db, indexer.now_ms()):
                         continue  # the archive first: what is searched
-                    if indexer.index_window(db, embedder, WORKER_BATCH, go_on=idle):
+                    if indexer.index_window(
+                        db, embedder, WORKER_BATCH, go_on=idle, holding=self._held.hold
+                    ):
                         continue
                     if not self._sweep(db, may_sweep):
                         self._caught_up = True

@@ -127,15 +127,33 @@ def index_window(
     batch: int = 8,
     go_on: Callable[[], bool] = lambda: True,
     clock: Callable[[], int] = now_ms,
+    holding: Callable[[frozenset[tuple[str, str]]], None] = lambda _: None,
 ) -> int:
     """Embed up to ``batch`` settled window items whose text has no vectors yet.
 
     Items not reached because ``go_on`` said no are queued again. Returns how
-    many were taken off the queue.
+    many were taken off the queue. ``holding`` hears the (root, id) of the items taken
+    before the take commits, and an empty set once they are stored or queued again: off
+    the queue and without vectors meanwhile, they still wait (``status`` counts them).
     """
-    taken: list[vectors.Pending] = _transaction(  # type: ignore[assignment]
-        db, lambda: window_queue.take_window(db, clock(), batch)
-    )
+
+    def take() -> list[vectors.Pending]:
+        taken = window_queue.take_window(db, clock(), batch)
+        holding(frozenset((item.root, item.id) for item in taken))
+        return taken
+
+    try:
+        return _embed_window(db, embedder, _transaction(db, take), go_on)  # type: ignore[arg-type]
+    finally:
+        holding(frozenset())
+
+
+def _embed_window(
+    db: sqlite3.Connection,
+    embedder: Embedding,
+    taken: list[vectors.Pending],
+    go_on: Callable[[], bool],
+) -> int:
     model = embedder.model_id
     done: list[tuple[vectors.Pending, bytes, list[bytes]]] = []
     stopped: list[tuple[str, str, bytes]] = []

@@ -89,9 +89,22 @@ def without_vectors(db: sqlite3.Connection, root: str) -> int:
     return int(row[0])
 
 
-def window_pending_count(db: sqlite3.Connection, root: str) -> int:
-    """Window items of ``root`` waiting to be embedded (a window holds at most 1,000)."""
+def window_pending_count(db: sqlite3.Connection, root: str, held: Iterable[str] = ()) -> int:
+    """Window items of ``root`` waiting to be embedded (a window holds at most 1,000):
+    those queued, and those of ``held`` (taken off the queue to be embedded) still in the
+    window, neither queued again nor stored yet."""
     row = db.execute(
         "SELECT count(*) FROM semantic_window_queue WHERE root = ?", (root,)
     ).fetchone()
-    return int(row[0])
+    taken = sorted(set(held))
+    if not taken:
+        return int(row[0])
+    marks = ", ".join("?" * len(taken))
+    (waiting,) = db.execute(
+        f"SELECT count(*) FROM items AS i WHERE i.root = ? AND i.id IN ({marks}) "
+        "AND NOT EXISTS (SELECT 1 FROM semantic_window_queue AS q "
+        "WHERE q.root = i.root AND q.id = i.id) AND NOT EXISTS (SELECT 1 FROM "
+        "semantic_window AS s WHERE s.root = i.root AND s.id = i.id AND s.chunk = 0)",
+        (root, *taken),
+    ).fetchone()
+    return int(row[0]) + int(waiting)
