@@ -3,7 +3,7 @@
 # the ERT suite in `emacs --batch`, and the part of it that needs a real
 # terminal frame (the mode line as drawn) in `emacs -nw` under tmux; all
 # against the real server from .venv, and all twice: with Emacs 28's built-in
-# jsonrpc (1.0.14) and with GNU ELPA's current one (test/jsonrpc-elpa/).
+# jsonrpc (1.0.14) and with GNU ELPA's current one (test/jsonrpc-elpa/), both at once.
 # Installs Debian's emacs-nox and tmux when missing. Ends with
 # `N passed, N failed`.
 #
@@ -91,9 +91,12 @@ for file in "$LISP"/contextls*.el; do
     (when (> warnings 0) (message \"checkdoc: %d problems\" warnings) (kill-emacs 1))))"
 done
 
-run_suites() {  # $1: a name for the jsonrpc used; $2: a directory put first on load-path, or ""
-    local name="$1" first=()
+run_suites() {  # $1: a name for the jsonrpc used; $2: a directory put first on load-path, or "";
+    # $3: a directory of its own (logs, the tests' daemons), where the counts are written
+    local name="$1" first=() work="$3"
     [[ -n "$2" ]] && first=(-L "$2")
+    mkdir -m 700 "$work/run"
+    export CONTEXTLS_RUNTIME_DIR="$work/run" CONTEXTLS_STATE_DIR="$work/run"
     log "ERT in emacs --batch against $CONTEXTLS_TEST_SERVER, $name"
     emacs --batch -Q "${first[@]}" -L "$BUILD" -L "$TESTS" -l ert \
         -l "$TESTS/contextls-test.el" -l "$TESTS/contextls-gptel-test.el" \
@@ -103,43 +106,53 @@ run_suites() {  # $1: a name for the jsonrpc used; $2: a directory put first on 
        (failed (+ (ert-stats-completed-unexpected stats)
                   (- (ert-stats-total stats) (ert-stats-completed stats)))))
   (princ (format \"batch: %d passed, %d failed\n\" passed failed))
-  (kill-emacs (if (zerop failed) 0 1)))" 2>&1 | tee "$BUILD/batch.log" >&2 || true
+  (kill-emacs (if (zerop failed) 0 1)))" >"$work/batch.log" 2>&1 || true
     local batch_line
-    batch_line="$(grep -E '^batch: [0-9]+ passed' "$BUILD/batch.log" || echo 'batch: 0 passed, 1 failed')"
+    batch_line="$(grep -E '^batch: [0-9]+ passed' "$work/batch.log" || echo 'batch: 0 passed, 1 failed')"
 
     log "ERT in a real terminal frame: emacs -nw in tmux, $name"
-    local socket="contextls-test-$$" results="$BUILD/terminal.log" lisp_path=""
+    local socket="contextls-test-$$-${work##*/}" results="$work/terminal.log" lisp_path=""
     [[ -n "$2" ]] && lisp_path="-L '$2'"
-    rm -f "$BUILD/terminal.rc" "$results"
     tmux -L "$socket" -f /dev/null new-session -d -x 200 -y 50 \
         "env LANG=C.UTF-8 TERM=xterm-256color emacs -nw -Q $lisp_path -L '$BUILD' -L '$TESTS' \
            -l '$TESTS/contextls-terminal-test.el' \
            --eval \"(contextls-terminal-test-run \\\"$results\\\")\"; \
-         echo \$? > '$BUILD/terminal.rc'"
+         echo \$? > '$work/terminal.rc'"
     tmux -L "$socket" set-option -g status off >/dev/null
     for _ in $(seq 1 900); do
-        [[ -e "$BUILD/terminal.rc" ]] && break
+        [[ -e "$work/terminal.rc" ]] && break
         sleep 0.2
     done
-    if [[ ! -e "$BUILD/terminal.rc" ]]; then
+    if [[ ! -e "$work/terminal.rc" ]]; then
         log "the terminal suite did not finish in 180 s; its screen:"
-        tmux -L "$socket" capture-pane -p >&2 || true
+        tmux -L "$socket" capture-pane -p >>"$work/screen.log" 2>&1 || true
     fi
     tmux -L "$socket" kill-server 2>/dev/null || true
-    cat "$results" >&2 2>/dev/null || true
     local terminal_line
     terminal_line="$(grep -E '^terminal: [0-9]+ passed' "$results" 2>/dev/null || echo 'terminal: 0 passed, 1 failed')"
     local bp bf tp tf
     read -r bp bf < <(sed -E 's/^batch: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$batch_line")
     read -r tp tf < <(sed -E 's/^terminal: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$terminal_line")
-    log "$name: $batch_line; $terminal_line"
-    passed=$((passed + bp + tp))
-    failed=$((failed + bf + tf))
+    echo "$name: $batch_line; $terminal_line" >"$work/verdict"
+    echo "$((bp + tp)) $((bf + tf))" >"$work/counts"
 }
 
+# Both jsonrpc's at once, each with its own daemons and logs: the suites mostly wait on
+# the server and on timers, so together they take little more than one. Their logs are
+# shown one after the other once both are done.
+mkdir "$BUILD/emacs-jsonrpc" "$BUILD/elpa-jsonrpc"
+run_suites "Emacs's jsonrpc" "" "$BUILD/emacs-jsonrpc" &
+run_suites "GNU ELPA's jsonrpc ($(sed -n 's/^;; Version: //p' "$ELPA_JSONRPC/jsonrpc.el"))" \
+    "$ELPA_JSONRPC" "$BUILD/elpa-jsonrpc" &
+wait
 passed=0
 failed=0
-run_suites "Emacs's jsonrpc" ""
-run_suites "GNU ELPA's jsonrpc ($(sed -n 's/^;; Version: //p' "$ELPA_JSONRPC/jsonrpc.el"))" "$ELPA_JSONRPC"
+for work in "$BUILD/emacs-jsonrpc" "$BUILD/elpa-jsonrpc"; do
+    cat "$work/batch.log" "$work/screen.log" "$work/terminal.log" >&2 2>/dev/null || true
+    log "$(cat "$work/verdict" 2>/dev/null || echo "${work##*/}: no verdict")"
+    read -r p f < <(cat "$work/counts" 2>/dev/null || echo "0 1")
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
