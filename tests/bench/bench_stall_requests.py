@@ -35,7 +35,7 @@ from _stats import Row, percentile, print_table, ratio_row
 from bench_stall import CONTEXTLS, cpython_lib
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.support.rpc import RpcClient, notification
+from tests.support.rpc import RpcClient, notification, request
 
 MIN_ROUNDS = 40
 """The other client's round trips a quick request is sent again for."""
@@ -115,6 +115,19 @@ class Daemon:
         took, times = self.during(folder, work)
         return took, times, answers[0]
 
+    def burst(self, workspace: str, pieces: list[str], chars: int) -> float:
+        """The heavy client adds the first ``chars`` of each piece, all in one write (a
+        client that pipelines); seconds until the last is answered."""
+        began = time.perf_counter()
+        ids = [self.heavy.new_id() for _ in pieces]
+        self.heavy.send(*(
+            request(msg_id, "contextls/addText", {"workspace": workspace, "content": piece[:chars]})
+            for msg_id, piece in zip(ids, pieces, strict=True)
+        ))  # fmt: skip
+        for msg_id in ids:
+            self.heavy.reply_to(msg_id, timeout=900)
+        return time.perf_counter() - began
+
     def answered_once(self) -> bool:
         """Every request of both clients got exactly one answer."""
         for client in (self.heavy, self.other):
@@ -176,6 +189,8 @@ async def run(cfg: Config) -> list[Row]:
 
         took, times = daemon.during(notes_folder, fill)
         row(f"{len(pieces):,} notes added, all but 5 archived", took, times)
+        took, times = daemon.during(notes_folder, lambda _: daemon.burst(nw, pieces[:100], 500))
+        row("100 notes of 500 characters in one write", took, times)
         for mode in ("keyword", "hybrid"):
             params = {"workspace": nw, "query": long_query, "mode": mode}
             took, times, _ = daemon.request(notes_folder, "contextls/search", params, again=True)

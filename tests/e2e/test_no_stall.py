@@ -150,6 +150,45 @@ async def test_a_cancelled_map_is_answered_as_cancelled_and_changes_nothing(
     assert status["itemCount"] == 0 and status["mapCount"] == 0
 
 
+async def test_a_burst_of_requests_in_one_write_leaves_room_for_another_client(
+    editors: list[Session],
+) -> None:
+    """A client that pipelines hundreds of adds and renders in one write: another client's
+    change is made between them, not after the last (its status push reaches the first
+    client while some of them are still unanswered: one connection keeps the order the
+    daemon wrote in); each is answered, in order."""
+    first, second = editors
+    marked = 123_457  # the other client's change, as the pushes tell it
+    in_flight_then: list[int] = []
+
+    class Noting(list[Any]):
+        def append(self, params: Any) -> None:
+            super().append(params)
+            if params.get("maxTokens") == marked:
+                in_flight_then.append(len(first.client.in_flight))
+
+    first.client.kept[Notification.DID_CHANGE_STATUS] = Noting()
+    await first.call("contextls/configure", settings={"maxItems": 1000})
+    # Short, so the write reaches the daemon in one read (a pipe holds 64 KiB): each
+    # add is followed by a render of the window it grew
+    frames = [
+        ("contextls/addText", {"content": f"note {n}"}) if odd == 0 else ("contextls/render", {})
+        for n in range(220)
+        for odd in (0, 1)
+    ]
+    burst = asyncio.ensure_future(first.client.burst(frames))
+    while not first.client.in_flight:  # written
+        await asyncio.sleep(0.001)
+    await second.call("contextls/configure", settings={"maxTokens": marked})
+    results = await burst
+    await first.wait_for(lambda: bool(in_flight_then))
+    assert in_flight_then[0] > 0, "the other client's change waited for the whole burst"
+    assert [result["item"]["label"] for result in results[-4::2]] == ["note 218", "note 219"]
+    assert "note 219" in results[-1]["text"]
+    listed = await first.call("contextls/list")
+    assert listed["items"][-1]["content"] == "note 219"
+
+
 def spawned_children(pid: int) -> list[int]:
     """The processes ``pid`` started with multiprocessing's spawn (not its resource tracker)."""
     found = []

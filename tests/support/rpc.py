@@ -544,6 +544,35 @@ class RpcClient:
             return (await self.timed(method, params))[1]
         return (await asyncio.wait_for(self.timed(method, params), timeout))[1]
 
+    async def burst(self, requests: Sequence[tuple[str, Any]]) -> list[Any]:
+        """Every (method, params) in one write; their results (an RpcError for a refusal),
+        in order."""
+        loop = asyncio.get_running_loop()
+        replies: list[asyncio.Future[Incoming]] = []
+        frames = []
+        for method, params in requests:
+            msg_id = self.new_id()
+            reply: asyncio.Future[Incoming] = loop.create_future()
+
+            def on_reply(
+                message: Incoming, now: int, reply: asyncio.Future[Incoming] = reply
+            ) -> None:
+                if not reply.done():
+                    reply.set_result(message)
+
+            self._pending[msg_id] = on_reply
+            replies.append(reply)
+            frames.append(frame(request(msg_id, method, params)))
+        self.write(b"".join(frames))
+        results: list[Any] = []
+        for (method, _), reply in zip(requests, replies, strict=True):
+            message = await reply
+            if message.error is not None:
+                results.append(RpcError(method, message.error))
+            else:
+                results.append(_decode_any(message.result))
+        return results
+
     async def pipelined(self, method: str, params: Sequence[Any], inflight: int) -> int:
         """Send every params with at most ``inflight`` outstanding; returns total ns.
 

@@ -29,7 +29,7 @@ from contextls.common.places import peer_uid, socket_path
 from contextls.lsp.handlers import register
 from contextls.lsp.hub import Hub
 from contextls.lsp.server import ContextServer, shared_service
-from contextls.lsp.transport import FrameProtocol
+from contextls.lsp.transport import TURN_SECONDS, FrameProtocol
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,9 @@ class DaemonConnection(FrameProtocol):
         super().connection_made(transport)
         self._daemon.opened(self)
 
-    def data_received(self, data: bytes) -> None:
+    def handle_waiting(self, seconds: float | None = TURN_SECONDS) -> None:
         try:
-            super().data_received(data)
+            super().handle_waiting(seconds)
         except SystemExit:  # the `exit` notification ends this session, not the daemon
             if self._link is not None:
                 self._link.close()

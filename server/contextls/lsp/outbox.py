@@ -124,9 +124,8 @@ class Outbox:
 class FrameReader(FrameParser):
     """The shared ``FrameParser``, answering what it cannot frame with a parse error.
 
-    The transport hands every complete frame of a read to ``handle`` in the
-    loop turn that read it, and writes all their answers at the end of that
-    same turn (see ``transport.FrameProtocol``).
+    The transport queues every complete frame of a read and handles them in order,
+    writing the answers of each loop turn at its end (see ``transport.FrameProtocol``).
     """
 
     def __init__(self, handle: Callable[[bytes], None], outbox: Outbox) -> None:
