@@ -84,10 +84,12 @@ export class ItemCommands {
     if (ids.length === 0) return [];
     const result = await this.client.request(ext.setView, { workspace: workspaceUri(), ids: nonEmpty(ids), view });
     const how = view === 'whole' ? 'whole' : 'as its outline';
+    const keptWhole = result.keptWhole;
+    const left = keptWhole.length > 0 ? `; ${keptWhole.map((i) => i.label).join(', ')} left whole (nothing to hide)` : '';
     note(
-      result.items.length > 0
+      (result.items.length > 0
         ? `contextls: ${result.items.map((i) => `${i.label} (${plural(i.tokens, 'token')})`).join(', ')} shown ${how}`
-        : `contextls: already shown ${how}`,
+        : `contextls: already shown ${how}`) + left,
     );
     return result.items;
   }

@@ -87,19 +87,22 @@ class Viewing:
         """Show items whole again, or as their outlines; a whole file makes room as an
         add does (announced). Sources of ``OFF_LOOP_CHARS`` or more are outlined and
         counted in a worker thread (an awaitable of the answer)."""
-        sources = self._sources(ids, view)
+        sources, asked = self._sources(ids, view)
         if sum(len(source) for _, source in sources) < OFF_LOOP_CHARS:
-            return self._show(view, self._shown(sources, view))
+            return self._show(view, *self._shown(sources, view, asked))
 
         async def shown_off_the_loop() -> SetViewResult:
-            return self._show(view, await asyncio.to_thread(self._shown, sources, view))
+            shown = await asyncio.to_thread(self._shown, sources, view, asked)
+            return self._show(view, *shown)
 
         return shown_off_the_loop()
 
-    def _sources(self, ids: list[str], view: str) -> list[tuple[Item, str]]:
-        """The items whose view changes, with the source each shows (read now)."""
+    def _sources(self, ids: list[str], view: str) -> tuple[list[tuple[Item, str]], int]:
+        """The items whose view changes, with the source each shows (read now); and how
+        many items ``ids`` named."""
         found: list[tuple[Item, str]] = []
-        for item_id in self.state.resolve(ids)[0]:
+        named = self.state.resolve(ids)[0]
+        for item_id in named:
             item = self.state.window.get(item_id)
             if (view == "outline") == is_outlined(item):
                 continue
@@ -109,19 +112,21 @@ class Viewing:
                     ErrorCode.INVALID_PARAMS,
                 )
             found.append((item, self.follower.current_text(item)))
-        return found
+        return found, len(named)
 
-    def _shown(self, sources: list[tuple[Item, str]], view: str) -> list[tuple[str, str]]:
+    def _shown(
+        self, sources: list[tuple[Item, str]], view: str, asked: int
+    ) -> tuple[list[tuple[str, str]], list[Item]]:
         """Each item's text in ``view``, counted as the window will count it (the
-        tokenizer remembers it). Thread-safe."""
+        tokenizer remembers it); and the items to show as their outlines that have nothing
+        to hide (refused when that is each of the ``asked``). Thread-safe."""
         wanted: list[tuple[str, str]] = []
+        kept_whole: list[Item] = []
         for item, source in sources:
             shown = source if view == "whole" else outline_text(source, item)
             if shown is None:
-                raise ContextError(
-                    f"{item.id} ({item.label}) has nothing to hide: its outline is all of it",
-                    ErrorCode.NO_STRUCTURE,
-                )
+                kept_whole.append(item)
+                continue
             probe = Item(
                 item.id,
                 item.kind,
@@ -133,9 +138,20 @@ class Viewing:
             )
             self.state.window.costs.body(probe)
             wanted.append((item.id, shown))
-        return wanted
+        if kept_whole and len(kept_whole) == asked:
+            first = kept_whole[0]
+            raise ContextError(
+                f"{first.id} ({first.label}) has nothing to hide: its outline is all of it"
+                if len(kept_whole) == 1
+                else f"none of the {len(kept_whole)} items has anything to hide: each one's "
+                f"outline is all of it ({first.id} {first.label}, …)",
+                ErrorCode.NO_STRUCTURE,
+            )
+        return wanted, kept_whole
 
-    def _show(self, view: str, wanted: list[tuple[str, str]]) -> SetViewResult:
+    def _show(
+        self, view: str, wanted: list[tuple[str, str]], kept_whole: list[Item]
+    ) -> SetViewResult:
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             done = []
             for item_id, shown in wanted:
@@ -153,6 +169,7 @@ class Viewing:
             items=[wire.context_item(item) for item in changed if item.id in self.state.window],
             evicted=[wire.context_item(item) for item in evicted],
             status=self.state.status(),
+            kept_whole=[wire.context_item(item) for item in kept_whole],
         )
 
 

@@ -95,6 +95,10 @@ class SetViewResult(Wire):
     evicted: list[ContextItem]
     """What a whole file needed room for."""
     status: Status
+    kept_whole: list[ContextItem] = []
+    """Items asked to show as their outlines that have nothing to hide (their outline is
+    all of them): left whole. A request where that is every item is refused instead
+    (``NO_STRUCTURE``)."""
 
 
 class AddMapParams(AddParams, kw_only=True):
