@@ -32,6 +32,6 @@ def _set_view(invocation: Invocation, view: Literal["whole", "outline"]) -> int:
     if not result.items:
         console.out(f"nothing changed: {'they are' if len(ids) > 1 else 'it is'} shown {shown}")
     console.out(*(f"showing {item_line(item)} {shown}" for item in result.items))
-    console.out(*(f"left whole: {item_line(item)} (nothing to hide)" for item in result.kept_whole))
+    console.out(*(f"left whole, nothing to hide: {item_line(item)}" for item in result.kept_whole))
     console.out(window_line(result.status))
     return 0
