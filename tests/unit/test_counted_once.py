@@ -5,8 +5,11 @@ tokenizer remembers) was counted again there, every client waiting ~1 s; an impo
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import shutil
 import sysconfig
+import threading
 from pathlib import Path
 
 import pytest
@@ -107,3 +110,40 @@ def test_a_change_of_model_counts_a_large_window_once(
         changed = workspace.config.configure(wanted)
     assert rehearsed.changed == changed.changed == ["model", "encoding"]
     assert sum(map(len, counted)) < PIECES_KEPT / 50  # headings, not the files' text
+
+
+def test_a_large_window_shown_as_outlines_and_whole_is_counted_in_its_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """setView outlines and counts in a worker thread; the change on the event loop looks
+    the counts up: the whole of 7 MB (more than the tokenizer remembers) was counted again
+    there, one wait of ~0.5 s for every client."""
+    lib = tmp_path / "ws" / "lib"
+    lib.mkdir(parents=True)
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for module in sorted(stdlib.glob("*.py")):
+        shutil.copyfile(module, lib / module.name)
+    for package in ("asyncio", "email", "unittest"):
+        shutil.copytree(stdlib / package, lib / package, ignore=shutil.ignore_patterns("*.pyc"))
+    session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
+    workspace = session.route()
+    bulk.add_files(workspace, AddFilesParams(targets=[FileTarget(uri=str(lib))], force=True))
+    assert sum(len(item.content) for item in workspace.window) > PIECES_KEPT
+    ids = [item.id for item in workspace.window]
+
+    on_the_loop: list[str] = []
+    tokenizer = workspace.tokenizer
+    count = tokenizer._count
+
+    def counting(text: str) -> int:
+        if threading.current_thread() is threading.main_thread():
+            on_the_loop.append(text)
+        return count(text)
+
+    monkeypatch.setattr(tokenizer, "_count", counting)
+    for view in ("outline", "whole"):
+        shown = workspace.views.set_view(ids, view)
+        assert inspect.isawaitable(shown)  # its texts are outlined and counted in a thread
+        result = asyncio.run(shown)  # type: ignore[arg-type]
+        assert len(result.items) > 250
+        assert sum(map(len, on_the_loop)) < PIECES_KEPT / 50  # headings, not the files' text

@@ -86,7 +86,8 @@ class Viewing:
     def set_view(self, ids: list[str], view: str) -> SetViewResult | Awaitable[SetViewResult]:
         """Show items whole again, or as their outlines; a whole file makes room as an
         add does (announced). Sources of ``OFF_LOOP_CHARS`` or more are outlined and
-        counted in a worker thread (an awaitable of the answer)."""
+        counted in a worker thread (an awaitable of the answer), and the change looks the
+        counts up (more text than the tokenizer remembers would be counted again)."""
         sources, asked = self._sources(ids, view)
         if sum(len(source) for _, source in sources) < OFF_LOOP_CHARS:
             return self._show(view, *self._shown(sources, view, asked))
@@ -116,12 +117,13 @@ class Viewing:
 
     def _shown(
         self, sources: list[tuple[Item, str]], view: str, asked: int
-    ) -> tuple[list[tuple[str, str]], list[Item]]:
-        """Each item's text in ``view``, counted as the window will count it (the
-        tokenizer remembers it); and the items to show as their outlines that have nothing
-        to hide (refused when that is each of the ``asked``). Thread-safe."""
+    ) -> tuple[list[tuple[str, str]], list[Item], dict[str, int]]:
+        """Each item's text in ``view``; the items to show as their outlines that have
+        nothing to hide (refused when that is each of the ``asked``); and what each text
+        takes, counted as the window will count it. Thread-safe."""
         wanted: list[tuple[str, str]] = []
         kept_whole: list[Item] = []
+        counted: dict[str, int] = {}
         for item, source in sources:
             shown = source if view == "whole" else outline_text(source, item)
             if shown is None:
@@ -136,7 +138,8 @@ class Viewing:
                 0,
                 encoding=self.state.tokenizer.encoding,
             )
-            self.state.window.costs.body(probe)
+            piece, tokens = self.state.window.costs.counted_body(probe)
+            counted[piece] = tokens
             wanted.append((item.id, shown))
         if kept_whole and len(kept_whole) == asked:
             first = kept_whole[0]
@@ -147,10 +150,14 @@ class Viewing:
                 f"outline is all of it ({first.id} {first.label}, …)",
                 ErrorCode.NO_STRUCTURE,
             )
-        return wanted, kept_whole
+        return wanted, kept_whole, counted
 
     def _show(
-        self, view: str, wanted: list[tuple[str, str]], kept_whole: list[Item]
+        self,
+        view: str,
+        wanted: list[tuple[str, str]],
+        kept_whole: list[Item],
+        counted: dict[str, int],
     ) -> SetViewResult:
         def apply(change: Change) -> tuple[list[Item], list[Item]]:
             done = []
@@ -164,7 +171,8 @@ class Viewing:
                 done.append(item)
             return done, [eviction.item for eviction in change.evictions]
 
-        changed, evicted = self.state.change(apply) if wanted else ([], [])
+        with self.state.tokenizer.consulting(counted):
+            changed, evicted = self.state.change(apply) if wanted else ([], [])
         return SetViewResult(
             items=[wire.context_item(item) for item in changed if item.id in self.state.window],
             evicted=[wire.context_item(item) for item in evicted],
