@@ -12,6 +12,7 @@ const { WS, cli, expectedStatus, serverWindow, until, assertEqual } = require('.
 /** @typedef {import('playwright-core').Page} Page */
 
 const SHAPES = 'shapes.py';
+const REEXPORT = 'reexport.py';
 const SHAPES_LINES = [
   'import math',
   '',
@@ -116,6 +117,17 @@ function structureScenarios({ shot }) {
         const entriesWhole = await rowMenu(page, SHAPES);
         if (!entriesWhole.includes('Show as Outline')) throw new Error(`the row menu of a whole file: ${JSON.stringify(entriesWhole)}`);
         await page.keyboard.press('Escape');
+        // Two rows chosen together, one a file with nothing to hide: it stays whole, and the note says so.
+        fs.writeFileSync(path.join(WS, REEXPORT), 'from shapes import Square, total\n');
+        const [reexport] = cli('add', REEXPORT).items;
+        await viewRows(page).filter({ hasText: REEXPORT }).first().click();
+        await viewRows(page).filter({ hasText: SHAPES }).first().click({ modifiers: ['Control'] });
+        await runCommand(page, 'contextls: Show as Outline');
+        await page.locator('.statusbar-item', { hasText: `${REEXPORT} left whole (nothing to hide)` }).first().waitFor({ timeout: STEP_MS });
+        const both = await serverWindow((it) => it.some((i) => i.id === outlined.id && i.view === 'outline'), 'after Show as Outline of two rows');
+        assertEqual(both.find((i) => i.id === reexport.id).view, 'whole', 'the file with nothing to hide');
+        await shot(page, '20c-outline-of-two-rows');
+        cli('rm', reexport.id);
         // The map, ranked for words asked.
         await runCommand(page, 'contextls: Add Map of the Folder');
         const input = page.locator('.quick-input-widget input');
