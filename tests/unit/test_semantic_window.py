@@ -352,3 +352,26 @@ def test_an_item_being_embedded_still_waits_in_the_status(
     assert indexer.index_window(db, watching, clock=_settled, holding=held.hold) == 2  # type: ignore[arg-type]
     assert watching.seen_waiting == 2
     assert waiting() == 0 and held.of(ROOT) == []
+
+
+def test_the_status_counts_are_counted_again_only_when_the_file_changed(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = _open(tmp_path / "s.db", embedder)
+    _write_window(store, [_item(f"ctx-{n}", f"{SOURCE}# {n}\n") for n in range(30)], 1)
+    status = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    counted: list[str] = []
+    without_vectors = window_queue.without_vectors
+    monkeypatch.setattr(
+        window_queue,
+        "without_vectors",
+        lambda db, root: counted.append(root) or without_vectors(db, root),
+    )
+    remembered = backlog.Remembered()
+    first = remembered.counts(status, ROOT, 0, None, ())
+    again = remembered.counts(status, ROOT, 0, None, ())
+    assert first == again and first["windowPending"] == 30 and len(counted) == 1
+    _write_window(store, [_item("ctx-30", SOURCE)], 2)  # another connection commits
+    assert remembered.counts(status, ROOT, 0, None, ())["windowPending"] == 31
+    assert remembered.counts(status, ROOT, 0, None, ["ctx-0"])["windowPending"] == 31
+    assert len(counted) == 3  # after the commit, and for what the worker holds

@@ -96,6 +96,7 @@ class Engine:
         self._windows_seen: dict[str, int] = {}
         """Each window's revision when the worker last looked at its items."""
         self._held = backlog.Held()
+        self._counted = backlog.Remembered()
         self._looked_at = -1
         """``PRAGMA data_version`` when the worker last started: the file changed since?"""
         self.stored = 0
@@ -235,7 +236,7 @@ class Engine:
             return found
         db = self._read or self._peek_connection()
         seen = self._windows_seen.get(root)
-        return {**found, **backlog.counts(db, root, archived, seen, self._held.of(root))}
+        return {**found, **self._counted.counts(db, root, archived, seen, self._held.of(root))}
 
     # --------------------------------------------------------------- indexing
 
