@@ -17,22 +17,38 @@ import pytest
 from contextls.app import bulk, workspace_state
 from contextls.app.configuring import precount
 from contextls.app.transfer import Importing, export
+from contextls.app.workspace import Workspace
 from contextls.core.tokens import PIECES_KEPT
 from contextls.protocol import AddFilesParams, FileTarget
 
 from .test_service import Editor, start
 
 
-def test_a_folder_larger_than_the_tokenizer_remembers_is_counted_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _a_copy_of_the_standard_library(lib: Path) -> Path:
+    """Its modules and three of its packages (~7 MB: more than the tokenizer remembers)."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    lib = tmp_path / "ws" / "lib"
     lib.mkdir(parents=True)
     for module in sorted(stdlib.glob("*.py")):
         shutil.copyfile(module, lib / module.name)
     for package in ("asyncio", "email", "unittest"):
         shutil.copytree(stdlib / package, lib / package, ignore=shutil.ignore_patterns("*.pyc"))
+    return lib
+
+
+def _a_large_window(tmp_path: Path) -> Workspace:
+    """A window holding that copy, file by file."""
+    lib = _a_copy_of_the_standard_library(tmp_path / "ws" / "lib")
+    session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
+    workspace = session.route()
+    bulk.add_files(workspace, AddFilesParams(targets=[FileTarget(uri=str(lib))], force=True))
+    assert sum(len(item.content) for item in workspace.window) > PIECES_KEPT
+    return workspace
+
+
+def test_a_folder_larger_than_the_tokenizer_remembers_is_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib = _a_copy_of_the_standard_library(tmp_path / "ws" / "lib")
     size = sum(path.stat().st_size for path in lib.rglob("*.py"))
     assert size > PIECES_KEPT  # more than the tokenizer remembers
     session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
@@ -86,17 +102,7 @@ def test_an_import_counts_its_items_before_its_steps(
 def test_a_change_of_model_counts_a_large_window_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lib = tmp_path / "ws" / "lib"
-    lib.mkdir(parents=True)
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    for module in sorted(stdlib.glob("*.py")):
-        shutil.copyfile(module, lib / module.name)
-    for package in ("asyncio", "email", "unittest"):
-        shutil.copytree(stdlib / package, lib / package, ignore=shutil.ignore_patterns("*.pyc"))
-    session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
-    workspace = session.route()
-    bulk.add_files(workspace, AddFilesParams(targets=[FileTarget(uri=str(lib))], force=True))
-    assert sum(len(item.content) for item in workspace.window) > PIECES_KEPT
+    workspace = _a_large_window(tmp_path)
     wanted = {"model": "gpt-3.5-turbo"}
     tokenizer = workspace.config.tokenizer_after(wanted, [])
     assert tokenizer is not None and tokenizer.encoding == "cl100k_base"
@@ -118,17 +124,7 @@ def test_a_large_window_shown_as_outlines_and_whole_is_counted_in_its_thread(
     """setView outlines and counts in a worker thread; the change on the event loop looks
     the counts up: the whole of 7 MB (more than the tokenizer remembers) was counted again
     there, one wait of ~0.5 s for every client."""
-    lib = tmp_path / "ws" / "lib"
-    lib.mkdir(parents=True)
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    for module in sorted(stdlib.glob("*.py")):
-        shutil.copyfile(module, lib / module.name)
-    for package in ("asyncio", "email", "unittest"):
-        shutil.copytree(stdlib / package, lib / package, ignore=shutil.ignore_patterns("*.pyc"))
-    session = start(tmp_path / "ws", ":memory:", Editor(), maxTokens=3_000_000, maxItems=1000)
-    workspace = session.route()
-    bulk.add_files(workspace, AddFilesParams(targets=[FileTarget(uri=str(lib))], force=True))
-    assert sum(len(item.content) for item in workspace.window) > PIECES_KEPT
+    workspace = _a_large_window(tmp_path)
     ids = [item.id for item in workspace.window]
 
     on_the_loop: list[str] = []
