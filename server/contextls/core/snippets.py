@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -155,12 +156,7 @@ def _last_words(text: str, end: int, count: int) -> list[tuple[int, int]]:
 
 def _first_words(text: str, start: int, count: int) -> list[tuple[int, int]]:
     """The (start, end) of up to ``count`` words from ``start`` (a word boundary)."""
-    found = []
-    for match in _WORD.finditer(text, start):
-        found.append(match.span())
-        if len(found) == count:
-            break
-    return found
+    return [match.span() for match in itertools.islice(_WORD.finditer(text, start), count)]
 
 
 @functools.lru_cache(maxsize=64)
