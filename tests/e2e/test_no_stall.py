@@ -416,3 +416,70 @@ async def test_the_first_search_loads_its_model_leaving_room_for_another_client(
         first, "contextls/search", {"query": "where do we retry uploads"}, second
     )
     assert result["mode"] == "hybrid" and result["hits"] == []
+
+
+async def test_a_forget_answers_after_its_scrub_and_other_requests_go_between(
+    editors: list[Session],
+) -> None:
+    """A forget commits its deletes in one turn and scrubs the file at a later one: the
+    requests another client sent meanwhile are answered between the two (a change of
+    the other's reaches the first client after the forget's own push and before its
+    answer, one connection keeping the order the daemon wrote in), not after both."""
+    first, second = editors
+    await first.call("contextls/configure", settings={"maxItems": 3})
+    for n in range(40):
+        await first.call("contextls/addText", content=f"forgettable {n} " + "words " * 200)
+    await first.call("contextls/configure", settings={"maxItems": 1000})
+    archived = (await first.call("contextls/status"))["archivedCount"]
+    assert archived == 37
+    seen: list[tuple[int, int]] = []  # (archived count, requests of the first in flight)
+
+    class Noting(list[Any]):
+        def append(self, params: Any) -> None:
+            super().append(params)
+            seen.append((params["archivedCount"], len(first.client.in_flight)))
+
+    first.client.kept[Notification.DID_CHANGE_STATUS] = Noting()
+    frames = [
+        ("contextls/addText", {"content": f"note {n}"}) if odd == 0 else ("contextls/render", {})
+        for n in range(220)
+        for odd in (0, 1)
+    ]
+    burst = asyncio.ensure_future(second.client.burst(frames))
+    while not second.client.in_flight:  # written
+        await asyncio.sleep(0.001)
+    forgot = await first.call("contextls/forget", query="forgettable")
+    await burst
+    assert len(forgot["forgotten"]) == 40 and forgot["status"]["archivedCount"] == 0
+    before_its_answer = [count for count, in_flight in seen if count == 0 and in_flight]
+    # Its own push, then at least one of the other's changes, before its answer.
+    assert len(before_its_answer) > 1, "the other's requests waited for the scrub"
+
+
+@pytest.fixture
+def keyword_search_only(env: dict[str, str]) -> None:
+    """The daemon searches by words alone: a search has nothing to prepare in a thread."""
+    env["CONTEXTLS_SEMANTIC"] = "off"
+
+
+async def test_a_search_catches_the_keyword_index_up_in_turns(
+    keyword_search_only: None, editors: list[Session]
+) -> None:
+    """Notes archived in a stream that never leaves the daemon idle wait for the keyword
+    index; the search that comes next indexes them a batch a turn, and the requests
+    behind it are answered meanwhile (the add sent after it is answered first), not
+    after the whole backlog was indexed in one turn."""
+    first, _ = editors
+    await first.call("contextls/configure", settings={"maxItems": 1})
+    await first.call("contextls/search", query="nothing")  # finds search by meaning off
+    frames: list[tuple[str, Any]] = [
+        ("contextls/addText", {"content": f"archived note {n} needle{n % 7}"}) for n in range(1_500)
+    ]
+    frames.append(("contextls/search", {"query": "needle3", "mode": "keyword", "limit": 500}))
+    frames.append(("contextls/addText", {"content": "the marker"}))
+    results = await first.client.burst(frames)
+    search_id, marker_id = sorted(first.client.answered)[-2:]
+    order = first.client.answered
+    assert order.index(marker_id) < order.index(search_id), "the add waited for the search"
+    found = results[-2]["hits"]
+    assert len(found) == len([n for n in range(1_500) if n % 7 == 3])

@@ -258,6 +258,8 @@ class RpcClient:
         self.notification_counts: Counter[str] = Counter()
         """How many of each notification arrived (asyncio client)."""
         self.kept: dict[str, list[Any]] = {}
+        self.answered: list[Any] = []
+        """The ids of the answers read, in the order they came."""
         self.seen: list[dict[str, Any]] = []
         """Every message read so far, in arrival order (blocking client)."""
         self.process: subprocess.Popen[bytes] | None = None
@@ -495,6 +497,7 @@ class RpcClient:
         method = message.method
         if method is None:
             handler = self._pending.pop(message.id, None)  # type: ignore[arg-type]
+            self.answered.append(message.id)
             if handler is not None:
                 handler(message, self._now)
         elif message.id is not None:

@@ -27,6 +27,7 @@ from contextls.app import counting_process, searching
 from contextls.app.idle import IdleIndexing, Later
 from contextls.app.map_process import MapProcess
 from contextls.app.repo_map import PREPARE_AFTER, worth_preparing
+from contextls.app.scrubbing import Scrubbing
 from contextls.app.sources import Documents
 from contextls.app.tokenizers import tokenizer as offline_tokenizer
 from contextls.app.unit_of_work import Listener, UnitOfWork
@@ -87,6 +88,8 @@ class ContextService:
         self.fixed_storage = False
         """The daemon serves one database whatever its clients ask (see ``use_storage``)."""
         self.unit_of_work = UnitOfWork(listener, self._catch_up, self._recover)
+        self.scrubbing = Scrubbing(lambda: self._store, warn)
+        """Forgotten text out of the files, after the commit that forgot it."""
         self.idle = IdleIndexing(later, self.index_some)
         self._store: Store | None = None
         self._workspaces: dict[str, Workspace] = {}
@@ -150,32 +153,19 @@ class ContextService:
 
         Returns why it failed, for the answers that reported a change, or None.
         """
-        if not self.unit_of_work.open and not self.unit_of_work.uncommitted:
-            return None  # nothing to commit; a burst SQLite rolled back by itself fails here
-        failure = self.unit_of_work.commit()
-        if failure is None:
+        if self.unit_of_work.open or self.unit_of_work.uncommitted:
+            # Nothing to commit otherwise; a burst SQLite rolled back by itself fails here.
+            failure = self.unit_of_work.commit()
+            if failure is not None:
+                return failure
             self.idle.committed()
-            self._scrub()
-        return failure
-
-    def _scrub(self) -> None:
-        """Items were forgotten: no copy of their text may stay in the files."""
-        store = self._store
-        if store is None or not store.needs_scrub:
-            return
-        try:
-            meaning_for(store.location).forgotten()  # their vectors first
-            store.retention.scrub()
-        except Exception as error:
-            log.exception("scrubbing forgotten items out of %s failed", store.location)
-            self.warn(
-                f"forgotten items are deleted, but their text may remain in free space of "
-                f"{store.location} until the next forget ({error})"
-            )
+        self.scrubbing.after_commit()  # a forget's scrub held for a turn of its own, too
+        return None
 
     def _close_store(self) -> None:
         if self._store is not None:
             self.commit()
+            self.scrubbing.scrub()  # held by a forget that will not answer now
             self.unit_of_work.abandon()  # nothing is left open; it lets go of the store
             while self.index_some(prune=False):  # searchable by the next reader, read-only too
                 pass

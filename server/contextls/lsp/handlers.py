@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import msgspec
 from lsprotocol import types as lsp
@@ -29,16 +29,17 @@ from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.core.secrets import warning_of
-from contextls.lsp import add_handlers, structure_handlers
+from contextls.lsp import add_handlers, archive_handlers, structure_handlers
+from contextls.lsp.archive_handlers import once_prepared, prepares
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
 from contextls.lsp.server import ContextServer
 
 log = logging.getLogger(__name__)
-Answer = TypeVar("Answer")
 
 assert structure_handlers.__name__ and add_handlers.__name__  # registered when imported
+assert archive_handlers.__name__
 
 BUILD = build_id()
 """The code this process runs, taken at start (clients restart a daemon whose build differs)."""
@@ -219,8 +220,8 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult | Awaita
             params.auto_retrieve,
         )
 
-    if params.query and ls.session.route(params.workspace).reader.search_prepares():
-        return _once_prepared(ls, params.workspace, answer)
+    if params.query and prepares(ls, params.workspace):
+        return once_prepared(ls, params.workspace, answer)
     return answer()
 
 
@@ -228,41 +229,6 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult | Awaita
 def status(ls: ContextServer, params: p.StatusParams) -> p.Status:
     workspace = ls.session.route(params.workspace)
     return msgspec.structs.replace(workspace.status(), semantic=workspace.reader.semantic_status())
-
-
-@handles(p.Requests.SEARCH)
-def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult | Awaitable[p.SearchResult]:
-    def answer() -> p.SearchResult:
-        reader = ls.session.route(params.workspace).reader
-        return reader.search(params.query, params.limit, params.kinds, params.mode)
-
-    if ls.session.route(params.workspace).reader.search_prepares():
-        return _once_prepared(ls, params.workspace, answer)
-    return answer()
-
-
-async def _once_prepared(
-    ls: ContextServer, workspace: str | None, answer: Callable[[], Answer | Awaitable[Answer]]
-) -> Answer:
-    """``answer()`` once a worker thread has done what a search does first
-    (``Reading.prepare_search``): on the event loop, a process's first search (or render
-    with a query, or forget by one) held every client ~0.6 s as the model loaded, a
-    search after an eviction up to ~0.5 s as it embedded the evicted items. Requests that
-    come meanwhile wait for the same preparation, and are answered in the order they came."""
-    reader = ls.session.route(workspace).reader
-    key = (id(reader.meaning()), reader.state.root_uri)
-    preparing = _preparing.get(key)
-    if preparing is None or preparing.done():
-        preparing = _preparing[key] = asyncio.ensure_future(
-            asyncio.to_thread(reader.prepare_search)
-        )
-    await asyncio.shield(preparing)  # a cancelled request leaves it to the others
-    answered = answer()
-    return await answered if inspect.isawaitable(answered) else answered
-
-
-_preparing: dict[tuple[int, str], asyncio.Future[None]] = {}
-"""The preparation for a search under way, by search provider and window."""
 
 
 @handles(p.Requests.RESTORE)
@@ -300,17 +266,6 @@ def server_info(ls: ContextServer, params: p.ServerInfoParams) -> p.ServerInfo:
         build=BUILD,
         models=model_choices(),
     )
-
-
-@handles(p.Requests.FORGET)
-def forget(ls: ContextServer, params: p.ForgetParams) -> p.ForgetResult | Awaitable[p.ForgetResult]:
-    def answer() -> p.ForgetResult:
-        lifecycle = ls.session.route(params.workspace).lifecycle
-        return lifecycle.forget(params.ids, params.query, params.dry_run, params.paths)
-
-    if params.query and ls.session.route(params.workspace).reader.search_prepares():
-        return _once_prepared(ls, params.workspace, answer)
-    return answer()
 
 
 @handles(p.Requests.EXPORT)

@@ -136,6 +136,14 @@ class SearchIndex:
             waiting = "SELECT 1 FROM archive WHERE rowid > ? LIMIT 1"
             return self._db.execute(waiting, (self._indexed_up_to(),)).fetchone() is not None
 
+    def behind(self) -> bool:
+        """Whether archived rows wait to be indexed (a search would index them first)."""
+        waiting = (
+            "SELECT 1 FROM archive WHERE rowid > (SELECT indexed_up_to FROM archive_fts_mark) "
+            "LIMIT 1"
+        )
+        return self._db.execute(waiting).fetchone() is not None
+
     def _indexed_up_to(self) -> int:
         return int(self._db.execute("SELECT indexed_up_to FROM archive_fts_mark").fetchone()[0])
 
