@@ -469,3 +469,33 @@ def test_a_home_folder_under_git_is_not_prepared(
     assert len([delay for delay, _ in editor.timers if delay == PREPARE_AFTER]) == 1
     session.set_folders([home.as_uri()])  # refused: too wide to be a workspace folder
     assert len([delay for delay, _ in editor.timers if delay == PREPARE_AFTER]) == 1
+
+
+def test_a_clear_keeps_one_copy_of_each_text_in_the_archive(tmp_path: Path) -> None:
+    """The copies already archived are looked up for every cleared item at once: each
+    text from a source stays once, under the id it left with last, its old id an alias."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (root / name).write_text(f"def {name[0]}():\n    return '{name}'\n")
+    session = start(root, str(tmp_path / "db.sqlite3"), Editor(), maxItems=10)
+    workspace = session.route()
+    first = [workspace.adding.add_file((root / name).as_uri()).item.id for name in ("a.py", "b.py")]
+    workspace.changes.remove(first)
+    again = [
+        workspace.adding.add_file((root / name).as_uri()).item.id
+        for name in ("a.py", "b.py", "c.py")
+    ]
+    workspace.adding.add_text("text", "a note")
+    workspace.changes.clear(keep_pinned=False)
+    session.service.commit()
+    archived = {
+        item.id: item.path
+        for item, _, _ in workspace.store.archive.archive_rows(workspace.root_uri)
+    }
+    assert sorted(archived.values(), key=str) == [None, "a.py", "b.py", "c.py"]
+    assert set(again) <= set(archived) and not set(first) & set(archived)
+    assert workspace.archived_count == 4
+    assert workspace.store.archive.alias_targets(workspace.root_uri, first) == dict(
+        zip(first, again[:2], strict=True)
+    )

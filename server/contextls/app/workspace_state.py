@@ -267,13 +267,14 @@ class WorkspaceState:
                     if item_id not in window:
                         by_reason.setdefault(reason, []).append(item)
                 for reason, items in by_reason.items():
-                    for item in items:  # the archive keeps one copy of a text from a source
-                        copies = [
-                            i for i in store.archive.archived_duplicates(root, item) if i != item.id
-                        ]
+                    found = store.archive.archived_copies(root, items)
+                    for item, (_, copies) in zip(items, found, strict=True):
+                        # The archive keeps one copy of a text from a source.
+                        copies = [i for i in copies if i != item.id]
                         gained -= store.archive.delete_archived(root, copies)
                         change.aliases.update(dict.fromkeys(copies, item.id))
-                    gained += store.archive.add(root, items, reason, at)
+                    digests = [digest for digest, _ in found]
+                    gained += store.archive.add(root, items, reason, at, digests)
                 if change.aliases:
                     store.archive.save_aliases(root, change.aliases)
                 if change.settings is not None:

@@ -23,14 +23,24 @@ class ArchiveRows:
     def _db(self) -> sqlite3.Connection:
         return self.connection._db
 
-    def add(self, root: str, items: Iterable[Item], reason: str, at: int) -> int:
-        """Add items that left a window to the archive; returns how many.
+    def add(
+        self,
+        root: str,
+        items: Sequence[Item],
+        reason: str,
+        at: int,
+        digests: Sequence[bytes] | None = None,
+    ) -> int:
+        """Add items that left a window to the archive; returns how many. ``digests``:
+        their texts' (``archived_copies`` made them), else worked out here.
 
         An id is never in the window and the archive at once (restoring takes
         it out of the archive), so there is nothing to replace. The workspace
         keeps its archive count with this, without ``count(*)`` over a large
         archive.
         """
+        if digests is None:
+            digests = [text_digest(item.content) for item in items]
         rows = [
             (
                 root,
@@ -45,9 +55,9 @@ class ArchiveRows:
                 item.pinned,
                 at,
                 reason,
-                text_digest(item.content),
+                digest,
             )
-            for item in items
+            for item, digest in zip(items, digests, strict=True)
         ]
         self._db.executemany(
             "INSERT INTO archive (root, id, kind, label, content, metadata, timestamp, tokens, "
@@ -153,19 +163,40 @@ class ArchiveRows:
 
     def archived_duplicates(self, root: str, item: Item) -> list[str]:
         """Ids of archived items with the same source and text as ``item``."""
-        path = item.metadata.get("path")
-        same_source = (
-            "json_extract(metadata, '$.path') = ?"
-            if isinstance(path, str)
-            else "json_extract(metadata, '$.path') IS NULL"
-        )
-        rows = self._db.execute(
-            "SELECT id FROM archive INDEXED BY archive_by_digest WHERE root = ? AND digest = ? "
-            f"AND kind = ? AND content = ? AND {same_source}",
-            (root, text_digest(item.content), item.kind, item.content)
-            + ((path,) if isinstance(path, str) else ()),
-        )
-        return [row[0] for row in rows]
+        return self.archived_copies(root, [item])[0][1]
+
+    def archived_copies(self, root: str, items: Sequence[Item]) -> list[tuple[bytes, list[str]]]:
+        """For each of ``items``, its text's digest and the ids of the archived items with
+        the same source and text: a query a batch of digests (a clear of 800 files made
+        800 queries, ~70 ms) and each text read once for its digest."""
+        digests = [text_digest(item.content) for item in items]
+        candidates: dict[bytes, list[tuple[str, str, str, object]]] = {}
+        wanted = list(dict.fromkeys(digests))
+        for start in range(0, len(wanted), ID_BATCH):
+            batch = wanted[start : start + ID_BATCH]
+            marks = ", ".join("?" * len(batch))
+            rows = self._db.execute(
+                "SELECT digest, id, kind, content, json_extract(metadata, '$.path') "
+                f"FROM archive INDEXED BY archive_by_digest WHERE root = ? AND digest IN ({marks})",
+                (root, *batch),
+            )
+            for digest, copy_id, kind, content, copy_source in rows:
+                candidates.setdefault(digest, []).append((copy_id, kind, content, copy_source))
+        found = []
+        for item, digest in zip(items, digests, strict=True):
+            path = item.metadata.get("path")
+            source = path if isinstance(path, str) else None
+            found.append(
+                (
+                    digest,
+                    [
+                        copy_id
+                        for copy_id, kind, content, copy_source in candidates.get(digest, ())
+                        if kind == item.kind and content == item.content and copy_source == source
+                    ],
+                )
+            )
+        return found
 
     # ---------------------------------------------------------------- aliases
 
