@@ -499,3 +499,40 @@ def test_a_clear_keeps_one_copy_of_each_text_in_the_archive(tmp_path: Path) -> N
     assert workspace.store.archive.alias_targets(workspace.root_uri, first) == dict(
         zip(first, again[:2], strict=True)
     )
+
+
+def test_a_refresh_of_files_that_did_not_change_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read again and the same, an item's row is not written again (a refresh of 274
+    files rewrote all their text, ~50 ms); one that changed is saved, as before."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name in ("a.py", "b.py"):
+        (root / name).write_text(f"def {name[0]}():\n    return 1\n")
+    session = start(root, str(tmp_path / "db.sqlite3"), Editor(), maxItems=10)
+    workspace = session.route()
+    ids = [workspace.adding.add_file((root / n).as_uri()).item.id for n in ("a.py", "b.py")]
+    session.service.commit()
+    revision = workspace.status().revision
+    saved: list[str] = []
+    save_items = workspace.store.windows.save_items
+
+    def saving(root_uri: str, items: Any) -> None:
+        items = list(items)
+        saved.extend(item.id for item in items)
+        save_items(root_uri, items)
+
+    monkeypatch.setattr(workspace.store.windows, "save_items", saving)
+    same = workspace.follower.refresh(ids)
+    session.service.commit()
+    assert [item.id for item in same.refreshed] == ids
+    assert same.status.revision == revision and saved == []
+    (root / "b.py").write_text("def b():\n    return 2\n")
+    changed = workspace.follower.refresh(ids)
+    session.service.commit()
+    assert [item.id for item in changed.refreshed] == ids
+    assert changed.status.revision == revision + 1 and saved == [ids[1]]
+    reloaded = Store(str(tmp_path / "db.sqlite3"))
+    rows = {item.id: item.content for item in reloaded.windows.load_window(workspace.root_uri)}
+    assert rows[ids[1]] == "def b():\n    return 2\n"

@@ -201,6 +201,9 @@ class Following:
                 if item_id not in self.state.window:
                     continue
                 item = self.state.window.get(item_id)
+                if content == item.content and not item.stale:
+                    done.append(item)  # read again and the same: its row stays as it is
+                    continue
                 change.touch(item)
                 if content != item.content:
                     if item.stale:  # the text it had is archived (restorable), never lost
