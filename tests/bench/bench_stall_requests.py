@@ -6,7 +6,7 @@ large window and a large archive, where each held every client once: the first s
 of a process (its model loads), a search with a pasted 10,000-character log as its
 query, a fill of 2,000 notes into an archive, a forget by query while its items are
 embedded, an import of the archive into another folder, an add of ~400 files of
-CPython's ``Lib/`` (7 MB), a render of that window, the window shown as outlines and
+CPython's ``Lib/`` (7 MB), a render of that window, a refresh of it, the window shown as outlines and
 whole again, a dry run of a change to Claude's tokens (the window counted in them), a
 conversation of 500 messages prepared in Claude's tokens, and a clear of the window.
 
@@ -216,6 +216,9 @@ async def run(cfg: Config) -> list[Row]:
         row(f"add of {files} files of Lib/", took, times)
         took, times, _ = daemon.request(repo, "contextls/render", {"workspace": w}, again=True)
         row(f"render of those {files} files", took, times)
+        params = {"workspace": w, "ids": [item["id"] for item in added["result"]["items"]]}
+        took, times, _ = daemon.request(repo, "contextls/refresh", params, again=True)
+        row(f"refresh of those {files} files (unchanged)", took, times)
         # The files that define functions: each has a body an outline hides.
         ids = [item["id"] for item in added["result"]["items"] if "\ndef " in item["content"]]
         for view in ("outline", "whole"):
