@@ -29,8 +29,8 @@ from contextls.app.transfer import Importing, checking_import
 from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.core.secrets import warning_of
-from contextls.lsp import add_handlers, archive_handlers, structure_handlers
-from contextls.lsp.archive_handlers import once_prepared, prepares
+from contextls.lsp import add_handlers, structure_handlers
+from contextls.lsp.archive_handlers import once_prepared, prepares  # registers them too
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
@@ -39,7 +39,6 @@ from contextls.lsp.server import ContextServer
 log = logging.getLogger(__name__)
 
 assert structure_handlers.__name__ and add_handlers.__name__  # registered when imported
-assert archive_handlers.__name__
 
 BUILD = build_id()
 """The code this process runs, taken at start (clients restart a daemon whose build differs)."""
