@@ -49,6 +49,35 @@ class Changing:
             status=self.state.status(),
         )
 
+    def clear_steps(self, keep_pinned: bool, step_bytes: int) -> list[list[str]]:
+        """The ids a clear takes, oldest first, in steps of about ``step_bytes`` of text
+        each (one step for a window holding less)."""
+        steps: list[list[str]] = [[]]
+        size = 0
+        for item in self.state.window:
+            if keep_pinned and item.pinned:
+                continue
+            if steps[-1] and size + len(item.content) > step_bytes:
+                steps.append([])
+                size = 0
+            steps[-1].append(item.id)
+            size += len(item.content)
+        return [step for step in steps if step]
+
+    def clear_step(self, ids: list[str], keep_pinned: bool) -> list[str]:
+        """One step of a large clear: those of ``ids`` still in the window (and still not
+        pinned, with ``keep_pinned``) archived as cleared; the ids archived."""
+        window = self.state.window
+
+        def take() -> list[Item]:
+            wanted = [i for i in ids if i in window and not (keep_pinned and window.get(i).pinned)]
+            return window.remove(wanted)
+
+        return [item.id for item in self._to_archive(take, "cleared")]
+
+    def cleared(self, ids: list[str]) -> ClearResult:
+        return ClearResult(cleared=len(ids), cleared_ids=ids, status=self.state.status())
+
     def _to_archive(self, take: Callable[[], list[Item]], reason: str) -> list[Item]:
         """Take items out of the window (``take``) and archive them for ``reason``."""
 

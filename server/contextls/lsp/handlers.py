@@ -9,12 +9,13 @@ becomes a JSON-RPC error. Nothing a client sends can take the server down.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import msgspec
 from lsprotocol import types as lsp
@@ -30,7 +31,11 @@ from contextls.common.build import build_id
 from contextls.core.errors import ContextError
 from contextls.core.secrets import warning_of
 from contextls.lsp import add_handlers, structure_handlers
-from contextls.lsp.archive_handlers import once_prepared, prepares  # registers them too
+from contextls.lsp.archive_handlers import (  # registers them too
+    after_other_clients,
+    once_prepared,
+    prepares,
+)
 from contextls.lsp.jsonrpc import decode_params, to_jsonrpc
 from contextls.lsp.model_choices import model_choices
 from contextls.lsp.registry import HANDLERS, handles
@@ -197,9 +202,50 @@ def pin(ls: ContextServer, params: p.PinParams) -> p.PinResult:
     return ls.session.route(params.workspace).changes.pin(params.id, params.pin)
 
 
+CLEAR_STEP_BYTES: Final = 2_000_000
+"""The text a step of a large clear archives: ~35 ms of writes. A clear of 820 files
+(19 MB) in one change held every client ~0.3 s, most of it SQLite's (its overflow pages
+written to the archive, read to free them from the window's rows)."""
+
+
 @handles(p.Requests.CLEAR)
-def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult:
-    return ls.session.route(params.workspace).changes.clear(params.keep_pinned)
+def clear(ls: ContextServer, params: p.ClearParams) -> p.ClearResult | Awaitable[p.ClearResult]:
+    changes = ls.session.route(params.workspace).changes
+    steps = changes.clear_steps(params.keep_pinned, CLEAR_STEP_BYTES)
+    if len(steps) <= 1:
+        return changes.clear(params.keep_pinned)
+    return _clear_in_steps(ls, params, steps)
+
+
+async def _clear_in_steps(
+    ls: ContextServer, params: p.ClearParams, steps: list[list[str]]
+) -> p.ClearResult:
+    """What the window held when the clear came, archived in steps, each committed before
+    the next, with the requests the loop read meanwhile between them (as an import's).
+    A failure says how much was cleared before it; a cancel lets the clear finish."""
+    total = sum(map(len, steps))
+    done: list[str] = []
+    for step in steps:
+        try:
+            cleared = ls.session.route(params.workspace).changes.clear_step(
+                step, params.keep_pinned
+            )
+            failure = ls.service.commit()
+            if failure is not None:
+                raise ContextError(failure, p.ErrorCode.STORAGE)
+        except ContextError as error:
+            if done:
+                error = ContextError(
+                    f"{error.message}; {len(done):,} of the {total:,} items were cleared "
+                    "(archived) before it",
+                    error.code,
+                    error.data,
+                )
+            raise to_jsonrpc(error) from None
+        done += cleared
+        with contextlib.suppress(asyncio.CancelledError):
+            await after_other_clients()
+    return ls.session.route(params.workspace).changes.cleared(done)
 
 
 @handles(p.Requests.LIST)
