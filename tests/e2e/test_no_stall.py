@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import sysconfig
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,26 @@ async def test_a_cancelled_map_is_answered_as_cancelled_and_changes_nothing(
     assert status["itemCount"] == 0 and status["mapCount"] == 0
 
 
+def adds_and_renders() -> list[tuple[str, Any]]:
+    """220 adds, each followed by a render of the window it grew: short, so the write
+    reaches the daemon in one read (a pipe holds 64 KiB)."""
+    return [
+        ("contextls/addText", {"content": f"note {n}"}) if odd == 0 else ("contextls/render", {})
+        for n in range(220)
+        for odd in (0, 1)
+    ]
+
+
+async def started(
+    burst: Coroutine[Any, Any, list[Any]], sender: Session
+) -> asyncio.Future[list[Any]]:
+    """The burst written: its requests are in flight."""
+    running = asyncio.ensure_future(burst)
+    while not sender.client.in_flight:
+        await asyncio.sleep(0.001)
+    return running
+
+
 async def test_a_burst_of_requests_in_one_write_leaves_room_for_another_client(
     editors: list[Session],
 ) -> None:
@@ -169,16 +190,7 @@ async def test_a_burst_of_requests_in_one_write_leaves_room_for_another_client(
 
     first.client.kept[Notification.DID_CHANGE_STATUS] = Noting()
     await first.call("contextls/configure", settings={"maxItems": 1000})
-    # Short, so the write reaches the daemon in one read (a pipe holds 64 KiB): each
-    # add is followed by a render of the window it grew
-    frames = [
-        ("contextls/addText", {"content": f"note {n}"}) if odd == 0 else ("contextls/render", {})
-        for n in range(220)
-        for odd in (0, 1)
-    ]
-    burst = asyncio.ensure_future(first.client.burst(frames))
-    while not first.client.in_flight:  # written
-        await asyncio.sleep(0.001)
+    burst = await started(first.client.burst(adds_and_renders()), first)
     await second.call("contextls/configure", settings={"maxTokens": marked})
     results = await burst
     await first.wait_for(lambda: bool(in_flight_then))
@@ -440,14 +452,7 @@ async def test_a_forget_answers_after_its_scrub_and_other_requests_go_between(
             seen.append((params["archivedCount"], len(first.client.in_flight)))
 
     first.client.kept[Notification.DID_CHANGE_STATUS] = Noting()
-    frames = [
-        ("contextls/addText", {"content": f"note {n}"}) if odd == 0 else ("contextls/render", {})
-        for n in range(220)
-        for odd in (0, 1)
-    ]
-    burst = asyncio.ensure_future(second.client.burst(frames))
-    while not second.client.in_flight:  # written
-        await asyncio.sleep(0.001)
+    burst = await started(second.client.burst(adds_and_renders()), second)
     forgot = await first.call("contextls/forget", query="forgettable")
     await burst
     assert len(forgot["forgotten"]) == 40 and forgot["status"]["archivedCount"] == 0
@@ -490,9 +495,7 @@ async def test_a_large_clear_is_committed_in_steps(editors: list[Session]) -> No
     (every client sees it part cleared: one change held them all ~0.3 s for 19 MB), and
     the answer counts the whole window."""
     first, second = editors
-    await first.call(
-        "contextls/configure", settings={"maxItems": 100, "maxTokens": 5_000_000}
-    )
+    await first.call("contextls/configure", settings={"maxItems": 100, "maxTokens": 5_000_000})
     for n in range(60):
         await first.call("contextls/addText", content=f"large note {n} " + "word " * 20_000)
     pushed = second.client.keep(Notification.DID_CHANGE_STATUS)
