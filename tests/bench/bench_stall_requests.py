@@ -6,9 +6,10 @@ large window and a large archive, where each held every client once: the first s
 of a process (its model loads), a search with a pasted 10,000-character log as its
 query, a fill of 2,000 notes into an archive, a forget by query while its items are
 embedded, an import of the archive into another folder, an add of ~400 files of
-CPython's ``Lib/`` (7 MB), a render of that window, a refresh of it, the window shown as outlines and
-whole again, a dry run of a change to Claude's tokens (the window counted in them), a
-conversation of 500 messages prepared in Claude's tokens, and a clear of the window.
+CPython's ``Lib/`` (7 MB), a render of that window, a refresh of it, the window shown
+as outlines and whole again, a dry run of a change to Claude's tokens (the window
+counted in them), a conversation of 500 messages prepared in Claude's tokens, and a
+clear of the window.
 
 Two editor-like clients (``contextls connect --stdio``) on one daemon: while the first
 sends the request, the second sends ``status`` round trips until it is answered (at
