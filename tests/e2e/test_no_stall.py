@@ -506,3 +506,21 @@ async def test_a_large_clear_is_committed_in_steps(editors: list[Session]) -> No
     assert part_cleared, "the window was cleared in one change"
     found = await second.call("contextls/search", query="large note", mode="keyword", limit=100)
     assert len(found["hits"]) == 60
+
+
+async def test_a_search_embeds_its_query_off_the_event_loop(editors: list[Session]) -> None:
+    """A search's query is embedded in a worker thread before the search (the model's
+    process may be embedding a batch of the backlog, and every client would wait for it
+    on the loop): the add sent after a search for a new question is answered first."""
+    first, _ = editors
+    await first.call("contextls/search", query="warm the model up")  # loaded once
+    results = await first.client.burst(
+        [
+            ("contextls/search", {"query": "a question never asked before"}),
+            ("contextls/addText", {"content": "the marker"}),
+        ]
+    )
+    search_id, marker_id = sorted(first.client.answered)[-2:]
+    order = first.client.answered
+    assert order.index(marker_id) < order.index(search_id), "the add waited for the search"
+    assert results[0]["mode"] == "hybrid" and results[1]["item"]["content"] == "the marker"

@@ -81,3 +81,31 @@ def test_a_search_while_the_worker_loads_waits_for_that_model(
     assert [item_id for item_id, _ in found] in ([], ["ctx-1"])  # embedded yet or not
     assert engine.catch_up(ROOT, 1) == 0
     assert [item_id for item_id, _ in engine.search(ROOT, "retry with backoff", 5)] == ["ctx-1"]
+
+
+def test_a_query_embedded_ahead_is_searched_without_the_model(engine: Engine) -> None:
+    """A search embeds its query in a thread first (the model's process may be busy with
+    the backlog, and the search on the event loop would wait for it): the search then
+    finds the vector kept, and the same items as a query it embeds itself."""
+    while engine.index_some() is not False:
+        engine.wait()
+    query = "retry with backoff"
+    assert engine.embeds_query(query)
+    engine.embed_query(query)
+    assert not engine.embeds_query(query) and engine.embeds_query("another question")
+    embedder = engine._embedder
+    assert embedder is not None
+    calls: list[list[str]] = []
+    real = embedder.embed
+
+    def counting(texts: list[str]) -> Any:
+        calls.append(texts)
+        return real(texts)
+
+    embedder.embed = counting  # type: ignore[method-assign]
+    ahead = engine.nearest(ROOT, query, 5)
+    assert calls == []
+    engine.queries = type(engine.queries)()  # nothing kept: the search embeds it
+    itself = engine.nearest(ROOT, query, 5)
+    assert calls == [[query]]
+    assert ahead.hits == itself.hits and [item_id for item_id, _ in ahead.hits] == ["ctx-1"]

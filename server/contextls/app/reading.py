@@ -21,6 +21,7 @@ from contextls.protocol import (
     SemanticStatus,
 )
 from contextls.search.meaning import MeaningProvider, meaning_for
+from contextls.search.relevance import bounded
 
 
 class Reading:
@@ -146,6 +147,15 @@ class Reading:
         (``lsp.handlers`` catches up in turns: 2,000 notes at once ~0.2 s)."""
         store = self.state.store
         return store.read_only is None and store.index.behind()
+
+    def query_waits(self, query: str) -> bool:
+        """Whether a search for ``query`` would wait for its embedding (see
+        ``MeaningProvider.embed_query``): the query as searched for, its first words."""
+        return bool(query.strip()) and self.meaning().embeds_query(bounded(query)[0])
+
+    def prepare_query(self, query: str) -> None:
+        """Embed ``query`` as a search will (in a worker thread, before the search)."""
+        self.meaning().embed_query(bounded(query)[0])
 
     def prepare_search(self) -> None:
         """What ``search_prepares`` says a search does first, done now (in a worker

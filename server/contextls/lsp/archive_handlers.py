@@ -26,25 +26,33 @@ def search(ls: ContextServer, params: p.SearchParams) -> p.SearchResult | Awaita
         reader = ls.session.route(params.workspace).reader
         return reader.search(params.query, params.limit, params.kinds, params.mode)
 
-    if prepares(ls, params.workspace):
-        return once_prepared(ls, params.workspace, answer)
+    if prepares(ls, params.workspace, params.query):
+        return once_prepared(ls, params.workspace, answer, params.query)
     return answer()
 
 
-def prepares(ls: ContextServer, workspace: str | None) -> bool:
+def prepares(ls: ContextServer, workspace: str | None, query: str | None = None) -> bool:
     """Whether a search here has work to do first (see ``once_prepared``)."""
     reader = ls.session.route(workspace).reader
-    return reader.search_prepares() or reader.index_behind()
+    return (
+        reader.search_prepares()
+        or reader.index_behind()
+        or (query is not None and reader.query_waits(query))
+    )
 
 
 async def once_prepared(
-    ls: ContextServer, workspace: str | None, answer: Callable[[], Answer | Awaitable[Answer]]
+    ls: ContextServer,
+    workspace: str | None,
+    answer: Callable[[], Answer | Awaitable[Answer]],
+    query: str | None = None,
 ) -> Answer:
     """``answer()`` once a worker thread has done what a search does first
-    (``Reading.prepare_search``): on the event loop, a process's first search (or render
-    with a query, or forget by one) held every client ~0.6 s as the model loaded, a
-    search after an eviction up to ~0.5 s as it embedded the evicted items. Requests that
-    come meanwhile wait for the same preparation, and are answered in the order they came."""
+    (``Reading.prepare_search``; with ``query``, its vector too): on the event loop, a
+    process's first search (or render with a query, or forget by one) held every client
+    ~0.6 s as the model loaded, a search after an eviction up to ~0.5 s as it embedded
+    the evicted items. Requests that come meanwhile wait for the same preparation, and
+    are answered in the order they came."""
     reader = ls.session.route(workspace).reader
     if reader.search_prepares():
         key = (id(reader.meaning()), reader.state.root_uri)
@@ -58,6 +66,11 @@ async def once_prepared(
     # whole backlog in one), the other clients' requests answered between them.
     while ls.service.index_some(prune=False):
         await after_other_clients()
+    # The query's vector, made in a thread: the search on the loop would wait for the
+    # model's process, which may be embedding a batch of the backlog (~0.1 s and more).
+    reader = ls.session.route(workspace).reader
+    if query is not None and reader.query_waits(query):
+        await asyncio.to_thread(reader.prepare_query, query)
     answered = answer()
     return await answered if inspect.isawaitable(answered) else answered
 

@@ -265,8 +265,8 @@ def render(ls: ContextServer, params: p.RenderParams) -> p.RenderResult | Awaita
             params.auto_retrieve,
         )
 
-    if params.query and prepares(ls, params.workspace):
-        return once_prepared(ls, params.workspace, answer)
+    if params.query and prepares(ls, params.workspace, params.query):
+        return once_prepared(ls, params.workspace, answer, params.query)
     return answer()
 
 

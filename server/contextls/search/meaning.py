@@ -65,6 +65,15 @@ class MeaningProvider(Protocol):
         """Embed a small backlog of ``root`` before a search; how many items still wait."""
         ...
 
+    def embeds_query(self, query: str) -> bool:
+        """Whether a search for ``query`` would embed it first (not made ahead)."""
+        ...
+
+    def embed_query(self, query: str) -> None:
+        """Embed ``query`` now, ahead of its search (a worker thread does: the model's
+        process may be busy with a batch of the backlog), and keep its vector."""
+        ...
+
     def search(
         self, root: str, query: str, limit: int, kinds: Sequence[str] | None
     ) -> list[tuple[str, float]]:
@@ -113,6 +122,12 @@ class Unavailable:
 
     def catches_up(self, root: str, archived: int) -> bool:
         return False
+
+    def embeds_query(self, query: str) -> bool:
+        return False
+
+    def embed_query(self, query: str) -> None:
+        return None
 
     def catch_up(self, root: str, archived: int) -> int:
         return 0

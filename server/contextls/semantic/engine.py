@@ -86,6 +86,7 @@ class Engine:
         self._write: sqlite3.Connection | None = None
         self._inode = -1
         self._indexes: dict[str, vector_index.VectorIndex] = {}
+        self.queries = nearby.QueryVectors()
         self._write_lock = threading.Lock()
         self._load_lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -317,11 +318,7 @@ class Engine:
         search by meaning cannot run here (another process's may be in the file). On a
         connection of its own, not waiting for the worker, which may be embedding a large
         item: what it embeds of one forgotten meanwhile is not kept (``vectors.store``)."""
-        db = sqlite3.connect(self.location, isolation_level=None)
-        try:
-            vectors.drop_unarchived(db)
-        finally:
-            db.close()
+        vectors.drop_unarchived_at(self.location)
 
     def stop(self) -> None:
         """No new work; wait for the item being embedded, then let the model's process go."""
@@ -390,8 +387,14 @@ class Engine:
             return Nearest()
         index = self._indexes.setdefault(root, vector_index.VectorIndex(root, embedder.model_id))
         return nearby.nearest(
-            self._read, self._scanner, index, embedder, query, limit, kinds, asked
+            self._read, self._scanner, index, embedder, self.queries, query, limit, kinds, asked
         )
+
+    def embeds_query(self, query: str) -> bool:
+        return self.queries.waits(self._embedder, query)
+
+    def embed_query(self, query: str) -> None:
+        self.queries.make(self._embedder, query)
 
     def index_bytes(self) -> int:
         return sum(index.nbytes for index in self._indexes.values())

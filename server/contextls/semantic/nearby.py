@@ -4,8 +4,10 @@ of the kinds asked for, and the cosines of items asked about by id."""
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from contextls.search.meaning import Nearest
 from contextls.semantic.vectors import ROW_BYTES
@@ -19,11 +21,51 @@ if TYPE_CHECKING:
     from contextls.semantic.vector_index import VectorIndex
 
 
+QUERIES_KEPT: Final = 8
+"""Query vectors kept: a search embeds its query in a thread ahead, then searches."""
+
+
+class QueryVectors:
+    """The vectors of the last queries searched for, each made once: ahead of its search,
+    in a worker thread (the model's process may be embedding a batch of the backlog, and
+    the search on the event loop would wait for it, every client with it), or by the
+    search itself."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[str, str], npt.NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def waits(self, embedder: Embedding | None, query: str) -> bool:
+        """Whether a search for ``query`` would embed it (a model, and no vector kept)."""
+        with self._lock:
+            return embedder is not None and (embedder.model_id, query) not in self._kept
+
+    def make(self, embedder: Embedding | None, query: str) -> None:
+        """The vector of ``query`` made now and kept, when there is a model."""
+        if embedder is not None:
+            self.vector(embedder, query)
+
+    def vector(self, embedder: Embedding, query: str) -> npt.NDArray[np.float32]:
+        key = (embedder.model_id, query)
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                return found
+        made: npt.NDArray[np.float32] = embedder.embed([query])[0]
+        with self._lock:
+            self._kept[key] = made
+            while len(self._kept) > QUERIES_KEPT:
+                self._kept.popitem(last=False)
+        return made
+
+
 def nearest(
     db: sqlite3.Connection,
     scanner: Scanner,
     index: VectorIndex,
     embedder: Embedding,
+    queries: QueryVectors,
     query: str,
     limit: int,
     kinds: Sequence[str] | None,
@@ -32,7 +74,7 @@ def nearest(
     """The ``limit`` archived items nearest to ``query`` (of ``kinds``), the number of
     vectors scored, and the cosines of the items ``asked`` about."""
     index.refresh(db)
-    vector = embedder.embed([query])[0]
+    vector = queries.vector(embedder, query)
     hits = archived(db, index.root, index.search(scanner, vector, limit * 2), kinds)
     cosines = _cosines(db, index.root, embedder.model_id, vector, asked)
     return Nearest(hits[:limit], len(index), cosines)

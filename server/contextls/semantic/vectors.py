@@ -192,6 +192,15 @@ def drop_window_orphans(db: sqlite3.Connection) -> bool:
     return True
 
 
+def drop_unarchived_at(location: str) -> None:
+    """``drop_unarchived`` on a connection of its own to the file at ``location``."""
+    db = sqlite3.connect(location, isolation_level=None)
+    try:
+        drop_unarchived(db)
+    finally:
+        db.close()
+
+
 def drop_unarchived(db: sqlite3.Connection) -> int:
     """Delete, in one write transaction, the vectors of every item no longer archived
     and the window vectors of items no longer in a window; how many items. A file
