@@ -154,8 +154,10 @@ class Reading:
         return bool(query.strip()) and self.meaning().embeds_query(bounded(query)[0])
 
     def prepare_query(self, query: str) -> None:
-        """Embed ``query`` as a search will (in a worker thread, before the search)."""
-        self.meaning().embed_query(bounded(query)[0])
+        """Embed ``query`` as a search will (in a worker thread, before the search); kept
+        from before, nothing to do."""
+        if query.strip():
+            self.meaning().embed_query(bounded(query)[0])
 
     def prepare_search(self) -> None:
         """What ``search_prepares`` says a search does first, done now (in a worker

@@ -66,11 +66,11 @@ async def once_prepared(
     # whole backlog in one), the other clients' requests answered between them.
     while ls.service.index_some(prune=False):
         await after_other_clients()
-    # The query's vector, made in a thread: the search on the loop would wait for the
-    # model's process, which may be embedding a batch of the backlog (~0.1 s and more).
-    reader = ls.session.route(workspace).reader
-    if query is not None and reader.query_waits(query):
-        await asyncio.to_thread(reader.prepare_query, query)
+    # The query's vector, made in a thread (kept ones are found there too: its words are
+    # read off the loop): the search on the loop would wait for the model's process,
+    # which may be embedding a batch of the backlog (~0.1 s and more).
+    if query is not None:
+        await asyncio.to_thread(ls.session.route(workspace).reader.prepare_query, query)
     answered = answer()
     return await answered if inspect.isawaitable(answered) else answered
 
